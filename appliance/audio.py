@@ -1,0 +1,139 @@
+"""AudioChunk, the one audio format that flows between stages, and conversions between formats."""
+
+from __future__ import annotations
+
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from appliance import EXIT_DATAERR, EXIT_NOINPUT, ApplianceError
+
+PIPELINE_RATE: Final = 16000  # Hz: wake word, VAD and ASR models are trained at 16 kHz
+FRAME_SAMPLES: Final = 1280  # 80 ms at 16 kHz: one openWakeWord frame
+SAMPLE_WIDTH: Final = 2  # bytes: int16
+
+
+@dataclass(frozen=True)
+class AudioChunk:
+    """A run of interleaved PCM samples that carries its own format."""
+
+    samples: bytes
+    rate: int  # Hz
+    width: int = SAMPLE_WIDTH  # bytes per sample: 1 (uint8), 2 (int16) or 4 (int32)
+    channels: int = 1
+
+    @property
+    def frames(self) -> int:
+        return len(self.samples) // (self.width * self.channels)
+
+    @property
+    def duration_s(self) -> float:
+        return self.frames / self.rate
+
+    def to_float(self) -> np.ndarray:
+        """Samples as float32 in [-1, 1], shape (frames, channels)."""
+        if self.width == 1:
+            data = (np.frombuffer(self.samples, dtype=np.uint8).astype(np.float32) - 128.0) / 128.0
+        elif self.width == 2:
+            data = np.frombuffer(self.samples, dtype="<i2").astype(np.float32) / 32768.0
+        elif self.width == 4:
+            data = np.frombuffer(self.samples, dtype="<i4").astype(np.float32) / 2147483648.0
+        else:
+            raise ValueError(f"unsupported sample width {self.width} bytes")
+        return data.reshape(-1, self.channels)
+
+    def to_int16(self) -> np.ndarray:
+        """Mono or multi-channel int16 samples, shape (frames,) for mono."""
+        if self.width == 2:
+            data = np.frombuffer(self.samples, dtype="<i2")
+            return data if self.channels == 1 else data.reshape(-1, self.channels)
+        floats = self.to_float()
+        out = float_to_int16(floats)
+        return out[:, 0] if self.channels == 1 else out
+
+    @classmethod
+    def from_int16(cls, samples: np.ndarray, rate: int) -> AudioChunk:
+        """A mono int16 chunk from a numpy array."""
+        data = np.ascontiguousarray(samples, dtype="<i2")
+        channels = 1 if data.ndim == 1 else data.shape[1]
+        return cls(data.tobytes(), rate, SAMPLE_WIDTH, channels)
+
+    @classmethod
+    def from_float(cls, samples: np.ndarray, rate: int) -> AudioChunk:
+        """An int16 chunk from float samples in [-1, 1] (clipped), mono or (frames, channels)."""
+        return cls.from_int16(float_to_int16(samples), rate)
+
+
+def float_to_int16(samples: np.ndarray) -> np.ndarray:
+    return (np.clip(samples, -1.0, 32767 / 32768) * 32768.0).astype("<i2")
+
+
+class Converter:
+    """Streaming conversion to mono int16 at one rate: down-mix, then soxr resampling.
+
+    Keeps the resampler's state between chunks, so a stream converts without clicks at
+    chunk edges. One Converter per stream; the input format may not change mid-stream.
+    """
+
+    def __init__(self, out_rate: int = PIPELINE_RATE, quality: str = "HQ") -> None:
+        self.out_rate = out_rate
+        self.quality = quality
+        self._in_rate: int | None = None
+        self._stream = None
+
+    def convert(self, chunk: AudioChunk, last: bool = False) -> AudioChunk:
+        mono = chunk.to_float().mean(axis=1) if chunk.channels > 1 else chunk.to_float()[:, 0]
+        if chunk.rate == self.out_rate:
+            return AudioChunk.from_float(mono, self.out_rate)
+        if self._stream is None or self._in_rate != chunk.rate:
+            import soxr
+
+            self._in_rate = chunk.rate
+            self._stream = soxr.ResampleStream(chunk.rate, self.out_rate, 1, dtype="float32",
+                                               quality=self.quality)
+        out = self._stream.resample_chunk(np.ascontiguousarray(mono, dtype=np.float32), last=last)
+        return AudioChunk.from_float(out, self.out_rate)
+
+
+def resample(chunk: AudioChunk, rate: int) -> AudioChunk:
+    """A whole chunk converted to mono int16 at `rate` in one go (soxr, high quality)."""
+    return Converter(rate).convert(chunk, last=True)
+
+
+def read_wav(path: str | Path) -> AudioChunk:
+    """A whole WAV file as one AudioChunk in its own format; bad files raise a clear error."""
+    path = Path(path)
+    if not path.exists():
+        raise ApplianceError(f"WAV file not found: {path}", EXIT_NOINPUT)
+    try:
+        with wave.open(str(path), "rb") as wav:
+            return AudioChunk(wav.readframes(wav.getnframes()), wav.getframerate(),
+                              wav.getsampwidth(), wav.getnchannels())
+    except (wave.Error, EOFError) as exc:
+        raise ApplianceError(f"{path} is not a PCM WAV file ({exc}); convert it with "
+                             f"`sox {path.name} -r 16000 -c 1 -b 16 out.wav`", EXIT_DATAERR) from None
+    except IsADirectoryError:
+        raise ApplianceError(f"{path} is a folder, not a WAV file", EXIT_NOINPUT) from None
+
+
+def write_wav(path: str | Path, chunk: AudioChunk) -> None:
+    """Write one AudioChunk as a WAV file."""
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(chunk.channels)
+        wav.setsampwidth(chunk.width)
+        wav.setframerate(chunk.rate)
+        wav.writeframes(chunk.samples)
+
+
+def concat(chunks: list[AudioChunk]) -> AudioChunk:
+    """Chunks of one format joined into one."""
+    if not chunks:
+        return AudioChunk(b"", PIPELINE_RATE)
+    first = chunks[0]
+    for c in chunks:
+        if (c.rate, c.width, c.channels) != (first.rate, first.width, first.channels):
+            raise ValueError("cannot join chunks of different formats")
+    return AudioChunk(b"".join(c.samples for c in chunks), first.rate, first.width, first.channels)

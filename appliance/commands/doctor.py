@@ -1,0 +1,223 @@
+"""`appliance doctor`: one line per check (ok / warn / fail) of everything the appliance needs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+from appliance import EXIT_FAILURE, EXIT_OK, ApplianceError
+
+Status = Literal["ok", "warn", "fail"]
+MIN_PYTHON: Final = (3, 11)
+MIN_FREE_MEMORY_MB: Final = 1200  # the 0.5B model peaks near 600 MiB; Vosk, Piper and audio take the rest
+MIN_FREE_DISK_MB: Final = 200
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.status:<4}  {self.name:<18} {self.detail}"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from appliance.cli import add_common
+
+    parser = sub.add_parser("doctor", help="check Python, config, models, audio, CPU, llama.cpp, memory and disk")
+    parser.add_argument("--checksums", action="store_true",
+                        help="also compute sha256 of model files (reads every byte; slower)")
+    add_common(parser)
+    parser.set_defaults(func=main)
+    return parser
+
+
+def main(args: argparse.Namespace) -> int:
+    checks = run_checks(getattr(args, "config", None), checksums=args.checksums)
+    for check in checks:
+        print(check.line(), flush=True)
+    failed = [c for c in checks if c.status == "fail"]
+    warned = [c for c in checks if c.status == "warn"]
+    print(f"{len(checks)} checks: {len(checks) - len(failed) - len(warned)} ok, "
+          f"{len(warned)} warn, {len(failed)} fail")
+    return EXIT_FAILURE if failed else EXIT_OK
+
+
+def run_checks(config_path: str | None, checksums: bool = False) -> list[Check]:
+    from appliance import config as config_mod
+
+    checks = [check_python()]
+    try:
+        cfg = config_mod.load(config_path)
+        checks.append(Check("config", "ok", cfg.source))
+    except ApplianceError as exc:
+        checks.append(Check("config", "fail", str(exc).replace("\n", " | ")))
+        cfg = config_mod.Config()
+    checks += check_models(cfg, checksums)
+    checks.append(_guard("audio devices", check_audio))
+    checks.append(_guard("cpu", check_cpu))
+    checks.append(_guard("llama.cpp", check_llama))
+    checks.append(_guard("memory", check_memory))
+    checks += check_disk(cfg)
+    return checks
+
+
+def _guard(name: str, fn: Callable[[], Check]) -> Check:
+    try:
+        return fn()
+    except Exception as exc:  # a check must never crash doctor
+        return Check(name, "fail", f"{type(exc).__name__}: {exc}")
+
+
+def check_python() -> Check:
+    version = ".".join(map(str, sys.version_info[:3]))
+    ok = sys.version_info[:2] >= MIN_PYTHON
+    return Check("python", "ok" if ok else "fail",
+                 version if ok else f"{version}; needs {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer")
+
+
+def check_models(cfg, checksums: bool) -> list[Check]:  # noqa: ANN001
+    from appliance import models
+
+    out: list[Check] = []
+    wanted: list[tuple[str, bool]] = [("llm", True), ("wake", True), ("wake_mel", True),
+                                      ("wake_embed", True), ("vad", False), ("voice", True)]
+    engine = cfg.asr.engine
+    vosk = models.find("vosk", cfg)
+    if engine == "vosk":
+        wanted.append(("vosk", True))
+    elif engine == "whisper":
+        wanted.append(("whisper", True))
+    else:  # auto: Vosk when an English model is installed or configured, else Whisper
+        english_vosk = vosk is not None and not vosk.is_dev
+        wanted.append(("vosk", True) if english_vosk else ("whisper", True))
+    for kind, required in wanted:
+        try:
+            found = models.resolve(kind, cfg)  # type: ignore[arg-type]
+        except models.ModelMissing as exc:
+            out.append(Check(f"model {kind}", "fail" if required else "warn", str(exc)))
+            continue
+        size_mb = models.size_of(found.path) / 1e6
+        detail = f"{found.source}: {found.path} ({size_mb:.1f} MB)"
+        status: Status = "ok"
+        if checksums and found.path.is_file():
+            digest = models.sha256_of(found.path)
+            known = found.known_sha256
+            if known is None:
+                detail += f" sha256 {digest[:16]} (no published checksum)"
+            elif digest == known:
+                detail += f" sha256 {digest[:16]} verified"
+            else:
+                status = "fail"
+                detail += f" sha256 MISMATCH: {digest[:16]} != {known[:16]}; fetch it again"
+        elif found.known_sha256:
+            detail += f" sha256 {found.known_sha256[:16]} expected (--checksums verifies)"
+        out.append(Check(f"model {kind}", status, detail))
+    return out
+
+
+def check_audio() -> Check:
+    try:
+        import sounddevice as sd
+    except OSError as exc:  # PortAudio library missing
+        return Check("audio devices", "warn", f"PortAudio not available ({exc}); install libportaudio2")
+    except ImportError:
+        return Check("audio devices", "warn", "sounddevice is not installed")
+    devices = sd.query_devices()
+    if not len(devices):
+        return Check("audio devices", "warn", "no audio device (plug in a USB microphone and speaker)")
+    inputs = [d["name"] for d in devices if d["max_input_channels"] > 0]
+    outputs = [d["name"] for d in devices if d["max_output_channels"] > 0]
+    status: Status = "ok" if inputs and outputs else "warn"
+    return Check("audio devices", status,
+                 f"inputs: {', '.join(inputs) or 'none'}; outputs: {', '.join(outputs) or 'none'}")
+
+
+def cpu_flags() -> set[str]:
+    """CPU feature flags from /proc/cpuinfo ('flags' on x86, 'Features' on Arm)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    flags: set[str] = set()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() in ("flags", "features"):
+            flags.update(value.split())
+    return flags
+
+
+def check_cpu() -> Check:
+    machine = platform.machine()
+    flags = cpu_flags()
+    cores = os.cpu_count() or 1
+    if machine in ("aarch64", "arm64"):
+        wanted = ["asimd", "asimddp", "fphp"]
+        missing = [f for f in wanted[:2] if f not in flags]
+    elif machine in ("x86_64", "AMD64"):
+        wanted = ["avx2", "fma", "f16c"]
+        missing = [f for f in wanted[:1] if f not in flags]
+    else:
+        return Check("cpu", "warn", f"{machine}, {cores} cores: untested architecture")
+    have = [f for f in wanted if f in flags]
+    detail = f"{machine}, {cores} cores, {' '.join(have) or 'no SIMD flags seen'}"
+    if missing:
+        return Check("cpu", "warn", detail + f"; missing {' '.join(missing)}: the language model will be slow")
+    return Check("cpu", "ok", detail)
+
+
+def check_llama() -> Check:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        return Check("llama.cpp", "fail", f"llama-cpp-python is not installed ({exc})")
+    info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
+    version = getattr(llama_cpp, "__version__", "?")
+    features = [part.strip() for part in info.replace("|", "\n").splitlines() if "= 1" in part]
+    status: Status = "ok"
+    if platform.machine() in ("aarch64", "arm64") and not any(f.startswith("NEON") for f in features):
+        status = "warn"
+    short = " ".join(f.split("=")[0].strip() for f in features)
+    return Check("llama.cpp", status, f"llama-cpp-python {version}; {short or info}")
+
+
+def check_memory() -> Check:
+    info: dict[str, int] = {}
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            info[key] = int(rest.split()[0])  # kB
+    except (OSError, ValueError, IndexError):
+        return Check("memory", "warn", "cannot read /proc/meminfo")
+    total, avail = info.get("MemTotal", 0) // 1024, info.get("MemAvailable", 0) // 1024
+    status: Status = "ok" if avail >= MIN_FREE_MEMORY_MB else "warn"
+    detail = f"{avail} MB available of {total} MB"
+    if status == "warn":
+        detail += f"; the appliance needs about {MIN_FREE_MEMORY_MB} MB"
+    return Check("memory", status, detail)
+
+
+def _existing_parent(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def check_disk(cfg) -> list[Check]:  # noqa: ANN001
+    out = []
+    for label, folder in (("disk models", cfg.models.dir), ("disk state", cfg.service.state_dir)):
+        where = _existing_parent(Path(folder))
+        free_mb = shutil.disk_usage(where).free // 1_000_000
+        status: Status = "ok" if free_mb >= MIN_FREE_DISK_MB else "warn"
+        out.append(Check(label, status, f"{free_mb} MB free at {where}"
+                         + ("" if status == "ok" else f"; keep at least {MIN_FREE_DISK_MB} MB free")))
+    return out

@@ -1,0 +1,498 @@
+"""Configuration: frozen dataclasses per section, loaded from YAML with strict, humane validation."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import yaml
+
+from appliance import EXIT_CONFIG, ApplianceError
+
+SYSTEM_CONFIG: Final = Path("/etc/appliance/appliance.yaml")
+SHIPPED_CONFIG: Final = Path(__file__).resolve().parent.parent / "config" / "appliance.yaml"
+ENV_VAR: Final = "APPLIANCE_CONFIG"
+
+
+def _f(default: Any, lo: float | None = None, hi: float | None = None, *, exists: bool = False) -> Any:
+    """A dataclass field with an allowed range and, for paths, a must-exist rule."""
+    meta = {"lo": lo, "hi": hi, "exists": exists}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class AudioConfig:
+    input_device: str | int | None = None
+    """Microphone: a name substring or a PortAudio index; null takes the system default."""
+    output_device: str | int | None = None
+    """Speaker: a name substring or a PortAudio index; null takes the system default."""
+    rate: int = _f(16000, 8000, 48000)
+    """Hz the pipeline works at; wake word and ASR models are trained at 16 kHz."""
+    chunk_ms: int = _f(80, 10, 500)
+    """Milliseconds per microphone chunk; openWakeWord scores 80 ms frames."""
+    queue_chunks: int = _f(64, 4, 10000)
+    """Chunks the capture queue holds (64 x 80 ms = 5 s) before it counts overflows."""
+    stall_timeout_s: float = _f(3.0, 0.5, 60)
+    """Seconds without a frame before the microphone is declared lost and reopened."""
+    retry_backoff_s: list[float] = _f([1.0, 2.0, 5.0, 10.0])
+    """Seconds between reopen attempts of a lost device; the last value repeats."""
+    output_latency_ms: int = _f(60, 5, 1000)
+    """Milliseconds of output buffering: low for a quick stop, high enough to never underrun."""
+
+
+@dataclass(frozen=True)
+class WakeConfig:
+    model: str = "hey_jarvis"
+    """Wake-word model: a bundled name (hey_jarvis) or a path to an .onnx file."""
+    threshold: float = _f(0.5, 0.01, 1.0)
+    """Score (0-1) above which the wake word fires; openWakeWord's recommended default."""
+    barge_in_threshold: float = _f(0.8, 0.01, 1.0)
+    """Higher score needed while the appliance speaks, so its own voice cannot wake it."""
+    patience_frames: int = _f(1, 1, 50)
+    """Consecutive 80 ms frames above the threshold before it fires (2-3 cuts false wakes)."""
+    refractory_s: float = _f(2.0, 0.0, 60)
+    """Seconds before the wake word may fire again."""
+    preroll_s: float = _f(0.5, 0.0, 3.0)
+    """Seconds of audio kept from before the detection and handed to ASR (no clipped first word)."""
+    onnx_threads: int = _f(1, 1, 8)
+    """onnxruntime threads for the wake model; one is plenty for 80 ms frames."""
+
+
+@dataclass(frozen=True)
+class AsrConfig:
+    engine: Literal["auto", "vosk", "whisper"] = "auto"
+    """auto takes Vosk when its model is installed, else Whisper tiny.en."""
+    vosk_model: str | None = _f(None, exists=True)
+    """Path to a Vosk model folder; null resolves it from the models folder."""
+    whisper_model: str | None = _f(None, exists=True)
+    """Path to a CTranslate2 Whisper model folder; null resolves it from the models folder."""
+    endpoint_silence_s: float = _f(0.6, 0.1, 5.0)
+    """Seconds of trailing silence after speech that end the question."""
+    no_speech_timeout_s: float = _f(6.0, 1.0, 60)
+    """Seconds after the wake word with no speech before the turn gives up."""
+    max_utterance_s: float = _f(12.0, 2.0, 120)
+    """Seconds of speech at most: a television cannot keep it listening for ever."""
+    vad_threshold: float = _f(0.5, 0.01, 0.99)
+    """Voice-activity probability above which a frame counts as speech."""
+    threads: int = _f(2, 1, 16)
+    """CPU threads for the Whisper engine."""
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    model: str | None = _f(None, exists=True)
+    """Path to a GGUF file; null resolves Qwen2.5-0.5B-Instruct from the models folder."""
+    quant: Literal["Q4_K_M", "Q5_K_M"] = "Q4_K_M"
+    """Quantisation looked for in the models folder: Q4_K_M is faster, Q5_K_M a little better."""
+    n_ctx: int = _f(1024, 256, 32768)
+    """Context tokens (product card): long contexts slow every token on a Pi."""
+    max_new_tokens: int = _f(96, 8, 4096)
+    """Tokens per spoken answer: short answers are less work and better to listen to."""
+    max_new_tokens_long: int = _f(256, 8, 4096)
+    """Tokens when the owner asks for a longer answer ("tell me more", "explain")."""
+    temperature: float = _f(0.4, 0.0, 2.0)
+    """Sampling temperature: small models wander at 0.8."""
+    top_p: float = _f(0.8, 0.0, 1.0)
+    """Nucleus sampling mass."""
+    repeat_penalty: float = _f(1.15, 1.0, 2.0)
+    """Penalty on repeated tokens: small models loop without it."""
+    n_threads: int | None = _f(None, 1, 256)
+    """Generation threads; null = physical cores minus one (3 on a Pi 5), leaving one for audio."""
+    n_threads_batch: int | None = _f(None, 1, 256)
+    """Prompt-processing threads; null = all cores."""
+    n_batch: int = _f(256, 8, 4096)
+    """Prompt tokens per llama_decode call."""
+    use_mmap: bool = True
+    """Map the model file: fast start, pages shared with the page cache."""
+    use_mlock: bool = False
+    """Lock the model in RAM (worth it on a 4 GB board under memory pressure)."""
+    flash_attn: bool = False
+    """Flash attention: neutral or slower on published Pi figures; measure with appliance bench."""
+    seed: int = _f(-1, -1, 2**31 - 1)
+    """Sampling seed; -1 draws a new one each start."""
+    answer_timeout_s: float = _f(20.0, 1.0, 600)
+    """Seconds an answer may take before it is ended cleanly."""
+    system_prompt: str = (
+        "You are a helpful voice assistant in a home. Answer in one or two short spoken "
+        "sentences. Do not use lists, markdown, emoji or links."
+    )
+    """Kept byte-identical every turn (no clock in it), so its KV cache is reused."""
+    facts_file: str | None = _f(None, exists=True)
+    """A few lines about the home (who lives here, rooms, guest Wi-Fi) added to the system prompt."""
+    facts_max_tokens: int = _f(200, 0, 2048)
+    """Tokens of the facts file at most, so the prompt stays cheap to process."""
+
+
+@dataclass(frozen=True)
+class TtsConfig:
+    voice: str | None = _f(None, exists=True)
+    """Path to a Piper .onnx voice (its .onnx.json beside it); null resolves en_US-joe-medium."""
+    onnx_threads: int = _f(1, 1, 8)
+    """onnxruntime threads for Piper, capped so speech does not starve the language model."""
+    length_scale: float = _f(1.0, 0.5, 2.0)
+    """Speaking rate: above 1 is slower, below 1 faster."""
+    volume: float = _f(1.0, 0.0, 2.0)
+    """Output gain applied to the voice."""
+    noise_scale: float = _f(0.667, 0.0, 2.0)
+    """Piper's voice variation."""
+    noise_w: float = _f(0.8, 0.0, 2.0)
+    """Piper's phoneme-length variation."""
+
+
+@dataclass(frozen=True)
+class ConversationConfig:
+    idle_reset_s: float = _f(300.0, 0.0, 86400)
+    """Seconds after the last turn when the conversation starts afresh."""
+    first_clause_min_words: int = _f(4, 0, 50)
+    """Words before a comma may send the first clause to speech early; 0 turns it off."""
+    follow_up: Literal["question", "always", "never"] = "question"
+    """Listen again without the wake word: after an answer that asks a question, always, or never."""
+    follow_up_s: float = _f(4.0, 0.5, 30)
+    """Seconds to wait for a follow-up before going back to idle."""
+    thinking_earcon_s: float = _f(1.5, 0.0, 30)
+    """Seconds after the question with no speech ready before the "still thinking" sound."""
+    earcons: bool = True
+    """Play the short wake, thinking, error and timer sounds."""
+    turn_timeout_s: float = _f(60.0, 5.0, 3600)
+    """Seconds a whole turn may take, speech included."""
+
+
+@dataclass(frozen=True)
+class SkillsConfig:
+    enabled: bool = True
+    """Answer time, date, timers and stop locally, before the language model."""
+    time_style: Literal["words", "digits"] = "digits"
+    """"It's twenty past seven." (words) or "It's 7:20 PM." (digits)."""
+    clock: Literal[12, 24] = 12
+    """12- or 24-hour clock in spoken times."""
+    timer_repeat_s: float = _f(60.0, 0.0, 3600)
+    """Seconds a finished timer keeps announcing itself unless stopped."""
+    timer_repeat_interval_s: float = _f(10.0, 1.0, 600)
+    """Seconds between the announcements of a finished timer."""
+
+
+@dataclass(frozen=True)
+class LoggingConfig:
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    """Log level; --debug overrides it."""
+    transcripts: bool = False
+    """Log what was heard and answered at INFO (off: private by default)."""
+
+
+@dataclass(frozen=True)
+class ModelsConfig:
+    dir: str = "/var/lib/appliance/models"
+    """Folder install.sh fills with the Pi models."""
+    dev_packages: bool = True
+    """Fall back to the small models that Python packages ship (development machines)."""
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    state_dir: str = "/var/lib/appliance"
+    """Folder for timers and other state that survives a restart."""
+    watchdog: bool = True
+    """Feed systemd's watchdog only while the microphone delivers and the loop turns."""
+    cpu_affinity: list[int] = _f([])
+    """CPU cores the process may use; empty leaves it to the kernel (or CPUAffinity= in a drop-in)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    audio: AudioConfig = field(default_factory=AudioConfig)
+    wake: WakeConfig = field(default_factory=WakeConfig)
+    asr: AsrConfig = field(default_factory=AsrConfig)
+    llm: LlmConfig = field(default_factory=LlmConfig)
+    tts: TtsConfig = field(default_factory=TtsConfig)
+    conversation: ConversationConfig = field(default_factory=ConversationConfig)
+    skills: SkillsConfig = field(default_factory=SkillsConfig)
+    logging: LoggingConfig = field(default_factory=LoggingConfig)
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    service: ServiceConfig = field(default_factory=ServiceConfig)
+    source: str = field(default="built-in defaults", compare=False)
+    """Where this config came from (a file path or built-in defaults)."""
+
+
+# --------------------------------------------------------------------------------------
+# Errors
+
+
+@dataclass(frozen=True)
+class Problem:
+    key: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def render(self, source: str) -> str:
+        where = source
+        if self.line is not None:
+            where += f" line {self.line}"
+            if self.column is not None:
+                where += f" column {self.column}"
+        prefix = f"{self.key}: " if self.key else ""
+        return f"{prefix}{self.message} ({where})"
+
+
+class ConfigError(ApplianceError):
+    """One or more problems in a config file, all reported at once."""
+
+    exit_code = EXIT_CONFIG
+
+    def __init__(self, source: str, problems: list[Problem]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = [p.render(source) for p in problems]
+        if len(lines) == 1:
+            text = lines[0]
+        else:
+            text = f"{len(lines)} problems in {source}:\n" + "\n".join(f"  {x}" for x in lines)
+        super().__init__(text, EXIT_CONFIG)
+
+
+# --------------------------------------------------------------------------------------
+# Loading
+
+
+def config_path(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The config file to read: --config, else $APPLIANCE_CONFIG, else /etc, else the shipped one."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env)
+    if SYSTEM_CONFIG.is_file():
+        return SYSTEM_CONFIG
+    if SHIPPED_CONFIG.is_file():
+        return SHIPPED_CONFIG
+    return None
+
+
+def load(path: str | os.PathLike[str] | None = None) -> Config:
+    """Load and validate the effective config; raises ConfigError listing every problem."""
+    chosen = config_path(path)
+    if chosen is None:
+        return Config()
+    source = str(chosen)
+    try:
+        text = chosen.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(source, [Problem("", "file not found; pass --config PATH or set APPLIANCE_CONFIG")]) from None
+    except IsADirectoryError:
+        raise ConfigError(source, [Problem("", "is a folder, not a YAML file")]) from None
+    except PermissionError:
+        raise ConfigError(source, [Problem("", "cannot be read (permission denied)")]) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(source, [Problem("", f"is not UTF-8 text ({exc.reason} at byte {exc.start})")]) from None
+    return loads(text, source=source, base_dir=chosen.resolve().parent)
+
+
+def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> Config:
+    """Validate YAML text against the schema; relative paths are taken from base_dir."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        col = mark.column + 1 if mark else None
+        what = exc.problem or exc.context or "invalid YAML"
+        raise ConfigError(source, [Problem("", f"YAML syntax error: {what}", line, col)]) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(source, [Problem("", f"YAML error: {exc}")]) from None
+    if node is None:
+        raise ConfigError(source, [Problem("", "the file is empty; it must be a mapping of sections such as 'llm:'")])
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError(
+            source,
+            [Problem("", "the file must be a mapping of sections (like 'llm:'), not a " + _node_kind(node),
+                     node.start_mark.line + 1, node.start_mark.column + 1)],
+        )
+    try:
+        data = yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - SafeLoader
+    except yaml.YAMLError as exc:  # a tag SafeLoader refuses, for example
+        mark = getattr(exc, "problem_mark", None)
+        raise ConfigError(source, [Problem("", f"YAML error: {getattr(exc, 'problem', exc)}",
+                                           mark.line + 1 if mark else None)]) from None
+    validator = _Validator(source, base_dir)
+    validator.index(node, "")
+    cfg = validator.build(Config, data, "")
+    if validator.problems:
+        raise ConfigError(source, validator.problems)
+    return dataclasses.replace(cfg, source=source)
+
+
+def _node_kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.SequenceNode):
+        return "list"
+    if isinstance(node, yaml.ScalarNode):
+        return f"single value ({node.value!r})"
+    return "mapping"
+
+
+class _Validator:
+    """Walks the YAML data beside the schema, collecting every problem with its line."""
+
+    def __init__(self, source: str, base_dir: Path | None) -> None:
+        self.source = source
+        self.base_dir = base_dir
+        self.problems: list[Problem] = []
+        self.lines: dict[str, int] = {}
+
+    def index(self, node: yaml.Node, prefix: str) -> None:
+        """Record the line of every key; report duplicated keys (YAML would keep only the last)."""
+        if not isinstance(node, yaml.MappingNode):
+            return
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            dotted = f"{prefix}.{key}" if prefix else key
+            if key in seen:
+                self.problems.append(Problem(dotted, "appears twice; keep one", key_node.start_mark.line + 1))
+            seen.add(key)
+            self.lines.setdefault(dotted, key_node.start_mark.line + 1)
+            self.index(value_node, dotted)
+
+    def add(self, key: str, message: str) -> None:
+        self.problems.append(Problem(key, message, self.lines.get(key)))
+
+    def build(self, cls: type, data: Any, prefix: str) -> Any:
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            self.add(prefix, f"must be a mapping of settings, got {_describe(data)}")
+            return cls()
+        hints = typing.get_type_hints(cls)
+        fields = {f.name: f for f in dataclasses.fields(cls) if f.name != "source"}
+        values: dict[str, Any] = {}
+        for raw_key, value in data.items():
+            key = str(raw_key)
+            dotted = f"{prefix}.{key}" if prefix else key
+            if key not in fields:
+                hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+                where = f"section '{prefix}'" if prefix else "the top level"
+                msg = f"unknown key in {where}"
+                msg += f"; did you mean '{hint[0]}'?" if hint else f"; known keys: {', '.join(fields)}"
+                self.add(dotted, msg)
+                continue
+            typ = hints[key]
+            if dataclasses.is_dataclass(typ):
+                values[key] = self.build(typ, value, dotted)
+                continue
+            ok, converted = self.check(typ, value, dotted, fields[key].metadata)
+            if ok:
+                values[key] = converted
+        return cls(**values)
+
+    def check(self, typ: Any, value: Any, key: str, meta: Any) -> tuple[bool, Any]:
+        ok, converted, expected = _convert(typ, value)
+        if not ok:
+            self.add(key, f"must be {expected}, got {_describe(value)}")
+            return False, None
+        if converted is None:
+            return True, None
+        lo, hi = meta.get("lo"), meta.get("hi")
+        numbers = converted if isinstance(converted, list) else [converted]
+        for number in numbers:
+            if isinstance(number, (int, float)) and not isinstance(number, bool):
+                if (lo is not None and number < lo) or (hi is not None and number > hi):
+                    self.add(key, f"must be between {_num(lo)} and {_num(hi)}, got {_num(number)}")
+                    return False, None
+        if meta.get("exists") and isinstance(converted, str):
+            path = Path(converted).expanduser()
+            if not path.is_absolute() and self.base_dir is not None:
+                path = self.base_dir / path
+            if not path.exists():
+                self.add(key, f"path does not exist: {path}")
+                return False, None
+            converted = str(path)
+        return True, converted
+
+
+def _num(x: Any) -> str:
+    if x is None:
+        return "any"
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return str(x)
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def _convert(typ: Any, value: Any) -> tuple[bool, Any, str]:
+    """(ok, converted value, what was expected) for a value against a type annotation."""
+    origin = typing.get_origin(typ)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(typ)
+        if value is None:
+            return (type(None) in args), None, _expect(typ)
+        for arg in args:
+            if arg is type(None):
+                continue
+            ok, conv, _ = _convert(arg, value)
+            if ok:
+                return True, conv, ""
+        return False, None, _expect(typ)
+    if origin is Literal:
+        choices = typing.get_args(typ)
+        for choice in choices:
+            if value == choice and type(value) is type(choice):
+                return True, value, ""
+        return False, None, "one of " + ", ".join(repr(c) for c in choices)
+    if origin is list:
+        (item,) = typing.get_args(typ)
+        if not isinstance(value, list):
+            return False, None, _expect(typ)
+        out = []
+        for v in value:
+            ok, conv, _ = _convert(item, v)
+            if not ok:
+                return False, None, _expect(typ)
+            out.append(conv)
+        return True, out, ""
+    if typ is bool:
+        return isinstance(value, bool), value, "true or false"
+    if typ is int:
+        return (isinstance(value, int) and not isinstance(value, bool)), value, "a whole number"
+    if typ is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if value != value or value in (float("inf"), float("-inf")):
+                return False, None, "a finite number"
+            return True, float(value), ""
+        return False, None, "a number"
+    if typ is str:
+        return isinstance(value, str), value, "text"
+    return False, None, str(typ)
+
+
+def _expect(typ: Any) -> str:
+    origin = typing.get_origin(typ)
+    if origin in (typing.Union, types.UnionType):
+        parts = [_expect(a) for a in typing.get_args(typ) if a is not type(None)]
+        text = " or ".join(parts)
+        if type(None) in typing.get_args(typ):
+            text += " or null"
+        return text
+    if origin is list:
+        return f"a list of {_expect(typing.get_args(typ)[0]).removeprefix('a ')}s"
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(typ, str(typ))

@@ -1,0 +1,138 @@
+"""The contracts between pipeline stages: small Protocols the conductor is built from.
+
+Real stages live in mic.py, wake.py, asr.py, skills.py, llm.py, tts.py and speaker.py;
+unit tests hand the conductor fakes that satisfy the same Protocols.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from appliance.audio import AudioChunk
+
+
+class Source(Protocol):
+    """Microphone-like input: 80 ms chunks of 16 kHz mono int16."""
+
+    frames_read: int
+    """Chunks delivered so far; the service watchdog checks that it grows."""
+
+    def read(self, timeout: float) -> AudioChunk | None:
+        """The next chunk, or None if none came within `timeout` seconds (device lost or waiting)."""
+
+    def status(self) -> str:
+        """'ok', or a short human sentence such as "Waiting for microphone 'USB'"."""
+
+    def close(self) -> None: ...
+
+
+class Sink(Protocol):
+    """Speaker-like output."""
+
+    def play(self, chunk: AudioChunk) -> None:
+        """Queue audio for playback; returns quickly (blocks only while its buffer is full)."""
+
+    def stop(self) -> None:
+        """Fall silent within 100 ms (with a short fade) and drop what is queued."""
+
+    def drain(self, timeout: float) -> bool:
+        """Wait until everything queued has been played; False on timeout."""
+
+    def first_audio_at(self) -> float | None:
+        """time.monotonic() when the first sample since the last mark_turn() reached the device."""
+
+    def mark_turn(self) -> None:
+        """Start a new turn for first_audio_at()."""
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class WakeHit:
+    word: str
+    score: float
+    at_s: float
+    """Seconds from the start of the stream to the end of the frame that fired."""
+
+
+class WakeDetector(Protocol):
+    def process(self, chunk: AudioChunk, threshold: float | None = None) -> WakeHit | None:
+        """Score one 80 ms chunk; a hit when the (optional override) threshold is crossed."""
+
+    def reset(self) -> None:
+        """Forget the audio heard so far (after each turn), so a turn's tail cannot fire it."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    text: str
+    """What was said; empty when nothing was recognised."""
+    outcome: str = "speech"
+    """'speech', 'no_speech' (timeout before anything was said) or 'max_length'."""
+    speech_end_s: float | None = None
+    """Stream time (s) when the speaker stopped, from the VAD."""
+    final_at: float | None = None
+    """time.monotonic() when the final text was ready."""
+
+
+class Utterance(Protocol):
+    """One question being heard: fed chunk by chunk until it reports an end."""
+
+    def feed(self, chunk: AudioChunk) -> Transcript | None:
+        """Feed one chunk; a Transcript once the end of speech (or a time limit) is reached."""
+
+    def finish(self) -> Transcript:
+        """End now (stream ended) and return what was heard."""
+
+
+class Recognizer(Protocol):
+    name: str
+
+    def start(self, preroll: list[AudioChunk]) -> Utterance:
+        """Begin a new utterance, starting with the audio kept from before the wake word."""
+
+
+@dataclass
+class SkillReply:
+    text: str
+    """What to say."""
+    intent: str
+    """e.g. 'time', 'timer_set', 'stop'."""
+    end_turn: bool = False
+    """True for 'stop' / 'never mind': silence, no follow-up."""
+    data: dict = field(default_factory=dict)
+
+
+class Skills(Protocol):
+    def match(self, transcript: str) -> SkillReply | None:
+        """A local answer, or None to hand the question to the language model."""
+
+
+@dataclass
+class AnswerStats:
+    prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    tokens: int = 0
+    ttft_ms: float | None = None
+    tokens_per_s: float | None = None
+    stop_reason: str = ""
+    """'stop', 'length', 'cancelled' or 'timeout'."""
+
+
+class Chat(Protocol):
+    def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
+        """Text deltas of the answer; stops early when `cancel` is set."""
+
+    @property
+    def last_stats(self) -> AnswerStats:
+        """Figures for the answer most recently streamed."""
+
+
+class Synthesizer(Protocol):
+    rate: int
+
+    def synthesize(self, text: str) -> Iterator[AudioChunk]:
+        """Audio for one sentence, yielded as it is produced."""
