@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The one command for a fresh checkout: set up what is missing, then run every test tier.
+#   scripts/test.sh              all tiers (unit, models, e2e)
+#   scripts/test.sh -m unit ...  any pytest arguments are passed on
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+# Debian packages, .venv, the package with its test extras and the small dev models
+# (idempotent: a second run changes nothing).
+scripts/install.sh --dev
+
+# Tests start and stop the services they need themselves (PulseAudio, journald).
+exec "$ROOT/.venv/bin/python" -m pytest "$@"

@@ -1,0 +1,31 @@
+"""`appliance doctor` on this machine: every model found (with its source) and exit 0."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from appliance import models
+from appliance.config import Config
+
+
+def test_doctor_names_every_model_source_and_passes() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "APPLIANCE_CONFIG"}
+    out = subprocess.run([sys.executable, "-m", "appliance.cli", "doctor", "--checksums"],
+                         capture_output=True, text=True, timeout=600, env=env, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = {line.split()[1] + (" " + line.split()[2] if line.split()[1] == "model" else ""): line
+             for line in out.stdout.splitlines() if line[:4].strip() in ("ok", "warn", "fail")}
+    cfg = Config()
+    for kind in ("llm", "wake", "wake_mel", "wake_embed", "voice", "whisper"):
+        line = lines[f"model {kind}"]
+        found = models.resolve(kind, cfg)
+        assert line.startswith("ok"), line
+        assert found.source in line and str(found.path) in line
+    # known checksums are verified, not just printed
+    assert "verified" in lines["model llm"] and "verified" in lines["model voice"]
+    for name in ("python", "config", "cpu", "llama.cpp", "memory"):
+        assert name in lines, out.stdout
+    assert lines["llama.cpp"].startswith("ok")
+    assert "audio" in out.stdout
