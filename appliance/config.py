@@ -163,6 +163,10 @@ class ConversationConfig:
     """Play the short wake, thinking, error and timer sounds."""
     turn_timeout_s: float = _f(60.0, 5.0, 3600)
     """Seconds a whole turn may take, speech included."""
+    listen_timeout_s: float = _f(20.0, 1.0, 600)
+    """Seconds of listening to one question at most, a guard for a recognizer that never ends."""
+    think_timeout_s: float = _f(15.0, 1.0, 600)
+    """Seconds from the question to the first sentence of the answer before the turn gives up."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,449 @@
+"""The state machine that runs one turn after another: wake, listen, think, speak, follow up."""
+
+from __future__ import annotations
+
+import enum
+import logging
+import math
+import queue
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Final
+
+from appliance.audio import AudioChunk
+from appliance.config import Config
+from appliance.stages import Chat, Recognizer, Sink, Skills, Source, Synthesizer, Transcript, Utterance, WakeDetector
+from appliance.turn import Job, TurnRecord
+
+_LOGGER = logging.getLogger(__name__)
+
+READ_TIMEOUT_S: Final = 0.25  # seconds a mic read may block: the loop (and its heartbeat) turns at least 4x/s
+JOIN_TIMEOUT_S: Final = 1.0  # seconds to wait for a cancelled worker thread
+DRAIN_TIMEOUT_S: Final = 30.0  # seconds the speech worker waits for the speaker to play out
+ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls silent (room echo)
+SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
+APOLOGY: Final = "Sorry, something went wrong."
+TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
+_END: Final = object()  # end of the token stream
+
+
+class State(enum.Enum):
+    IDLE = "idle"
+    LISTENING = "listening"
+    THINKING = "thinking"
+    SPEAKING = "speaking"
+    FOLLOW_UP = "follow_up"
+
+
+def _default_splitter(cfg: Config) -> Any:
+    from appliance.sentences import SentenceSplitter
+
+    return SentenceSplitter(first_clause_min_words=cfg.conversation.first_clause_min_words)
+
+
+class Conductor:
+    """Owns the state; runs wake and ASR inline on each chunk; the answer runs on worker threads.
+
+    One `threading.Event` per turn cancels the language model (between tokens), speech (between
+    chunks) and the speaker (`Sink.stop`): barge-in, the time limits, errors and shutdown use it.
+    """
+
+    def __init__(self, source: Source, sink: Sink, wake: WakeDetector, asr: Recognizer,
+                 skills: Skills | None, chat: Chat, tts: Synthesizer, config: Config, *,
+                 earcons: Any = None, timers: Any = None,
+                 splitter_factory: Callable[[], Any] | None = None,
+                 for_speech: Callable[[str], str] | None = None,
+                 on_turn: Callable[[TurnRecord], None] | None = None,
+                 on_state: Callable[[State], None] | None = None,
+                 on_event: Callable[..., None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.source, self.sink, self.wake, self.asr = source, sink, wake, asr
+        self.skills, self.chat, self.tts, self.cfg = skills, chat, tts, config
+        self.earcons, self.timers = earcons, timers
+        self._splitter_factory = splitter_factory or (lambda: _default_splitter(config))
+        self._for_speech = for_speech or (lambda text: text)
+        self._on_turn = on_turn or (lambda rec: None)
+        self._on_state = on_state or (lambda state: None)
+        self._on_event = on_event or (lambda name, **fields: None)
+        self.clock = clock
+        self.state = State.IDLE
+        self.heartbeat = 0
+        """Loop iterations so far: the service watchdog checks that it grows."""
+        self.turns = 0
+        self.freeze = threading.Event()
+        """Debug hook: while set, the loop blocks as a hung model call would (watchdog test)."""
+        self._stop = threading.Event()
+        chunk_s = config.audio.chunk_ms / 1000
+        self._preroll: deque[AudioChunk] = deque(maxlen=max(1, math.ceil(config.wake.preroll_s / chunk_s)))
+        self._turn: TurnRecord | None = None
+        self._cancel = threading.Event()
+        self._utt: Utterance | None = None
+        self._listen_started = 0.0
+        self._utt_audio_s = 0.0
+        self._jobs: list[Job] = []
+        self._speech: Job | None = None
+        self._thinking_played = False
+        self._follow_up_until = 0.0
+        self._ignore_until = 0.0
+
+    # ---------------------------------------------------------------- loop
+
+    def run(self) -> None:
+        """Turn the loop until stop(); never raises for a failing stage."""
+        _LOGGER.info("Conductor running")
+        self._set_state(State.IDLE)
+        try:
+            while not self._stop.is_set():
+                self.step()
+        finally:
+            self._abort_turn("cancelled")
+
+    def step(self) -> None:
+        """One loop iteration: read a chunk (or time out) and advance the state machine."""
+        self.heartbeat += 1
+        while self.freeze.is_set() and not self._stop.is_set():
+            time.sleep(0.05)
+        try:
+            chunk = self.source.read(READ_TIMEOUT_S)
+        except Exception as exc:  # the source recovers by itself; keep turning
+            self._event("error", f"Microphone read failed: {exc}", stage="source", exc=exc)
+            self._stop.wait(SOURCE_ERROR_BACKOFF_S)
+            chunk = None
+        self.tick(chunk, self.clock())
+
+    def stop(self) -> None:
+        """Leave run() soon; the current turn is cancelled."""
+        self._stop.set()
+        self._cancel.set()
+        self._safe(self.sink.stop)
+
+    @property
+    def busy(self) -> bool:
+        return self.state is not State.IDLE
+
+    def tick(self, chunk: AudioChunk | None, now: float) -> None:
+        if chunk is not None and now < self._ignore_until:
+            chunk = None  # the speaker's own echo right after an answer
+        if self.state is State.IDLE:
+            self._idle(chunk, now)
+        elif self.state in (State.LISTENING, State.FOLLOW_UP):
+            self._listening(chunk, now)
+        else:
+            self._answering(chunk, now)
+
+    # ---------------------------------------------------------------- states
+
+    def _idle(self, chunk: AudioChunk | None, now: float) -> None:
+        if chunk is None:
+            self._announce_timers(now)
+            return
+        hit = self._detect(chunk, None)
+        self._preroll.append(chunk)
+        if hit is None:
+            self._announce_timers(now)
+            return
+        self._start_turn(hit, now)
+
+    def _detect(self, chunk: AudioChunk, threshold: float | None) -> Any:
+        try:
+            return self.wake.process(chunk, threshold)
+        except Exception as exc:
+            self._event("error", f"Wake-word detector failed: {exc}", stage="wake", exc=exc)
+            self._safe(self.wake.reset)
+            return None
+
+    def _start_turn(self, hit: Any, now: float, follow_up: bool = False) -> None:
+        self.turns += 1
+        self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up,
+                                wake_word=getattr(hit, "word", None), wake_score=getattr(hit, "score", None))
+        self._cancel = threading.Event()
+        self._thinking_played = False
+        if hit is not None:
+            self._event("wake", f"Wake word {hit.word} (score={hit.score:.2f})", wake_word=hit.word,
+                        wake_score=f"{hit.score:.3f}", turn_id=self.turns)
+            self._earcon("wake")
+        preroll = [] if follow_up else list(self._preroll)
+        self._preroll.clear()
+        try:
+            self._utt = self.asr.start(preroll)
+        except Exception as exc:
+            self._fail("asr", exc, now)
+            return
+        self._utt_audio_s = sum(c.duration_s for c in preroll)
+        self._listen_started = now
+        if follow_up:
+            self._follow_up_until = now + self.cfg.conversation.follow_up_s
+        self._set_state(State.FOLLOW_UP if follow_up else State.LISTENING)
+
+    def _listening(self, chunk: AudioChunk | None, now: float) -> None:
+        turn, utt = self._turn, self._utt
+        assert turn is not None and utt is not None
+        result: Transcript | None = None
+        try:
+            if chunk is not None:
+                result = utt.feed(chunk)
+                self._utt_audio_s += chunk.duration_s
+            elif getattr(self.source, "ended", False):
+                result = utt.finish()
+        except Exception as exc:
+            self._fail("asr", exc, now)
+            return
+        if result is None:
+            conv = self.cfg.conversation
+            if self.state is State.FOLLOW_UP and now >= self._follow_up_until \
+                    and not getattr(utt, "speech_started", False):
+                _LOGGER.debug("No follow-up question; back to idle")
+                self._finish_turn(None, now, record=False)
+            elif now - self._listen_started > conv.listen_timeout_s:
+                self._fail("asr", TimeoutError(f"listening took over {conv.listen_timeout_s:g} s"), now,
+                           outcome="timeout")
+            elif now - turn.wake_at > conv.turn_timeout_s:
+                self._fail("turn", TimeoutError(f"turn took over {conv.turn_timeout_s:g} s"), now, outcome="timeout")
+            return
+        turn.transcript_at = result.final_at or now
+        turn.speech_end_at = self._speech_end(result, now)
+        turn.transcript = result.text.strip()
+        if result.outcome == "no_speech" or not turn.transcript:
+            self._finish_turn("no_speech", now, record=self.state is not State.FOLLOW_UP)
+            return
+        self._respond(turn, now)
+
+    def _speech_end(self, result: Transcript, now: float) -> float:
+        """time.monotonic() of the end of speech: the stream position mapped onto the clock."""
+        if result.speech_end_s is None:
+            return now - self.cfg.asr.endpoint_silence_s
+        behind_s = max(0.0, self._utt_audio_s - result.speech_end_s)
+        return now - behind_s
+
+    def _respond(self, turn: TurnRecord, now: float) -> None:
+        self._set_state(State.THINKING)
+        reply = None
+        if self.skills is not None and self.cfg.skills.enabled:
+            try:
+                reply = self.skills.match(turn.transcript)
+            except Exception as exc:
+                self._fail("skills", exc, now)
+                return
+        if reply is not None:
+            turn.route, turn.intent = "skill", reply.intent
+            turn.first_token_at = self.clock()
+            if reply.end_turn:
+                self._safe(self.sink.stop)
+                self._finish_turn("answered", now)
+                return
+            self._start_speech(turn, [reply.text])
+            return
+        turn.route = "llm"
+        tokens: queue.Queue = queue.Queue()
+        cancel = self._cancel
+
+        def generate() -> None:
+            try:
+                for delta in self.chat.stream(turn.transcript, cancel):
+                    if turn.first_token_at is None:
+                        turn.first_token_at = self.clock()
+                    tokens.put(delta)
+                    if cancel.is_set():
+                        break
+            finally:
+                tokens.put(_END)
+                turn.stats = self.chat.last_stats
+
+        llm = Job("llm", generate)
+        self._jobs.append(llm)
+        llm.start()
+        self._start_speech(turn, self._sentences(tokens, cancel))
+
+    def _sentences(self, tokens: queue.Queue, cancel: threading.Event) -> Iterator[str]:
+        splitter = self._splitter_factory()
+        while not cancel.is_set():
+            try:
+                item = tokens.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if item is _END:
+                yield from splitter.finish()
+                return
+            yield from splitter.add(item)
+
+    def _start_speech(self, turn: TurnRecord, sentences: Iterable[str], earcon: str | None = None) -> None:
+        cancel = self._cancel
+
+        def speak() -> None:
+            if earcon:
+                self._earcon(earcon)
+            marked = False
+            for sentence in sentences:
+                if cancel.is_set():
+                    return
+                if turn.first_sentence_at is None:
+                    turn.first_sentence_at = self.clock()
+                turn.answer_parts.append(sentence)
+                text = self._for_speech(sentence)
+                if not text.strip():
+                    continue
+                for chunk in self.tts.synthesize(text):
+                    if cancel.is_set():
+                        return
+                    if not marked:
+                        self.sink.mark_turn()
+                        marked = True
+                    self.sink.play(chunk)
+            if not cancel.is_set():
+                self.sink.drain(DRAIN_TIMEOUT_S)
+            if marked:
+                turn.first_audio_at = self.sink.first_audio_at()
+
+        self._speech = Job("speech", speak)
+        self._jobs.append(self._speech)
+        self._speech.start()
+
+    def _answering(self, chunk: AudioChunk | None, now: float) -> None:
+        turn = self._turn
+        assert turn is not None
+        if chunk is not None:
+            hit = self._detect(chunk, self.cfg.wake.barge_in_threshold)
+            self._preroll.append(chunk)
+            if hit is not None:
+                _LOGGER.info("Barge-in: wake word while answering (score=%.2f)", hit.score)
+                preroll = list(self._preroll)  # the new question may start with the wake word
+                self._abort_turn("cancelled")
+                self._preroll.extend(preroll)
+                self._start_turn(hit, now)
+                return
+        for job in self._jobs:
+            if job.error is not None:
+                if turn.outcome:  # the apology itself failed: give up quietly
+                    self._event("error", f"{job.name} failed: {job.error}", stage=job.name, tb=job.traceback)
+                    self._finish_turn(turn.outcome, now)
+                else:
+                    self._fail(job.name, job.error, now, tb=job.traceback)
+                return
+        if self.state is State.THINKING and turn.first_sentence_at is not None:
+            self._set_state(State.SPEAKING)
+        conv = self.cfg.conversation
+        if not turn.outcome and self.state is State.THINKING and turn.transcript_at is not None:
+            waited = now - turn.transcript_at
+            if waited > conv.think_timeout_s:
+                self._fail("llm", TimeoutError(f"no answer within {conv.think_timeout_s:g} s"), now,
+                           outcome="timeout")
+                return
+            if not self._thinking_played and waited > conv.thinking_earcon_s:
+                self._thinking_played = True
+                self._earcon("thinking")
+        if not turn.outcome and turn.wake_at is not None and now - turn.wake_at > conv.turn_timeout_s:
+            self._fail("turn", TimeoutError(f"turn took over {conv.turn_timeout_s:g} s"), now, outcome="timeout")
+            return
+        if self._jobs and all(job.done.is_set() for job in self._jobs):
+            asked = turn.answer.rstrip().endswith("?")
+            follow = not turn.outcome and turn.route in ("llm", "skill") and (
+                conv.follow_up == "always" or (conv.follow_up == "question" and asked))
+            self._finish_turn(turn.outcome or "answered", now)
+            if follow:
+                self._ignore_until = now + ECHO_TAIL_S
+                self._start_turn(None, now, follow_up=True)
+
+    # ---------------------------------------------------------------- endings
+
+    def _fail(self, stage: str, exc: BaseException, now: float, outcome: str = "error", tb: str | None = None) -> None:
+        """Log the failure, cancel the turn, then play the error earcon and a short apology."""
+        turn = self._turn
+        self._event("error", f"{stage} failed: {exc}", stage=stage, exc=exc, tb=tb,
+                    turn_id=turn.turn_id if turn else None)
+        self._cancel_jobs()
+        if turn is None:
+            self._set_state(State.IDLE)
+            return
+        turn.outcome, turn.error = outcome, f"{stage}: {exc}"
+        self._cancel = threading.Event()
+        self._set_state(State.SPEAKING)
+        text = TIMEOUT_APOLOGY if outcome == "timeout" else APOLOGY
+        self._start_speech(TurnRecord(turn_id=0), [text], earcon="error")
+        _LOGGER.info("Turn %d ended with %s; apologising", turn.turn_id, outcome)
+
+    def _abort_turn(self, outcome: str) -> None:
+        """Cancel whatever runs and record the turn (barge-in, shutdown)."""
+        self._cancel_jobs()
+        if self._turn is not None:
+            self._finish_turn(self._turn.outcome or outcome, self.clock())
+
+    def _cancel_jobs(self) -> None:
+        self._cancel.set()
+        self._safe(self.sink.stop)
+        for job in self._jobs:
+            job.join(JOIN_TIMEOUT_S)
+            if job.alive:
+                _LOGGER.warning("Worker %s still running after cancel", job.name)
+        self._jobs, self._speech = [], None
+
+    def _finish_turn(self, outcome: str | None, now: float, record: bool = True) -> None:
+        turn = self._turn
+        self._cancel_jobs()
+        self._turn, self._utt = None, None
+        self._safe(self.wake.reset)
+        self._preroll.clear()
+        if turn is not None and record and outcome is not None and turn.route != "timer":
+            turn.outcome = outcome
+            turn.end_at = now
+            try:
+                self._on_turn(turn)
+            except Exception:
+                _LOGGER.exception("Recording turn %d failed", turn.turn_id)
+        self._set_state(State.IDLE)
+
+    # ---------------------------------------------------------------- helpers
+
+    def _announce_timers(self, now: float) -> None:
+        if self.timers is None:
+            return
+        try:
+            texts = self.timers.due()
+        except Exception as exc:
+            self._event("error", f"Timers failed: {exc}", stage="timers", exc=exc)
+            return
+        if texts:
+            self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
+            self._cancel = threading.Event()
+            self._set_state(State.SPEAKING)
+            self._start_speech(self._turn, list(texts), earcon="timer")
+
+    def _earcon(self, name: str) -> None:
+        if self.earcons is None or not self.cfg.conversation.earcons:
+            return
+        try:
+            chunk = self.earcons.get(name)
+            if chunk is not None:
+                self.sink.play(chunk)
+        except Exception as exc:
+            self._event("error", f"Earcon {name} failed: {exc}", stage="earcons", exc=exc)
+
+    def _set_state(self, state: State) -> None:
+        if state is self.state and state is not State.IDLE:
+            return
+        self.state = state
+        _LOGGER.debug("State %s", state.value)
+        try:
+            self._on_state(state)
+        except Exception:
+            _LOGGER.exception("State callback failed")
+
+    def _event(self, name: str, message: str, exc: BaseException | None = None, tb: str | None = None,
+               **fields: Any) -> None:
+        if exc is not None and tb is None:
+            tb = "".join(traceback.format_exception(exc))
+        if name == "error":
+            _LOGGER.error("%s", message + (f"\n{tb}" if tb and _LOGGER.isEnabledFor(logging.DEBUG) else ""))
+        try:
+            self._on_event(name, message=message, traceback=tb, **fields)
+        except Exception:
+            _LOGGER.exception("Event callback failed")
+
+    @staticmethod
+    def _safe(fn: Callable[[], Any]) -> None:
+        try:
+            fn()
+        except Exception:
+            _LOGGER.exception("%s failed", getattr(fn, "__qualname__", fn))

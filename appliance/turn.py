@@ -1,0 +1,135 @@
+"""One turn's record (timings, outcome, figures for journald) and the worker-thread wrapper."""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from appliance.stages import AnswerStats
+
+OUTCOMES: Final = ("answered", "no_speech", "cancelled", "error", "timeout")
+TIMING_KEYS: Final = ("speech_end_to_transcript", "transcript_to_first_token", "first_token_to_first_sentence",
+                      "first_sentence_to_first_audio", "speech_end_to_first_audio", "turn_total")
+# journald field -> timing key (milliseconds)
+LATENCY_FIELDS: Final = {"ASR_MS": "speech_end_to_transcript", "TTFT_MS": "transcript_to_first_token",
+                         "FIRST_AUDIO_MS": "speech_end_to_first_audio", "TURN_MS": "turn_total"}
+TURN_FIELDS: Final = ("APPLIANCE_EVENT", "TURN_ID", "WAKE_WORD", "WAKE_SCORE", "ROUTE", "OUTCOME",
+                      *LATENCY_FIELDS, "LLM_TOKENS", "LLM_TOKENS_PER_S", "PROMPT_TOKENS", "CACHED_TOKENS")
+
+
+def _ms(start: float | None, end: float | None) -> float | None:
+    if start is None or end is None:
+        return None
+    return round((end - start) * 1000.0, 1)
+
+
+@dataclass
+class TurnRecord:
+    """What happened in one turn; the marks are time.monotonic() values."""
+
+    turn_id: int
+    wake_word: str | None = None
+    wake_score: float | None = None
+    follow_up: bool = False
+    route: str = ""
+    """'skill', 'llm', or '' when no question was heard."""
+    intent: str = ""
+    outcome: str = ""
+    error: str = ""
+    transcript: str = ""
+    answer_parts: list[str] = field(default_factory=list)
+    end_turn: bool = False
+    stats: AnswerStats | None = None
+    wake_at: float | None = None
+    speech_end_at: float | None = None
+    transcript_at: float | None = None
+    first_token_at: float | None = None
+    first_sentence_at: float | None = None
+    first_audio_at: float | None = None
+    end_at: float | None = None
+
+    @property
+    def answer(self) -> str:
+        return " ".join(p.strip() for p in self.answer_parts if p.strip())
+
+    def timings_ms(self) -> dict[str, float | None]:
+        """The six latency terms in milliseconds (None when the turn did not get that far)."""
+        return {
+            "speech_end_to_transcript": _ms(self.speech_end_at, self.transcript_at),
+            "transcript_to_first_token": _ms(self.transcript_at, self.first_token_at),
+            "first_token_to_first_sentence": _ms(self.first_token_at, self.first_sentence_at),
+            "first_sentence_to_first_audio": _ms(self.first_sentence_at, self.first_audio_at),
+            "speech_end_to_first_audio": _ms(self.speech_end_at, self.first_audio_at),
+            "turn_total": _ms(self.wake_at, self.end_at),
+        }
+
+    def journal_fields(self, with_text: bool = False) -> dict[str, str]:
+        """Every turn field for journald (empty when unknown), plus the text when allowed."""
+        timings = self.timings_ms()
+        stats = self.stats or AnswerStats()
+        llm = self.route == "llm"
+
+        def num(value: float | int | None) -> str:
+            return "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+        fields = {
+            "APPLIANCE_EVENT": "turn",
+            "TURN_ID": str(self.turn_id),
+            "WAKE_WORD": self.wake_word or ("follow_up" if self.follow_up else ""),
+            "WAKE_SCORE": "" if self.wake_score is None else f"{self.wake_score:.3f}",
+            "ROUTE": self.route,
+            "OUTCOME": self.outcome,
+            **{name: num(timings[key]) for name, key in LATENCY_FIELDS.items()},
+            "LLM_TOKENS": str(stats.tokens if llm else 0),
+            "LLM_TOKENS_PER_S": num(round(stats.tokens_per_s, 1) if llm and stats.tokens_per_s else None),
+            "PROMPT_TOKENS": str(stats.prompt_tokens if llm else 0),
+            "CACHED_TOKENS": str(stats.cached_prompt_tokens if llm else 0),
+        }
+        if self.error:
+            fields["ERROR"] = self.error
+        if self.intent:
+            fields["INTENT"] = self.intent
+        if with_text:
+            fields["TRANSCRIPT"] = self.transcript
+            fields["ANSWER"] = self.answer
+        return fields
+
+    def summary(self) -> str:
+        first = self.timings_ms()["speech_end_to_first_audio"]
+        return (f"Turn {self.turn_id}: {self.outcome}" + (f" via {self.route}" if self.route else "")
+                + (f", first audio {first:.0f} ms after speech" if first is not None else ""))
+
+
+class Job:
+    """One worker thread of a turn that keeps its exception for the conductor to handle."""
+
+    def __init__(self, name: str, fn: Callable[[], None]) -> None:
+        self.name = name
+        self.error: BaseException | None = None
+        self.traceback: str | None = None
+        self.done = threading.Event()
+        self._fn = fn
+        self._thread = threading.Thread(target=self._run, name=f"appliance-{name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._fn()
+        except BaseException as exc:  # handed to the conductor thread, which recovers
+            self.traceback = traceback.format_exc()
+            self.error = exc
+        finally:
+            self.done.set()
+
+    def join(self, timeout: float) -> None:
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
