@@ -1,0 +1,172 @@
+"""Streaming sentence splitter: cuts a language model's text deltas into speakable pieces."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+# An ASCII terminator ends a sentence only when whitespace follows it (so 3.14 and example.com stay whole).
+TERMINATORS: Final = ".!?…"
+# CJK full-width terminators end a sentence without a following space.
+CJK_TERMINATORS: Final = "。！？"
+# Closing quotes and brackets that stay with the sentence they close.
+CLOSERS: Final = "\"'”’)]}»」』"
+# Clause punctuation where the first piece of an answer may leave early.
+CLAUSE_MARKS: Final = ",;:，；："
+# Openers stripped before looking a word up as an abbreviation.
+_OPENERS: Final = "\"'“‘([{«「『"
+
+# Abbreviations after which a period never ends a sentence (titles are followed by a name).
+NEVER_SPLIT: Final = frozenset({
+    "mr", "mrs", "ms", "mx", "dr", "prof", "st", "jr", "sr", "sgt", "capt", "gen", "gov", "rev",
+    "vs", "e.g", "i.e", "cf", "approx", "fig", "u.s", "u.k", "u.n", "mt", "ft", "dept", "est",
+})
+# Abbreviations that may also end a sentence: split only when the next word starts with a capital.
+SPLIT_IF_CAPITAL: Final = frozenset({"etc", "a.m", "p.m", "inc", "ltd", "co", "corp", "jan", "feb",
+                                     "aug", "sept", "oct", "nov", "dec", "min", "max"})
+_DOTTED: Final = re.compile(r"(?:[a-z]\.)+[a-z]")
+LIST_NUMBER_MAX_DIGITS: Final = 3
+
+
+class SentenceSplitter:
+    """Feed text deltas with add(); take whole sentences as soon as they are certain.
+
+    A cut is made only once the text that decides it has arrived (the first character of the
+    next sentence), so the output is the same however the text was chunked. The first piece
+    of an answer may end at a clause mark (comma, semicolon, colon) after `first_clause_min_words`
+    words, so speech can start sooner; 0 turns that off.
+    """
+
+    def __init__(self, first_clause_min_words: int = 0) -> None:
+        self.first_clause_min_words = first_clause_min_words
+        self._text = ""
+        self._start = 0
+        self._pieces = 0
+
+    def add(self, delta: str) -> list[str]:
+        """Append a delta; return the pieces that are now complete."""
+        self._text += delta
+        return self._cut(final=False)
+
+    def finish(self) -> list[str]:
+        """End of the answer: return every remaining piece and start afresh."""
+        out = self._cut(final=True)
+        rest = self._text[self._start:].strip()
+        if rest:
+            out.append(rest)
+        self.reset()
+        return out
+
+    def reset(self) -> None:
+        """Forget everything (a new answer)."""
+        self._text = ""
+        self._start = 0
+        self._pieces = 0
+
+    # ---------------------------------------------------------------------------------
+
+    def _cut(self, final: bool) -> list[str]:
+        out: list[str] = []
+        while True:
+            cut = self._next_cut(final)
+            if cut is None:
+                break
+            end, resume = cut
+            piece = self._text[self._start:end].strip()
+            self._start = resume
+            if piece:
+                out.append(piece)
+                self._pieces += 1
+        if self._start > 4096:  # keep the buffer short in a very long answer
+            self._text = self._text[self._start:]
+            self._start = 0
+        return out
+
+    def _piece_start(self) -> int:
+        text, i = self._text, self._start
+        while i < len(text) and text[i].isspace():
+            i += 1
+        return i
+
+    def _next_cut(self, final: bool) -> tuple[int, int] | None:
+        """(end of the piece, where the next one begins), or None until more text decides."""
+        text = self._text
+        n = len(text)
+        i = self._start
+        while i < n:
+            ch = text[i]
+            if ch == "\n":
+                return i, i + 1
+            if ch in CJK_TERMINATORS:
+                j = _skip(text, i, CJK_TERMINATORS + TERMINATORS + CLOSERS)
+                if j == n and not final:
+                    return None
+                return j, j
+            if ch in TERMINATORS or ch in CLAUSE_MARKS:
+                clause = ch in CLAUSE_MARKS
+                if clause and not self._clause_allowed():
+                    i += 1
+                    continue
+                j = _skip(text, i, CLAUSE_MARKS if clause else TERMINATORS)
+                j = _skip(text, j, CLOSERS)
+                if j == n:
+                    return (j, j) if final and not clause else None
+                if not text[j].isspace():
+                    i = j  # 3.14, 7:30, 3,000, example.com, "?!x"
+                    continue
+                k = j
+                while k < n and text[k].isspace() and text[k] != "\n":
+                    k += 1
+                if k == n and not final:
+                    return None  # the next word decides
+                nxt = text[k] if k < n else ""
+                if clause:
+                    if len(text[self._start:i].split()) >= self.first_clause_min_words and nxt not in ("", "\n"):
+                        return j, k
+                elif self._ends_sentence(i, j, nxt):
+                    return j, k
+                i = j
+                continue
+            i += 1
+        return None
+
+    def _clause_allowed(self) -> bool:
+        return self.first_clause_min_words > 0 and self._pieces == 0
+
+    def _ends_sentence(self, i: int, run_end: int, nxt: str) -> bool:
+        """Whether the terminator run starting at i ends a sentence, given the next character."""
+        text = self._text
+        run = text[i:run_end].rstrip(CLOSERS)
+        if "!" in run or "?" in run:
+            return True
+        if run != ".":  # an ellipsis: a pause inside a sentence when a small letter follows
+            return not nxt.islower()
+        start = i
+        piece_start = self._piece_start()
+        while start > piece_start and not text[start - 1].isspace():
+            start -= 1
+        token = text[start:i].lstrip(_OPENERS)
+        token_start = i - len(token)
+        lower = token.lower()
+        if lower in NEVER_SPLIT:
+            return False
+        if token.isdigit() and len(token) <= LIST_NUMBER_MAX_DIGITS and token_start == piece_start:
+            return False  # "1. Preheat the oven" (a list number)
+        if len(token) == 1 and token.isalpha() and token.isupper():
+            return False  # an initial: "J. Smith"
+        if lower in SPLIT_IF_CAPITAL or _DOTTED.fullmatch(lower):
+            return nxt == "" or nxt.isupper()
+        return True
+
+
+def _skip(text: str, i: int, chars: str) -> int:
+    """The first index at or after i whose character is not in chars."""
+    while i < len(text) and text[i] in chars:
+        i += 1
+    return i
+
+
+def split_all(text: str, first_clause_min_words: int = 0) -> list[str]:
+    """Split a whole text at once (what streaming the same text produces)."""
+    splitter = SentenceSplitter(first_clause_min_words)
+    return splitter.add(text) + splitter.finish()
