@@ -27,6 +27,7 @@ ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls sil
 SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
 APOLOGY: Final = "Sorry, something went wrong."
 TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
+TIMER_CHECK_S: Final = 0.5  # seconds between looks at the timers file while idle
 _END: Final = object()  # end of the token stream
 
 
@@ -36,6 +37,12 @@ class State(enum.Enum):
     THINKING = "thinking"
     SPEAKING = "speaking"
     FOLLOW_UP = "follow_up"
+
+
+def _heard_speech(utt: Utterance) -> bool:
+    """Whether the utterance has heard speech yet (asr.py's endpointer, or a fake's flag)."""
+    endpointer = getattr(utt, "endpointer", None)
+    return bool(getattr(endpointer, "heard_speech", False) or getattr(utt, "speech_started", False))
 
 
 def _default_splitter(cfg: Config) -> Any:
@@ -88,6 +95,7 @@ class Conductor:
         self._thinking_played = False
         self._follow_up_until = 0.0
         self._ignore_until = 0.0
+        self._next_timer_check = 0.0
 
     # ---------------------------------------------------------------- loop
 
@@ -172,7 +180,7 @@ class Conductor:
         except Exception as exc:
             self._fail("asr", exc, now)
             return
-        self._utt_audio_s = sum(c.duration_s for c in preroll)
+        self._utt_audio_s = 0.0  # stream time of the utterance counts from after the wake word
         self._listen_started = now
         if follow_up:
             self._follow_up_until = now + self.cfg.conversation.follow_up_s
@@ -186,7 +194,7 @@ class Conductor:
             if chunk is not None:
                 result = utt.feed(chunk)
                 self._utt_audio_s += chunk.duration_s
-            elif getattr(self.source, "ended", False):
+            elif getattr(self.source, "eof", False):  # a recording ended mid-question
                 result = utt.finish()
         except Exception as exc:
             self._fail("asr", exc, now)
@@ -194,7 +202,7 @@ class Conductor:
         if result is None:
             conv = self.cfg.conversation
             if self.state is State.FOLLOW_UP and now >= self._follow_up_until \
-                    and not getattr(utt, "speech_started", False):
+                    and not _heard_speech(utt):
                 _LOGGER.debug("No follow-up question; back to idle")
                 self._finish_turn(None, now, record=False)
             elif now - self._listen_started > conv.listen_timeout_s:
@@ -397,10 +405,11 @@ class Conductor:
     # ---------------------------------------------------------------- helpers
 
     def _announce_timers(self, now: float) -> None:
-        if self.timers is None:
+        if self.timers is None or now < self._next_timer_check:
             return
+        self._next_timer_check = now + TIMER_CHECK_S
         try:
-            texts = self.timers.due()
+            texts = [getattr(a, "text", a) for a in self.timers.due()]
         except Exception as exc:
             self._event("error", f"Timers failed: {exc}", stage="timers", exc=exc)
             return

@@ -34,7 +34,7 @@ class FakeSource:
     def __init__(self, chunks: list[AudioChunk] | None = None) -> None:
         self.chunks = list(chunks or [])
         self.frames_read = 0
-        self.ended = False
+        self.eof = False
         self.raise_next: Exception | None = None
 
     def read(self, timeout: float) -> AudioChunk | None:
@@ -117,7 +117,7 @@ class FakeUtterance:
         self.asr = asr
         self.words: list[str] = []
         self.silence = 0
-        self.fed = preroll_chunks  # stream time counts from the start of the pre-roll
+        self.fed = 0  # stream time counts from after the wake word, as in asr.py
         self.speech_started = False
 
     def feed(self, c: AudioChunk) -> Transcript | None:
