@@ -1,0 +1,354 @@
+"""The model fetcher against a real HTTP server on loopback: cuts, stalls, 404, bad bytes, re-runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import http.server
+import io
+import random
+import re
+import socket
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from appliance import EXIT_DATAERR, EXIT_NOINPUT, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, ApplianceError, cli, fetch, models
+from appliance.config import Config, ModelsConfig
+from appliance.fetch import ChecksumMismatch, FetchError, ModelFile
+
+STALL_LIMIT_S = 10.0  # a stalling handler gives up after this at the latest, so no test can hang
+FAST = {"timeout_s": 2.0, "backoff_s": 0.01}
+
+
+def _bytes(n: int, seed: int = 1) -> bytes:
+    return random.Random(seed).randbytes(n)
+
+
+@dataclasses.dataclass
+class Plan:
+    """What the server does; one entry of `faults` is used per request, in order, then none."""
+
+    files: dict[str, bytes] = dataclasses.field(default_factory=dict)
+    faults: list[tuple[str, int]] = dataclasses.field(default_factory=list)
+    """("cut", n): send n body bytes and close; ("stall", n): send n bytes and go silent."""
+    ranges: bool = True
+    requests: list[tuple[str, str | None]] = dataclasses.field(default_factory=list)
+    sent: int = 0
+    release: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    plan: Plan
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        plan = self.plan
+        rng = self.headers.get("Range")
+        plan.requests.append((self.path, rng))
+        body = plan.files.get(self.path)
+        if body is None:
+            self.send_error(404, "Not Found")
+            return
+        start = 0
+        match = re.fullmatch(r"bytes=(\d+)-", rng or "")
+        if match and plan.ranges:
+            start = int(match.group(1))
+            if start >= len(body):
+                self.send_error(416, "Range Not Satisfiable")
+                return
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+        else:
+            self.send_response(200)
+        self.send_header("Content-Length", str(len(body) - start))
+        self.end_headers()
+        payload = body[start:]
+        kind, limit = plan.faults.pop(0) if plan.faults else ("", len(payload))
+        chunk = payload[:limit]
+        self.wfile.write(chunk)
+        self.wfile.flush()
+        plan.sent += len(chunk)
+        if kind == "stall":
+            plan.release.wait(STALL_LIMIT_S)
+        if kind in ("cut", "stall"):
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Plan]]:
+    plan = Plan()
+    handler = type("Handler", (_Handler,), {"plan": plan})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", plan
+    finally:
+        plan.release.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def entry_for(base: str, name: str, body: bytes, **kw: object) -> ModelFile:
+    fields = {"name": name, "url": f"{base}/{name}", "filename": name, "size": len(body),
+              "sha256": hashlib.sha256(body).hexdigest(), "target": name}
+    fields.update(kw)
+    return ModelFile(**fields)  # type: ignore[arg-type]
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name != fetch.MARKERS)
+
+
+def test_download_is_verified_then_put_in_place(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(3 * fetch.CHUNK_BYTES + 123)
+    plan.files["/model.gguf"] = body
+    seen: list[int] = []
+    path = fetch.fetch_one(entry_for(base, "model.gguf", body), tmp_path, progress=lambda e, n, t: seen.append(n),
+                           **FAST)
+    assert path.read_bytes() == body
+    assert leftovers(tmp_path) == ["model.gguf"]
+    assert seen and seen[-1] <= len(body) and seen == sorted(seen)
+
+
+def test_resume_after_a_cut_connection_asks_only_for_the_rest(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(2 * fetch.CHUNK_BYTES + 999)
+    plan.files["/m.bin"] = body
+    cut_at = fetch.CHUNK_BYTES + 17
+    plan.faults = [("cut", cut_at)]
+    fetch.fetch_one(entry_for(base, "m.bin", body), tmp_path, retries=2, **FAST)
+    assert (tmp_path / "m.bin").read_bytes() == body
+    assert plan.requests == [("/m.bin", None), ("/m.bin", f"bytes={cut_at}-")]
+    assert plan.sent == len(body)  # nothing was sent twice
+
+
+def test_a_server_that_cannot_resume_is_read_again_from_the_start(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(fetch.CHUNK_BYTES + 500)
+    plan.files["/m.bin"] = body
+    plan.ranges = False
+    plan.faults = [("cut", 1000)]
+    fetch.fetch_one(entry_for(base, "m.bin", body), tmp_path, retries=1, **FAST)
+    assert (tmp_path / "m.bin").read_bytes() == body
+    assert plan.requests[1] == ("/m.bin", "bytes=1000-")  # asked, got a full 200 body, started over
+    assert plan.sent == 1000 + len(body)
+
+
+def test_checksum_mismatch_removes_the_file_and_says_so(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(50_000)
+    plan.files["/voice.onnx"] = body
+    wrong = dataclasses.replace(entry_for(base, "voice.onnx", body), sha256="0" * 64)
+    with pytest.raises(ChecksumMismatch) as info:
+        fetch.fetch_one(wrong, tmp_path, **FAST)
+    assert info.value.exit_code == EXIT_DATAERR
+    message = str(info.value)
+    assert hashlib.sha256(body).hexdigest() in message and "0" * 64 in message and "removed" in message
+    assert leftovers(tmp_path) == []
+
+
+def test_404_fails_at_once_without_retries(server, tmp_path: Path) -> None:
+    base, plan = server
+    entry = entry_for(base, "gone.onnx", b"x" * 10)
+    with pytest.raises(FetchError) as info:
+        fetch.fetch_one(entry, tmp_path, retries=3, **FAST)
+    assert info.value.exit_code == EXIT_UNAVAILABLE
+    assert "HTTP 404" in str(info.value) and entry.url in str(info.value)
+    assert len(plan.requests) == 1
+    assert leftovers(tmp_path) == []
+
+
+def test_a_stalling_server_times_out_and_every_attempt_is_bounded(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(200_000)
+    plan.files["/slow.bin"] = body
+    plan.faults = [("stall", 5000), ("stall", 5000)]
+    with pytest.raises(FetchError) as info:
+        fetch.fetch_one(entry_for(base, "slow.bin", body), tmp_path, retries=1, timeout_s=0.3, backoff_s=0.01)
+    assert info.value.exit_code == EXIT_TEMPFAIL
+    assert "no data for" in str(info.value) and "2 attempts" in str(info.value)
+    assert [r for _, r in plan.requests] == [None, "bytes=5000-"]  # the second attempt resumed
+    assert not (tmp_path / "slow.bin").exists()
+
+
+def test_a_stall_is_survived_by_resuming(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(300_000)
+    plan.files["/slow.bin"] = body
+    plan.faults = [("stall", 70_000)]
+    fetch.fetch_one(entry_for(base, "slow.bin", body), tmp_path, retries=2, timeout_s=0.3, backoff_s=0.01)
+    assert (tmp_path / "slow.bin").read_bytes() == body
+    assert plan.requests[-1] == ("/slow.bin", "bytes=70000-")
+
+
+def test_interrupted_run_leaves_nothing_in_place_and_a_rerun_finishes_it(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(fetch.CHUNK_BYTES * 2)
+    plan.files["/llm.gguf"] = body
+    entry = entry_for(base, "llm.gguf", body)
+    plan.faults = [("cut", 300_000)]
+    with pytest.raises(FetchError, match="partial download is kept"):
+        fetch.fetch_all([entry], tmp_path, retries=0, **FAST)
+    assert not (tmp_path / "llm.gguf").exists()  # never a half-written model in place
+    assert (tmp_path / ".llm.gguf.part").stat().st_size == 300_000
+    assert not fetch.is_verified(tmp_path, entry)
+
+    done = fetch.fetch_all([entry], tmp_path, retries=0, **FAST)
+    assert [what for _, what in done] == ["installed"]
+    assert (tmp_path / "llm.gguf").read_bytes() == body
+    assert plan.requests[-1] == ("/llm.gguf", "bytes=300000-")
+    assert leftovers(tmp_path) == ["llm.gguf"]
+
+
+def test_a_verified_file_is_never_fetched_again(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(100_000)
+    plan.files["/w.onnx"] = body
+    entry = entry_for(base, "w.onnx", body)
+    fetch.fetch_all([entry], tmp_path, **FAST)
+    count = len(plan.requests)
+    assert [what for _, what in fetch.fetch_all([entry], tmp_path, **FAST)] == ["kept"]
+    (tmp_path / "w.onnx").touch()  # mtime changed: hashed again, still the same bytes
+    assert [what for _, what in fetch.fetch_all([entry], tmp_path, **FAST)] == ["kept"]
+    assert len(plan.requests) == count
+
+
+def test_a_damaged_file_in_place_is_replaced(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(100_000)
+    plan.files["/w.onnx"] = body
+    entry = entry_for(base, "w.onnx", body)
+    fetch.fetch_all([entry], tmp_path, **FAST)
+    damaged = bytearray(body)
+    damaged[500] ^= 0xFF
+    (tmp_path / "w.onnx").write_bytes(bytes(damaged))
+    assert [what for _, what in fetch.fetch_all([entry], tmp_path, **FAST)] == ["installed"]
+    assert (tmp_path / "w.onnx").read_bytes() == body
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_a_zip_is_unpacked_into_its_target_folder(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _zip({"vosk-x/am/final.mdl": b"acoustic", "vosk-x/conf/model.conf": b"conf"})
+    plan.files["/vosk-x.zip"] = body
+    entry = entry_for(base, "vosk-x.zip", body, target="vosk-x", unpack="zip")
+    fetch.fetch_all([entry], tmp_path, **FAST)
+    assert (tmp_path / "vosk-x" / "am" / "final.mdl").read_bytes() == b"acoustic"
+    assert leftovers(tmp_path) == ["vosk-x"]  # the archive and the staging folder are gone
+    assert [what for _, what in fetch.fetch_all([entry], tmp_path, **FAST)] == ["kept"]
+
+
+def test_a_zip_reaching_outside_the_folder_is_refused(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _zip({"../evil.txt": b"x"})
+    plan.files["/bad.zip"] = body
+    (tmp_path / "m").mkdir()
+    with pytest.raises(ChecksumMismatch, match="outside"):
+        fetch.fetch_one(entry_for(base, "bad.zip", body, target="bad", unpack="zip"), tmp_path / "m", **FAST)
+    assert not (tmp_path / "evil.txt").exists()
+    assert not (tmp_path / "m" / "bad").exists()
+
+
+def test_models_from_a_local_folder(tmp_path: Path) -> None:
+    stick, folder = tmp_path / "usb", tmp_path / "models"
+    stick.mkdir()
+    body = _bytes(10_000)
+    (stick / "a.onnx").write_bytes(body)
+    entry = entry_for("https://example.invalid", "a.onnx", body)
+    fetch.fetch_all([entry], folder, source_dir=stick)
+    assert (folder / "a.onnx").read_bytes() == body
+
+    missing = entry_for("https://example.invalid", "b.onnx", body)
+    with pytest.raises(ApplianceError, match="b.onnx is not in") as info:
+        fetch.fetch_all([missing], folder, source_dir=stick)
+    assert info.value.exit_code == EXIT_NOINPUT
+
+    (stick / "c.onnx").write_bytes(body[:-1] + b"!")
+    with pytest.raises(ChecksumMismatch, match="Copy the right file"):
+        fetch.fetch_all([entry_for("https://example.invalid", "c.onnx", body)], folder, source_dir=stick)
+    assert not (folder / "c.onnx").exists() and not (folder / ".c.onnx.part").exists()
+
+
+def test_the_layout_is_the_one_models_py_resolves(tmp_path: Path) -> None:
+    """Fetch the built-in manifest's names (tiny stand-in bytes) and resolve every kind as 'installed'."""
+    stick, folder = tmp_path / "usb", tmp_path / "models"
+    stick.mkdir()
+    entries = []
+    for entry in fetch.select(fetch.MANIFEST, "Q5_K_M"):
+        data = _zip({f"{entry.target}/am/final.mdl": b"am"}) if entry.unpack else entry.name.encode()
+        (stick / entry.filename).write_bytes(data)
+        entries.append(dataclasses.replace(entry, size=len(data), sha256=hashlib.sha256(data).hexdigest()))
+    fetch.fetch_all(entries, folder, source_dir=stick)
+    cfg = Config(models=ModelsConfig(dir=str(folder), dev_packages=False))
+    cfg = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, quant="Q5_K_M"))
+    for kind in ("llm", "vosk", "wake", "wake_mel", "wake_embed", "vad", "voice"):
+        found = models.resolve(kind, cfg)  # type: ignore[arg-type]
+        assert found.source == "installed", kind
+        assert found.path.parent == folder
+    assert (folder / (models.VOICE_FILE + ".json")).is_file()  # Piper needs its config beside the voice
+
+
+def test_the_built_in_manifest_is_well_formed() -> None:
+    targets = [m.target for m in fetch.MANIFEST]
+    assert len(set(targets)) == len(targets)
+    assert {m.quant for m in fetch.MANIFEST if m.quant} == set(models.LLM_FILES)
+    for m in fetch.MANIFEST:
+        assert re.fullmatch(r"[0-9a-f]{64}", m.sha256), m.name
+        assert m.size > 0 and m.url.startswith("https://") and m.url.rsplit("/", 1)[1] == m.filename
+    # where the dev packages carry the very same files, the manifest agrees with models.KNOWN_SHA256
+    for m in fetch.MANIFEST:
+        if m.target in models.KNOWN_SHA256:
+            assert models.KNOWN_SHA256[m.target] == m.sha256, m.target
+
+
+def test_a_manifest_file_round_trips_and_bad_ones_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.json"
+    path.write_text(fetch.dump_manifest(fetch.MANIFEST))
+    assert fetch.load_manifest(path) == fetch.MANIFEST
+    path.write_text('{"models": [{"name": "x", "colour": "red"}]}')
+    with pytest.raises(ApplianceError, match="colour"):
+        fetch.load_manifest(path)
+    with pytest.raises(ApplianceError, match="does not exist") as info:
+        fetch.load_manifest(tmp_path / "nope.json")
+    assert info.value.exit_code == EXIT_NOINPUT
+
+
+def test_cli_fetch_exit_codes_and_messages(server, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base, plan = server
+    body = _bytes(20_000)
+    plan.files["/ok.onnx"] = body
+    good = entry_for(base, "ok.onnx", body)
+    manifest = tmp_path / "m.json"
+    manifest.write_text(fetch.dump_manifest([good]))
+    args = ["models", "fetch", "--dir", str(tmp_path / "models"), "--quant", "Q4_K_M", "--manifest", str(manifest),
+            "--retries", "0", "--timeout", "2"]
+    assert cli.main(args) == 0
+    assert "1 installed" in capsys.readouterr().out
+    assert cli.main(args) == 0
+    assert "0 installed, 1 already in place" in capsys.readouterr().out
+
+    manifest.write_text(fetch.dump_manifest([entry_for(base, "missing.onnx", body)]))
+    assert cli.main(args) == EXIT_UNAVAILABLE
+    err = capsys.readouterr().err
+    assert "HTTP 404" in err and "Traceback" not in err
