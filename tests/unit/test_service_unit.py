@@ -1,0 +1,81 @@
+"""systemd/appliance.service: systemd-analyze verify is clean and the sandbox scores 2.0 or lower."""
+
+from __future__ import annotations
+
+import configparser
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from appliance import EXIT_CONFIG
+
+UNIT = Path(__file__).resolve().parents[2] / "systemd" / "appliance.service"
+ANALYZE_TIMEOUT_S = 60
+MAX_EXPOSURE = 2.0
+
+pytestmark = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+
+
+def _settings() -> dict[str, list[str]]:
+    """Service settings as key -> every value given (systemd allows repeats)."""
+    values: dict[str, list[str]] = {}
+    section = ""
+    for line in UNIT.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        key, _, value = line.partition("=")
+        values.setdefault(f"{section}.{key}", []).append(value)
+    return values
+
+
+def test_verify_is_clean(tmp_path: Path) -> None:
+    # verify checks that ExecStart exists: point it at this venv's console script, keep the rest.
+    exe = Path(sys.executable).with_name("appliance")
+    assert exe.exists(), "the venv has no `appliance` console script (pip install -e .)"
+    text = UNIT.read_text()
+    assert "ExecStart=/opt/appliance/venv/bin/appliance run\n" in text  # where install.sh puts the venv
+    unit = tmp_path / "appliance.service"
+    unit.write_text(text.replace("/opt/appliance/venv/bin/appliance", str(exe)))
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True,
+                            timeout=ANALYZE_TIMEOUT_S)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == "", result.stderr
+
+
+def test_security_exposure_is_at_most_two() -> None:
+    result = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager", str(UNIT)],
+                            capture_output=True, text=True, timeout=ANALYZE_TIMEOUT_S)
+    match = re.search(r"Overall exposure level for \S+: ([0-9.]+)", result.stdout + result.stderr)
+    assert match, result.stdout + result.stderr
+    assert float(match.group(1)) <= MAX_EXPOSURE, result.stdout
+
+
+def test_the_settings_the_issue_names() -> None:
+    s = _settings()
+    assert s["Service.Type"] == ["notify"]
+    assert s["Service.User"] == ["appliance"] and "audio" in s["Service.SupplementaryGroups"][0].split()
+    assert s["Service.Restart"] == ["on-failure"]
+    assert s["Service.RestartPreventExitStatus"] == [str(EXIT_CONFIG)]
+    assert s["Service.StateDirectory"] == ["appliance"] and s["Service.ConfigurationDirectory"] == ["appliance"]
+    assert int(s["Service.WatchdogSec"][0]) > 0 and s["Service.MemoryMax"] and s["Service.Nice"]
+    # No network at all, but local sockets (journald, sd_notify, a PulseAudio socket) and ALSA devices.
+    assert s["Service.RestrictAddressFamilies"] == ["AF_UNIX"]
+    assert s["Service.IPAddressDeny"] == ["any"] and s["Service.PrivateNetwork"] == ["yes"]
+    assert s["Service.DeviceAllow"] == ["char-alsa rw"] and "Service.PrivateDevices" not in s
+    # Stopping within 5 s is the daemon's job; systemd waits a little longer before SIGKILL.
+    assert int(s["Service.TimeoutStopSec"][0]) >= 5
+
+
+def test_unit_parses_as_ini() -> None:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment]
+    parser.read_string(UNIT.read_text())
+    assert parser.sections() == ["Unit", "Service", "Install"]
