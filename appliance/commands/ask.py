@@ -1,0 +1,177 @@
+"""`appliance ask`: answer typed questions with the language model, streamed, or as JSON records."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from appliance import EXIT_DATAERR, EXIT_NOINPUT, EXIT_OK, EXIT_USAGE, ApplianceError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from appliance.cli import add_common
+
+    parser = sub.add_parser("ask", help="answer a typed question (no microphone), streaming the answer")
+    parser.add_argument("question", nargs="?", help="the question, in quotes")
+    parser.add_argument("--file", metavar="PATH", help="questions, one per line, answered with one loaded model")
+    parser.add_argument("--independent", action="store_true",
+                        help="with --file: answer each question on its own, not as one conversation")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object per question per line (answer, sentences, timings)")
+    parser.add_argument("--long", action="store_true", help="allow the longer answer budget (llm.max_new_tokens_long)")
+    add_common(parser)
+    parser.set_defaults(func=main)
+    return parser
+
+
+@dataclass
+class Record:
+    """What `ask --json` prints for one question."""
+
+    question: str
+    answer: str = ""
+    route: str = "llm"
+    sentences: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    ttft_ms: float | None = None
+    tokens: int = 0
+    tokens_per_s: float | None = None
+    stop_reason: str = ""
+
+    def json(self) -> str:
+        data = dict(self.__dict__)
+        for key in ("ttft_ms", "tokens_per_s"):
+            if data[key] is not None:
+                data[key] = round(data[key], 1)
+        return json.dumps(data, ensure_ascii=False)
+
+
+def read_questions(args: argparse.Namespace) -> list[str]:
+    """The questions from the command line or --file (blank lines and # comments skipped)."""
+    if args.file and args.question:
+        raise ApplianceError("give either a QUESTION or --file, not both", EXIT_USAGE)
+    if args.file:
+        path = Path(args.file)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ApplianceError(f"questions file not found: {path}", EXIT_NOINPUT) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ApplianceError(f"questions file {path} cannot be read as UTF-8 text: {exc}", EXIT_DATAERR) from None
+        questions = [line.strip() for line in text.splitlines()]
+        questions = [q for q in questions if q and not q.startswith("#")]
+        if not questions:
+            raise ApplianceError(f"questions file {path} has no questions (one per line)", EXIT_DATAERR)
+        return questions
+    if not args.question or not args.question.strip():
+        raise ApplianceError('nothing to ask: give a QUESTION in quotes, or --file questions.txt', EXIT_USAGE)
+    return [args.question.strip()]
+
+
+class Asker:
+    """Routes each question (skills first, else the language model) and collects its record."""
+
+    def __init__(self, cfg: Any, chat_factory: Callable[[], Any] | None = None) -> None:
+        self.cfg = cfg
+        self._chat_factory = chat_factory or self._load_chat
+        self._chat: Any = None
+
+    @property
+    def chat(self) -> Any:
+        """The language model, loaded on first use (a skill answer needs none)."""
+        if self._chat is None:
+            self._chat = self._chat_factory()
+        return self._chat
+
+    def _load_chat(self) -> Any:
+        from appliance.llm import LlamaChat
+
+        return LlamaChat.from_config(self.cfg)
+
+    def reset(self) -> None:
+        """Start a new conversation (used by --independent)."""
+        if self._chat is not None:
+            self._chat.reset()
+
+    def ask(self, question: str, cancel: threading.Event, on_delta: Callable[[str], None],
+            on_sentence: Callable[[str], None], long: bool | None = None) -> Record:
+        """Answer one question, handing text to on_delta as it comes and each spoken sentence to on_sentence."""
+        # Route: a skill answers first when one matches (issue 7 adds it here); else the language model.
+        return self._ask_llm(question, cancel, on_delta, on_sentence, long)
+
+    def _ask_llm(self, question: str, cancel: threading.Event, on_delta: Callable[[str], None],
+                 on_sentence: Callable[[str], None], long: bool | None) -> Record:
+        from appliance.sentences import SentenceSplitter
+
+        chat = self.chat
+        record = Record(question=question, route="llm")
+        splitter = SentenceSplitter(self.cfg.conversation.first_clause_min_words)
+        parts: list[str] = []
+        for delta in _stream(chat, question, cancel, long):
+            parts.append(delta)
+            on_delta(delta)
+            for sentence in splitter.add(delta):
+                _spoken(sentence, record, on_sentence)
+        for sentence in splitter.finish():
+            _spoken(sentence, record, on_sentence)
+        record.answer = "".join(parts).strip()
+        stats = chat.last_stats
+        record.prompt_tokens = stats.prompt_tokens
+        record.cached_prompt_tokens = stats.cached_prompt_tokens
+        record.ttft_ms = stats.ttft_ms
+        record.tokens = stats.tokens
+        record.tokens_per_s = stats.tokens_per_s
+        record.stop_reason = stats.stop_reason
+        return record
+
+
+def _stream(chat: Any, question: str, cancel: threading.Event, long: bool | None) -> Iterator[str]:
+    if long is None:
+        return chat.stream(question, cancel)
+    return chat.stream(question, cancel, long=long)
+
+
+def _spoken(sentence: str, record: Record, on_sentence: Callable[[str], None]) -> None:
+    """Clean one sentence for speech (no markdown, emoji or links) and pass it on if anything is left."""
+    from appliance.textclean import for_speech
+
+    text = for_speech(sentence)
+    if text:
+        record.sentences.append(text)
+        on_sentence(text)
+
+
+def main(args: argparse.Namespace) -> int:
+    from appliance.cli import load_config
+
+    cfg = load_config(args)
+    questions = read_questions(args)
+    asker = Asker(cfg)
+    cancel = threading.Event()
+    out = sys.stdout
+    many = len(questions) > 1
+
+    def show(delta: str) -> None:
+        if not args.json:
+            out.write(delta)
+            out.flush()
+
+    for number, question in enumerate(questions):
+        if args.independent and number:
+            asker.reset()
+        if many and not args.json:
+            out.write(f"> {question}\n")
+        record = asker.ask(question, cancel, show, lambda _sentence: None, long=True if args.long else None)
+        if args.json:
+            out.write(record.json() + "\n")
+        else:
+            out.write("\n\n" if many else "\n")
+        out.flush()
+    return EXIT_OK

@@ -1,0 +1,373 @@
+"""Chat over llama-cpp-python: one Llama, whole turns within n_ctx, a reused system prefix, streaming."""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from appliance import EXIT_CONFIG, ApplianceError
+from appliance.config import Config, LlmConfig
+from appliance.stages import AnswerStats
+
+_LOGGER = logging.getLogger(__name__)
+
+TOO_LONG_REPLY: Final = "Sorry, that question is too long for me. Could you ask it in fewer words?"
+FACTS_HEADER: Final = "\n\nFacts about this home:\n"
+# Questions that ask for more than a sentence or two get the longer token budget.
+LONG_ANSWER: Final = re.compile(
+    r"\b(tell me more|explain|in detail|describe|elaborate|a story|step by step|longer answer)\b", re.I)
+TOP_K: Final = 40  # llama.cpp's default candidate cut before top_p
+MIN_P: Final = 0.05  # llama.cpp's default
+PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
+
+Message = dict[str, str]
+
+
+class LlmError(ApplianceError):
+    """The language model could not be loaded or used."""
+
+    exit_code = EXIT_CONFIG
+
+
+@dataclass(frozen=True)
+class Turn:
+    user: str
+    assistant: str
+
+
+@dataclass
+class LlmStats(AnswerStats):
+    """AnswerStats plus the figures benchmarks and logs want."""
+
+    evaluated_prompt_tokens: int = 0
+    """Prompt tokens llama.cpp had to process (prompt_tokens - cached_prompt_tokens)."""
+    prompt_eval_ms: float | None = None
+    """Milliseconds spent processing those prompt tokens."""
+    total_ms: float | None = None
+    history_turns: int = 0
+    """Earlier turns that fitted into this prompt."""
+    max_new_tokens: int = 0
+
+
+def default_threads() -> tuple[int, int]:
+    """(generation threads, prompt threads): physical cores minus one (at least 1), and all cores."""
+    logical = os.cpu_count() or 1
+    try:
+        import psutil
+
+        physical = psutil.cpu_count(logical=False) or logical
+    except ImportError:  # psutil is optional here
+        physical = logical
+    return max(1, physical - 1), max(1, logical)
+
+
+def messages_for(system: str, turns: Sequence[Turn], question: str) -> list[Message]:
+    """The chat: system prompt, earlier turns oldest first, then the question."""
+    out = [{"role": "system", "content": system}]
+    for turn in turns:
+        out.append({"role": "user", "content": turn.user})
+        out.append({"role": "assistant", "content": turn.assistant})
+    out.append({"role": "user", "content": question})
+    return out
+
+
+def fit_turns(system: str, turns: Sequence[Turn], question: str,
+              count: Callable[[list[Message]], int], limit: int) -> tuple[int, int] | None:
+    """(index of the oldest turn kept, prompt tokens) for the newest whole turns within `limit`.
+
+    Oldest turns go first and a message is never cut; None when the question alone does not fit.
+    """
+    for first in range(len(turns) + 1):
+        tokens = count(messages_for(system, turns[first:], question))
+        if tokens <= limit:
+            return first, tokens
+    return None
+
+
+def trim_to_tokens(text: str, max_tokens: int, count: Callable[[str], int]) -> str:
+    """The leading whole lines of text within max_tokens (words of the first line if it alone is too long)."""
+    kept: list[str] = []
+    for line in text.strip().splitlines():
+        if count("\n".join([*kept, line])) > max_tokens:
+            if not kept:
+                words: list[str] = []
+                for word in line.split():
+                    if count(" ".join([*words, word])) > max_tokens:
+                        break
+                    words.append(word)
+                kept = [" ".join(words)] if words else []
+            break
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class LlamaChat:
+    """A conversation with one llama.cpp model, streamed token by token (the Chat protocol)."""
+
+    def __init__(self, cfg: LlmConfig, model_path: str | Path, *, idle_reset_s: float = 300.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.cfg = cfg
+        self.model_path = Path(model_path)
+        self.idle_reset_s = idle_reset_s
+        self.clock = clock
+        gen_threads, batch_threads = default_threads()
+        self.n_threads = cfg.n_threads or gen_threads
+        self.n_threads_batch = cfg.n_threads_batch or batch_threads
+        self.turns: list[Turn] = []
+        self.system = cfg.system_prompt
+        self.system_tokens = 0
+        self._llama: Any = None
+        self._format: Any = None
+        self._vocab: Any = None
+        self._lib: Any = None
+        self._pieces: dict[int, bytes] = {}
+        self._last = LlmStats()
+        self._last_turn_at: float | None = None
+        self._probe: dict[str, Any] | None = None
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> LlamaChat:
+        """Resolve the model file and load it (one Llama for the life of the process)."""
+        from appliance import models
+
+        chat = cls(cfg.llm, models.resolve("llm", cfg).path, idle_reset_s=cfg.conversation.idle_reset_s)
+        chat.load()
+        return chat
+
+    # ---------------------------------------------------------------- loading
+
+    def load(self) -> None:
+        """Load the GGUF, read its chat template, build the system prompt and cache it (warm-up)."""
+        try:
+            import llama_cpp
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        except ImportError as exc:
+            raise LlmError(f"llama-cpp-python is not installed ({exc}); run scripts/install.sh") from None
+        started = time.monotonic()
+        cfg = self.cfg
+        try:
+            llama = llama_cpp.Llama(
+                model_path=str(self.model_path), n_ctx=cfg.n_ctx, n_batch=cfg.n_batch,
+                n_ubatch=cfg.n_batch, n_threads=self.n_threads, n_threads_batch=self.n_threads_batch,
+                use_mmap=cfg.use_mmap, use_mlock=cfg.use_mlock, flash_attn=cfg.flash_attn,
+                seed=llama_cpp.LLAMA_DEFAULT_SEED if cfg.seed < 0 else cfg.seed, verbose=False)
+        except (ValueError, RuntimeError) as exc:
+            raise LlmError(f"Could not load the language model {self.model_path}: {exc}. Is it a "
+                           "complete GGUF file? Fetch it again with `sudo appliance models fetch`.") from None
+        template = llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise LlmError(f"The language model {self.model_path} has no chat template "
+                           "(tokenizer.chat_template); use an instruct GGUF.")
+        model = llama._model
+        eos, bos = llama.token_eos(), llama.token_bos()
+        self._format = Jinja2ChatFormatter(
+            template=template, eos_token=model.token_get_text(eos) if eos != -1 else "",
+            bos_token=model.token_get_text(bos) if bos != -1 else "", add_generation_prompt=True)
+        self._llama, self._lib, self._vocab = llama, llama_cpp, model.vocab
+        llama.eval = self._probed_eval  # records what each prompt reused (see _probed_eval)
+        self.system = self._system_prompt()
+        self.warm()
+        _LOGGER.info("Language model %s ready in %.1f s: n_ctx %d, %d/%d threads, system prompt %d tokens "
+                     "cached", self.model_path.name, time.monotonic() - started, cfg.n_ctx,
+                     self.n_threads, self.n_threads_batch, self.system_tokens)
+
+    def _system_prompt(self) -> str:
+        system = self.cfg.system_prompt.strip()
+        if not self.cfg.facts_file or self.cfg.facts_max_tokens <= 0:
+            return system
+        path = Path(self.cfg.facts_file)
+        try:
+            facts = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LlmError(f"llm.facts_file {path} cannot be read ({exc}); fix or remove it") from None
+        kept = trim_to_tokens(facts, self.cfg.facts_max_tokens, self.count_text)
+        if len(kept) < len(facts.strip()):
+            _LOGGER.warning("Facts file %s is longer than llm.facts_max_tokens (%d); its end is left out",
+                            path, self.cfg.facts_max_tokens)
+        return system + FACTS_HEADER + kept if kept else system
+
+    def warm(self) -> None:
+        """Process the part of the prompt every question shares (system prompt and role header) now."""
+        a = self.tokenize_messages(messages_for(self.system, [], "a"))
+        b = self.tokenize_messages(messages_for(self.system, [], "b"))
+        shared = a[:common_prefix(a, b)]
+        self.system_tokens = len(shared)
+        llama = self._llama
+        if common_prefix(llama.input_ids[: llama.n_tokens].tolist(), shared) == len(shared):
+            return
+        llama.reset()
+        type(llama).eval(llama, shared)
+
+    # ---------------------------------------------------------------- tokens
+
+    def tokenize_messages(self, messages: list[Message]) -> list[int]:
+        prompt = self._format(messages=messages).prompt
+        return self._llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+
+    def count_messages(self, messages: list[Message]) -> int:
+        return len(self.tokenize_messages(messages))
+
+    def count_text(self, text: str) -> int:
+        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def _piece(self, token: int) -> bytes:
+        piece = self._pieces.get(token)
+        if piece is None:
+            buf = ctypes.create_string_buffer(PIECE_BYTES)
+            n = self._lib.llama_token_to_piece(self._vocab, token, buf, PIECE_BYTES, 0, False)
+            piece = buf.raw[:max(n, 0)]
+            self._pieces[token] = piece
+        return piece
+
+    def _probed_eval(self, tokens: Sequence[int]) -> None:
+        """Llama.eval, noting on the first call of an answer how many prompt tokens llama.cpp kept."""
+        llama, probe = self._llama, self._probe
+        if probe is None:
+            type(llama).eval(llama, tokens)
+            return
+        self._probe = None
+        probe["kept"] = llama.n_tokens  # the common prefix generate() kept in the KV cache
+        probe["evaluated"] = len(tokens)
+        started = time.perf_counter()
+        type(llama).eval(llama, tokens)
+        probe["eval_s"] = time.perf_counter() - started
+
+    # ---------------------------------------------------------------- conversation
+
+    @property
+    def last_stats(self) -> LlmStats:
+        return self._last
+
+    def reset(self) -> None:
+        """Forget the conversation (the system prompt stays cached)."""
+        self.turns.clear()
+        self._last_turn_at = None
+
+    def budget_for(self, question: str, long: bool | None = None) -> int:
+        """Tokens the answer may use: the long budget when asked for ("explain", "tell me more")."""
+        if long is None:
+            long = bool(LONG_ANSWER.search(question))
+        return self.cfg.max_new_tokens_long if long else self.cfg.max_new_tokens
+
+    def stream(self, question: str, cancel: threading.Event, *, long: bool | None = None) -> Iterator[str]:
+        """Text deltas of the answer; checks `cancel` between tokens and ends at the time limit."""
+        if self._llama is None:
+            raise LlmError("The language model is not loaded; call load() first")
+        started = time.monotonic()
+        question = " ".join(question.split())
+        stats = self._last = LlmStats()
+        now = self.clock()
+        if self._last_turn_at is not None and now - self._last_turn_at >= self.idle_reset_s and self.turns:
+            _LOGGER.info("Conversation idle for %.0f s: starting afresh", now - self._last_turn_at)
+            self.turns.clear()
+        budget = stats.max_new_tokens = self.budget_for(question, long)
+        fit = fit_turns(self.system, self.turns, question, self.count_messages, self.cfg.n_ctx - budget)
+        if fit is None and budget > self.cfg.max_new_tokens:
+            budget = stats.max_new_tokens = self.cfg.max_new_tokens
+            fit = fit_turns(self.system, self.turns, question, self.count_messages, self.cfg.n_ctx - budget)
+        if fit is None:
+            stats.prompt_tokens = self.count_messages(messages_for(self.system, [], question))
+            stats.stop_reason = "too_long"
+            _LOGGER.warning("Question of %d prompt tokens does not fit n_ctx %d with %d answer tokens",
+                            stats.prompt_tokens, self.cfg.n_ctx, budget)
+            stats.ttft_ms = (time.monotonic() - started) * 1000
+            stats.total_ms = stats.ttft_ms
+            yield TOO_LONG_REPLY
+            return
+        first, _ = fit
+        if first:
+            _LOGGER.debug("Dropping %d oldest turns to fit n_ctx", first)
+            del self.turns[:first]
+        prompt = self.tokenize_messages(messages_for(self.system, self.turns, question))
+        stats.prompt_tokens = len(prompt)
+        stats.history_turns = len(self.turns)
+        answer = yield from self._generate(prompt, budget, cancel, stats, started)
+        self.turns.append(Turn(question, answer))
+        self._last_turn_at = self.clock()
+
+    def _generate(self, prompt: list[int], budget: int, cancel: threading.Event, stats: LlmStats,
+                  started: float) -> Iterator[str]:
+        """Run the sampling loop; returns the raw answer text (what the history keeps)."""
+        cfg, llama, lib = self.cfg, self._llama, self._lib
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        deadline = started + cfg.answer_timeout_s
+        parts: list[str] = []
+        leading = True
+        first_at = last_at = None
+        received = 0  # tokens sampled, the end-of-generation token included
+        stats.stop_reason = "length"
+        if cancel.is_set():
+            stats.stop_reason = "cancelled"
+            return ""
+        probe: dict[str, Any] = {}
+        self._probe = probe
+        tokens = llama.generate(prompt, top_k=TOP_K, top_p=cfg.top_p, min_p=MIN_P, temp=cfg.temperature,
+                                repeat_penalty=cfg.repeat_penalty)
+        try:
+            for token in tokens:
+                last_at = time.monotonic()
+                received += 1
+                if first_at is None:
+                    first_at = last_at
+                    stats.ttft_ms = (first_at - started) * 1000
+                if lib.llama_vocab_is_eog(self._vocab, token) or lib.llama_vocab_is_control(self._vocab, token):
+                    stats.stop_reason = "stop"
+                    break
+                stats.tokens += 1
+                text = decoder.decode(self._piece(token))
+                parts.append(text)
+                if leading:
+                    text = text.lstrip()
+                    leading = not text
+                if text:
+                    yield text
+                if cancel.is_set():
+                    stats.stop_reason = "cancelled"
+                    break
+                if stats.tokens >= budget:
+                    break
+                if time.monotonic() >= deadline:
+                    stats.stop_reason = "timeout"
+                    _LOGGER.warning("Answer stopped at the %.0f s time limit", cfg.answer_timeout_s)
+                    break
+        except GeneratorExit:  # the consumer stopped reading: a cancel by another name
+            stats.stop_reason = "cancelled"
+            raise
+        finally:
+            tokens.close()
+            self._probe = None
+            tail = decoder.decode(b"", final=True)
+            parts.append(tail)
+            self._finish_stats(stats, probe, started, first_at, last_at, received)
+        return "".join(parts)  # an unfinished UTF-8 sequence at the very end is not spoken
+
+    def _finish_stats(self, stats: LlmStats, probe: dict[str, Any], started: float,
+                      first_at: float | None, last_at: float | None, received: int) -> None:
+        if "kept" in probe:
+            stats.cached_prompt_tokens = probe["kept"]
+            stats.evaluated_prompt_tokens = probe["evaluated"]
+            stats.prompt_eval_ms = probe["eval_s"] * 1000 if "eval_s" in probe else None
+        if first_at is not None and last_at is not None and last_at > first_at and received > 1:
+            # Each token after the first cost one decode: the streamed generation rate.
+            stats.tokens_per_s = (received - 1) / (last_at - first_at)
+        stats.total_ms = (time.monotonic() - started) * 1000
+        _LOGGER.debug("Answer: %d prompt tokens (%d cached), %d tokens, %s", stats.prompt_tokens,
+                      stats.cached_prompt_tokens, stats.tokens, stats.stop_reason)

@@ -1,0 +1,98 @@
+"""Prompt budget of the chat model, with a fake tokenizer: whole newest turns within n_ctx."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from appliance.config import LlmConfig
+from appliance.llm import LONG_ANSWER, LlamaChat, Turn, common_prefix, fit_turns, messages_for, trim_to_tokens
+
+PER_MESSAGE = 4  # role header and end marker, like ChatML's <|im_start|>role\n ... <|im_end|>\n
+
+
+def count(messages: list[dict[str, str]]) -> int:
+    """A fake tokenizer: one token per word, plus a few per message."""
+    return sum(len(m["content"].split()) + PER_MESSAGE for m in messages)
+
+
+def words(n: int, tag: str) -> str:
+    return " ".join(f"{tag}{i}" for i in range(n))
+
+
+def test_everything_fits_when_short() -> None:
+    turns = [Turn(words(5, "u"), words(5, "a")) for _ in range(3)]
+    assert fit_turns("sys", turns, "question?", count, limit=100) == (0, count(messages_for("sys", turns, "question?")))
+
+
+def test_oldest_turns_are_dropped_first_and_whole() -> None:
+    turns = [Turn(words(10, f"u{i}_"), words(10, f"a{i}_")) for i in range(5)]
+    # Each turn costs 28 tokens, system 6, question 6: 12 + 2 turns (56) = 68 fits in 70, 3 turns do not.
+    first, tokens = fit_turns("the system", turns, "q1 q2", count, limit=70)
+    assert first == 3
+    kept = turns[first:]
+    assert kept == turns[-2:]  # the newest two, untouched
+    assert tokens == count(messages_for("the system", kept, "q1 q2")) == 68
+    messages = messages_for("the system", kept, "q1 q2")
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert messages[1]["content"] == turns[3].user and messages[-1]["content"] == "q1 q2"
+
+
+def test_a_question_that_alone_does_not_fit_gives_none() -> None:
+    turns = [Turn("hi", "hello")]
+    assert fit_turns("sys", turns, words(100, "w"), count, limit=50) is None
+    # Exactly at the limit still fits (prompt + answer budget may equal n_ctx).
+    alone = count(messages_for("sys", [], words(10, "w")))
+    assert fit_turns("sys", turns, words(10, "w"), count, limit=alone) == (1, alone)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sizes=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 60)), max_size=30),
+       question=st.integers(0, 80), limit=st.integers(10, 400))
+def test_budget_properties(sizes: list[tuple[int, int]], question: int, limit: int) -> None:
+    turns = [Turn(words(u, f"u{i}_"), words(a, f"a{i}_")) for i, (u, a) in enumerate(sizes)]
+    q = words(question, "q")
+    fit = fit_turns("system prompt", turns, q, count, limit)
+    alone = count(messages_for("system prompt", [], q))
+    if alone > limit:
+        assert fit is None
+        return
+    assert fit is not None
+    first, tokens = fit
+    assert tokens == count(messages_for("system prompt", turns[first:], q)) <= limit
+    if first > 0:  # as many turns as fit: one more would overflow
+        assert count(messages_for("system prompt", turns[first - 1:], q)) > limit
+
+
+def test_facts_are_trimmed_to_whole_lines_within_the_budget() -> None:
+    def tokens(text: str) -> int:
+        return len(text.split())
+
+    facts = "Anna and Ben live here.\nThe guest Wi-Fi is called Meadow.\nThe cat is Tom.\n"
+    assert trim_to_tokens(facts, 100, tokens) == facts.strip()
+    assert trim_to_tokens(facts, 11, tokens) == "Anna and Ben live here.\nThe guest Wi-Fi is called Meadow."
+    assert trim_to_tokens(facts, 3, tokens) == "Anna and Ben"  # a first line alone too long: its first words
+    assert trim_to_tokens(facts, 0, tokens) == ""
+
+
+def test_common_prefix() -> None:
+    assert common_prefix([1, 2, 3, 4], [1, 2, 5]) == 2
+    assert common_prefix([], [1]) == 0
+    assert common_prefix([1, 2], [1, 2, 3]) == 2
+
+
+def test_long_budget_when_asked_for_more() -> None:
+    chat = LlamaChat(LlmConfig(max_new_tokens=96, max_new_tokens_long=256), "unused.gguf")
+    assert chat.budget_for("What is the capital of France?") == 96
+    assert chat.budget_for("Can you explain how rainbows form?") == 256
+    assert chat.budget_for("Tell me more") == 256
+    assert chat.budget_for("What is the capital of France?", long=True) == 256
+    assert chat.budget_for("Explain it", long=False) == 96
+    assert LONG_ANSWER.search("unexplained") is None
+
+
+def test_threads_default_to_cores_minus_one_and_all_cores() -> None:
+    chat = LlamaChat(LlmConfig(), "unused.gguf")
+    assert chat.n_threads >= 1 and chat.n_threads_batch >= chat.n_threads
+    chat = LlamaChat(LlmConfig(n_threads=3, n_threads_batch=4), "unused.gguf")
+    assert (chat.n_threads, chat.n_threads_batch) == (3, 4)
