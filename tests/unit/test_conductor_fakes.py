@@ -35,6 +35,8 @@ class FakeSource:
         self.chunks = list(chunks or [])
         self.frames_read = 0
         self.eof = False
+        self.fill: str | None = None
+        """When set, the label of endless chunks after the script (a live microphone)."""
         self.raise_next: Exception | None = None
 
     def read(self, timeout: float) -> AudioChunk | None:
@@ -43,7 +45,10 @@ class FakeSource:
             raise exc
         if not self.chunks:
             time.sleep(min(timeout, 0.01))
-            return None
+            if self.fill is None:
+                return None
+            self.frames_read += 1
+            return chunk(self.fill)
         self.frames_read += 1
         return self.chunks.pop(0)
 

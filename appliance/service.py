@@ -1,0 +1,278 @@
+"""The daemon around the conductor: sd_notify, a watchdog that proves hearing, journald entries, signals."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any, Final
+
+from appliance.conductor import Conductor, State
+from appliance.config import Config
+from appliance.turn import TurnRecord
+
+_LOGGER = logging.getLogger(__name__)
+
+SYSLOG_IDENTIFIER: Final = "appliance"
+STOP_TIMEOUT_S: Final = 3.0  # seconds to wait for the conductor after SIGTERM (systemd allows us 5 s here)
+MONITOR_INTERVAL_S: Final = 0.5  # seconds between looks at the microphone status
+FREEZE_ENV: Final = "APPLIANCE_DEBUG_FREEZE"
+"""Debug hook: with APPLIANCE_DEBUG_FREEZE=1 in the environment, SIGUSR2 freezes (and a second
+SIGUSR2 thaws) the conductor loop, as a hung model call would; the watchdog must then stop."""
+
+
+class Notifier:
+    """sd_notify(3) through systemd-python; silent when NOTIFY_SOCKET is not set."""
+
+    def __init__(self) -> None:
+        self.enabled = bool(os.environ.get("NOTIFY_SOCKET"))
+        self._status = ""
+        self._lock = threading.Lock()
+
+    def send(self, message: str) -> None:
+        if not self.enabled:
+            return
+        try:
+            from systemd import daemon  # type: ignore[import-not-found]
+
+            daemon.notify(message)
+        except Exception as exc:  # never let monitoring take the daemon down
+            _LOGGER.debug("sd_notify(%r) failed: %s", message, exc)
+
+    def ready(self, text: str) -> None:
+        """READY=1 together with the first STATUS= line."""
+        with self._lock:
+            self._status = text
+        self.send(f"READY=1\nSTATUS={text}")
+
+    def status(self, text: str) -> None:
+        with self._lock:
+            if text == self._status:
+                return
+            self._status = text
+        _LOGGER.debug("Status: %s", text)
+        self.send(f"STATUS={text}")
+
+
+def watchdog_interval_s() -> float | None:
+    """Half of systemd's WatchdogSec (from WATCHDOG_USEC), or None when no watchdog is asked for."""
+    usec = os.environ.get("WATCHDOG_USEC")
+    pid = os.environ.get("WATCHDOG_PID")
+    if not usec or (pid and pid != str(os.getpid())):
+        return None
+    try:
+        return max(0.05, int(usec) / 1e6 / 2)
+    except ValueError:
+        return None
+
+
+class Journal:
+    """Structured journald entries: one per turn and one per event; transcripts only when allowed."""
+
+    def __init__(self, with_text: bool, sender: Callable[..., Any] | None = None) -> None:
+        self.with_text = with_text
+        self._sender = sender
+        self._failed = False
+
+    def _send(self, message: str, priority: int, fields: dict[str, Any]) -> None:
+        try:
+            if self._sender is None:
+                from systemd import journal  # type: ignore[import-not-found]
+
+                self._sender = journal.send
+            clean = {k: str(v) for k, v in fields.items() if v is not None}
+            self._sender(message, PRIORITY=str(priority), SYSLOG_IDENTIFIER=SYSLOG_IDENTIFIER, **clean)
+        except Exception as exc:  # no journald (a development shell): say so once
+            if not self._failed:
+                self._failed = True
+                _LOGGER.info("No journald entries (%s)", exc)
+
+    def turn(self, record: TurnRecord) -> None:
+        _LOGGER.info("%s", record.summary())
+        if self.with_text:
+            _LOGGER.info("Heard %r; answered %r", record.transcript, record.answer)
+        self._send(record.summary(), 6 if record.outcome != "error" else 4, record.journal_fields(self.with_text))
+
+    def event(self, name: str, message: str = "", traceback: str | None = None, **fields: Any) -> None:
+        data = {"APPLIANCE_EVENT": name, **{k.upper(): v for k, v in fields.items()}}
+        if traceback:
+            data["TRACEBACK"] = traceback
+        self._send(message or name, 3 if name == "error" else 6, data)
+
+
+class Watchdog:
+    """Feeds WATCHDOG=1 only while the conductor loop turns and the microphone delivers (or is waited for).
+
+    It also turns microphone status changes into STATUS= lines and device lost/back events.
+    """
+
+    def __init__(self, conductor: Conductor, source: Any, notifier: Notifier, journal: Journal,
+                 status_text: Callable[[], str], interval_s: float | None) -> None:
+        self.conductor, self.source, self.notifier, self.journal = conductor, source, notifier, journal
+        self.status_text = status_text
+        self.interval_s = interval_s
+        self.fed = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="appliance-watchdog", daemon=True)
+        self._source_status = "ok"
+        self._starved = ""
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(2.0)
+
+    def healthy(self, beat: int, frames: int, last_beat: int, last_frames: int) -> tuple[bool, str]:
+        if beat == last_beat:
+            return False, "the conductor loop has not turned"
+        if frames == last_frames and self._source_status == "ok":
+            return False, "the microphone delivered no audio"
+        return True, ""
+
+    def _run(self) -> None:
+        last_beat, last_frames = self.conductor.heartbeat, self.source.frames_read
+        next_feed = time.monotonic() + (self.interval_s or 0)
+        while not self._stop.wait(min(MONITOR_INTERVAL_S, self.interval_s or MONITOR_INTERVAL_S)):
+            self._check_source()
+            if self.interval_s is None or time.monotonic() < next_feed:
+                continue
+            next_feed = time.monotonic() + self.interval_s
+            beat, frames = self.conductor.heartbeat, self.source.frames_read
+            ok, why = self.healthy(beat, frames, last_beat, last_frames)
+            last_beat, last_frames = beat, frames
+            if ok:
+                self.notifier.send("WATCHDOG=1")
+                self.fed += 1
+                if self._starved:
+                    _LOGGER.info("Watchdog fed again")
+                self._starved = ""
+            elif why != self._starved:
+                self._starved = why
+                self.journal.event("watchdog", f"Watchdog not fed: {why}", reason=why)
+                _LOGGER.error("Watchdog not fed: %s; systemd will restart the service", why)
+
+    def _check_source(self) -> None:
+        try:
+            status = self.source.status()
+        except Exception as exc:
+            status = f"Microphone status failed: {exc}"
+        if status == self._source_status:
+            return
+        if status != "ok" and self._source_status == "ok":
+            _LOGGER.warning("Microphone: %s", status)
+            self.journal.event("device_lost", f"Microphone lost: {status}", status=status)
+        elif status == "ok":
+            _LOGGER.info("Microphone back")
+            self.journal.event("device_back", "Microphone back")
+        self._source_status = status
+        self.notifier.status(self.status_text())
+
+
+def state_text(state: State, cfg: Config) -> str:
+    phrase = os.path.basename(cfg.wake.model).removesuffix(".onnx").replace("_v0.1", "").replace("_", " ")
+    return {
+        State.IDLE: f"Listening for '{phrase}'",
+        State.LISTENING: "Listening to a question",
+        State.THINKING: "Thinking",
+        State.SPEAKING: "Speaking",
+        State.FOLLOW_UP: "Listening for a follow-up",
+    }[state]
+
+
+def apply_cpu_affinity(cores: list[int]) -> None:
+    """Pin the process (and the threads it starts later) to the configured cores."""
+    if not cores:
+        return
+    try:
+        os.sched_setaffinity(0, set(cores))
+        _LOGGER.info("CPU affinity: cores %s", ",".join(map(str, sorted(cores))))
+    except OSError as exc:
+        _LOGGER.warning("Could not pin to cores %s (%s); running on all cores", cores, exc)
+
+
+class Service:
+    """Runs a Conductor under systemd until SIGTERM: READY, STATUS, WATCHDOG and STOPPING."""
+
+    def __init__(self, cfg: Config, stages: dict[str, Any], journal: Journal, notifier: Notifier | None = None,
+                 conductor_factory: Callable[..., Conductor] = Conductor) -> None:
+        self.cfg = cfg
+        self.stages = stages
+        self.journal = journal
+        self.notifier = notifier or Notifier()
+        self.stop_requested = threading.Event()
+        self.conductor = conductor_factory(
+            stages["source"], stages["sink"], stages["wake"], stages["asr"], stages.get("skills"),
+            stages["chat"], stages["tts"], cfg, earcons=stages.get("earcons"), timers=stages.get("timers"),
+            for_speech=stages.get("for_speech"), on_turn=journal.turn, on_state=self._on_state,
+            on_event=self._on_event)
+        self.watchdog = Watchdog(self.conductor, stages["source"], self.notifier, journal,
+                                 self.status_text, watchdog_interval_s() if cfg.service.watchdog else None)
+
+    def status_text(self) -> str:
+        source_status = self.stages["source"].status()
+        if source_status not in ("ok", "starting"):
+            return source_status
+        return state_text(self.conductor.state, self.cfg)
+
+    def _on_state(self, state: State) -> None:
+        self.notifier.status(self.status_text())
+
+    def _on_event(self, name: str, message: str = "", traceback: str | None = None, **fields: Any) -> None:
+        self.journal.event(name, message, traceback=traceback, **fields)
+
+    def _signal(self, signum: int, frame: Any) -> None:
+        if signum == signal.SIGUSR2:
+            if self.conductor.freeze.is_set():
+                _LOGGER.warning("Debug hook: conductor thawed")
+                self.conductor.freeze.clear()
+            else:
+                _LOGGER.warning("Debug hook: conductor frozen (the watchdog will stop)")
+                self.conductor.freeze.set()
+            return
+        _LOGGER.info("Stopping (%s)", signal.Signals(signum).name)
+        self.stop_requested.set()
+
+    def run(self) -> int:
+        """Until SIGTERM/SIGINT: the conductor on its own thread, signals on this one."""
+        signal.signal(signal.SIGTERM, self._signal)
+        signal.signal(signal.SIGINT, self._signal)
+        if os.environ.get(FREEZE_ENV) == "1":
+            signal.signal(signal.SIGUSR2, self._signal)
+        thread = threading.Thread(target=self._conduct, name="appliance-conductor", daemon=True)
+        self.notifier.ready(self.status_text())
+        _LOGGER.info("Ready: %s", self.status_text())
+        thread.start()
+        self.watchdog.start()
+        while not self.stop_requested.wait(0.2):
+            if not thread.is_alive():
+                _LOGGER.error("The conductor thread ended unexpectedly")
+                break
+        self.notifier.send("STOPPING=1")
+        self.conductor.stop()
+        self.conductor.freeze.clear()
+        thread.join(STOP_TIMEOUT_S)
+        self.watchdog.stop()
+        if thread.is_alive():
+            _LOGGER.warning("The conductor did not stop within %.0f s; exiting anyway", STOP_TIMEOUT_S)
+        self.close()
+        return 0 if self.stop_requested.is_set() else 70
+
+    def _conduct(self) -> None:
+        try:
+            self.conductor.run()
+        except BaseException as exc:  # a bug in the conductor itself: logged, the service exits non-zero
+            self.journal.event("error", f"Conductor crashed: {exc}", traceback=traceback.format_exc())
+            _LOGGER.exception("Conductor crashed")
+
+    def close(self) -> None:
+        for name in ("source", "sink"):
+            try:
+                self.stages[name].close()
+            except Exception:
+                _LOGGER.exception("Closing the %s failed", name)

@@ -1,0 +1,204 @@
+"""service.py: sd_notify over a real datagram socket, the watchdog's rules, journald fields, signals."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from test_conductor_fakes import (FakeAsr, FakeChat, FakeEarcons, FakeSink, FakeSkills, FakeSource, FakeTts,
+                                  FakeWake, chunk)
+
+from appliance.conductor import Conductor, State
+from appliance.config import Config
+from appliance.service import Journal, Notifier, Service, Watchdog, state_text, watchdog_interval_s
+from appliance.turn import TURN_FIELDS, TurnRecord
+
+WAIT_S = 5.0
+
+
+class NotifySocket:
+    """The systemd side of sd_notify: a bound AF_UNIX datagram socket."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.sock.settimeout(0.1)
+        self.messages: list[str] = []
+
+    def collect(self, until, timeout: float = WAIT_S) -> list[str]:
+        deadline = time.monotonic() + timeout
+        while not until(self.messages):
+            assert time.monotonic() < deadline, f"no such notification; got {self.messages}"
+            try:
+                self.messages += self.sock.recv(4096).decode().splitlines()
+            except TimeoutError:
+                pass
+        return self.messages
+
+
+@pytest.fixture()
+def notify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotifySocket:
+    path = tmp_path / "notify"
+    sock = NotifySocket(path)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(path))
+    monkeypatch.setenv("WATCHDOG_USEC", "200000")  # 0.2 s: fed every 0.1 s
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    yield sock
+    sock.sock.close()
+
+
+class RecordingJournal(Journal):
+    def __init__(self, with_text: bool = False) -> None:
+        self.sent: list[tuple[str, dict]] = []
+        super().__init__(with_text, sender=lambda message, **fields: self.sent.append((message, fields)))
+
+
+def test_watchdog_interval_is_half_of_watchdog_usec(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WATCHDOG_USEC", "10000000")
+    monkeypatch.delenv("WATCHDOG_PID", raising=False)
+    assert watchdog_interval_s() == 5.0
+    monkeypatch.setenv("WATCHDOG_PID", "1")  # meant for another process
+    assert watchdog_interval_s() is None
+    monkeypatch.delenv("WATCHDOG_USEC")
+    assert watchdog_interval_s() is None
+
+
+def test_notifier_speaks_sd_notify(notify: NotifySocket) -> None:
+    n = Notifier()
+    n.send("READY=1")
+    n.status("Thinking")
+    n.status("Thinking")  # unchanged: not sent twice
+    msgs = notify.collect(lambda m: len(m) >= 2)
+    time.sleep(0.2)
+    notify.collect(lambda m: True)
+    assert notify.messages == ["READY=1", "STATUS=Thinking"]
+
+
+class Ticking:
+    """A conductor stand-in whose heartbeat and the source's frames a test moves by hand."""
+
+    def __init__(self) -> None:
+        self.heartbeat = 0
+
+
+def test_watchdog_is_fed_only_while_the_loop_turns_and_audio_arrives(notify: NotifySocket) -> None:
+    conductor, source, journal = Ticking(), FakeSource(), RecordingJournal()
+    dog = Watchdog(conductor, source, Notifier(), journal, lambda: "Listening", watchdog_interval_s())
+    assert dog.healthy(2, 2, 1, 1) == (True, "")
+    assert dog.healthy(1, 2, 1, 1)[0] is False  # the loop did not turn: a hung model call
+    assert dog.healthy(2, 1, 1, 1) == (False, "the microphone delivered no audio")  # a deaf loop
+    source.status = lambda: "Waiting for microphone 'USB'"  # type: ignore[method-assign]
+    dog._check_source()
+    assert dog.healthy(2, 1, 1, 1) == (True, "")  # an unplugged microphone is a healthy wait
+    assert journal.sent[-1][1]["APPLIANCE_EVENT"] == "device_lost"
+    source.status = lambda: "ok"  # type: ignore[method-assign]
+    dog._check_source()
+    assert journal.sent[-1][1]["APPLIANCE_EVENT"] == "device_back"
+
+
+def test_watchdog_thread_stops_feeding_when_frozen(notify: NotifySocket) -> None:
+    conductor, source, journal = Ticking(), FakeSource(), RecordingJournal()
+    dog = Watchdog(conductor, source, Notifier(), journal, lambda: "Listening", watchdog_interval_s())
+    alive = threading.Event()
+    alive.set()
+
+    def tick() -> None:
+        while alive.is_set():
+            conductor.heartbeat += 1
+            source.frames_read += 1
+            time.sleep(0.01)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    dog.start()
+    notify.collect(lambda m: m.count("WATCHDOG=1") >= 3)
+    alive.clear()
+    ticker.join(WAIT_S)
+    deadline = time.monotonic() + WAIT_S
+    while not any(f.get("APPLIANCE_EVENT") == "watchdog" for _, f in journal.sent):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    fed = dog.fed
+    time.sleep(0.5)
+    dog.stop()
+    assert dog.fed == fed  # nothing fed once the loop stopped turning
+
+
+def test_journal_turn_entry_has_every_field_and_hides_text_unless_allowed() -> None:
+    rec = TurnRecord(turn_id=3, wake_word="hey_jarvis", wake_score=0.91, route="llm", outcome="answered",
+                     transcript="what is the capital of France", answer_parts=["Paris."],
+                     wake_at=1.0, speech_end_at=2.0, transcript_at=2.3, first_token_at=2.5,
+                     first_sentence_at=2.7, first_audio_at=2.9, end_at=4.0)
+    private, open_ = RecordingJournal(False), RecordingJournal(True)
+    private.turn(rec)
+    open_.turn(rec)
+    fields = private.sent[0][1]
+    assert set(TURN_FIELDS) <= set(fields)
+    assert fields["TURN_MS"] == "3000" and fields["FIRST_AUDIO_MS"] == "900" and fields["ASR_MS"] == "300"
+    assert "TRANSCRIPT" not in fields and "ANSWER" not in fields
+    assert open_.sent[0][1]["TRANSCRIPT"] == rec.transcript and open_.sent[0][1]["ANSWER"] == "Paris."
+
+
+def test_journal_error_event_carries_the_traceback() -> None:
+    j = RecordingJournal()
+    j.event("error", "llm failed: boom", traceback="Traceback ...", stage="llm", turn_id=4)
+    message, fields = j.sent[0]
+    assert message == "llm failed: boom"
+    assert fields["TRACEBACK"] == "Traceback ..." and fields["STAGE"] == "llm" and fields["PRIORITY"] == "3"
+
+
+def test_state_text_names_the_wake_word() -> None:
+    assert state_text(State.IDLE, Config()) == "Listening for 'hey jarvis'"
+    assert state_text(State.THINKING, Config()) == "Thinking"
+
+
+def _stages() -> dict:
+    return {"source": FakeSource(), "sink": FakeSink(), "wake": FakeWake(), "asr": FakeAsr(),
+            "skills": FakeSkills(), "chat": FakeChat(delay_s=0.3), "tts": FakeTts(), "earcons": FakeEarcons()}
+
+
+def test_service_ready_status_turn_and_sigterm(notify: NotifySocket) -> None:
+    stages = _stages()
+    stages["source"].chunks = [chunk(x) for x in ("SIL", "WAKE", "SAY:what is it", "SIL", "SIL")]
+    stages["source"].fill = "SIL"
+    journal = RecordingJournal()
+    service = Service(Config(), stages, journal,
+                      conductor_factory=lambda *a, **k: Conductor(*a, splitter_factory=_splitter, **k))
+    done = threading.Event()
+
+    def stop_later() -> None:
+        notify.collect(lambda m: "STATUS=Speaking" in m)
+        os.kill(os.getpid(), signal.SIGTERM)  # mid-answer: the fake model is slow
+        done.set()
+
+    old = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    stopper = threading.Thread(target=stop_later)
+    stopper.start()
+    try:
+        started = time.monotonic()
+        code = service.run()
+        elapsed = time.monotonic() - started
+    finally:
+        signal.signal(signal.SIGTERM, old[0])
+        signal.signal(signal.SIGINT, old[1])
+    stopper.join(WAIT_S)
+    assert code == 0 and done.is_set()
+    msgs = notify.collect(lambda m: "STOPPING=1" in m)
+    assert msgs[0] == "READY=1"
+    assert "STATUS=Listening for 'hey jarvis'" in msgs and "STATUS=Thinking" in msgs
+    assert "WATCHDOG=1" in msgs
+    turns = [f for _, f in journal.sent if f.get("APPLIANCE_EVENT") == "turn"]
+    assert [t["OUTCOME"] for t in turns] == ["cancelled"]
+    assert stages["chat"].cancelled.is_set()
+    assert elapsed > 0  # the time itself is the e2e test's business (5 s under systemd)
+
+
+def _splitter():
+    from test_conductor_fakes import FakeSplitter
+
+    return FakeSplitter()
