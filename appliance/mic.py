@@ -1,0 +1,361 @@
+"""Audio sources: MicSource (sounddevice, survives device loss) and WavSource (any WAV file)."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from appliance import EXIT_CONFIG, ApplianceError
+from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, read_wav
+from appliance.config import AudioConfig
+
+_LOGGER = logging.getLogger(__name__)
+
+WATCH_INTERVAL_S: Final = 0.25  # how often the keeper thread checks the stream
+CLOSE_TIMEOUT_S: Final = 2.0  # a dead device may hang PortAudio's close; never wait longer
+FIRST_FRAME_GRACE_S: Final = 5.0  # a fresh stream may take ~2 s to deliver (PulseAudio's ALSA plugin)
+
+
+class _Reblocker:
+    """Cuts a stream of mono int16 samples into chunks of exactly `size` samples."""
+
+    def __init__(self, size: int, rate: int) -> None:
+        self.size = size
+        self.rate = rate
+        self._buffer = np.zeros(0, dtype="<i2")
+
+    def push(self, samples: np.ndarray) -> None:
+        self._buffer = np.concatenate([self._buffer, samples.astype("<i2", copy=False)])
+
+    def pop(self) -> AudioChunk | None:
+        if len(self._buffer) < self.size:
+            return None
+        out, self._buffer = self._buffer[: self.size], self._buffer[self.size:]
+        return AudioChunk.from_int16(out, self.rate)
+
+    def clear(self) -> None:
+        self._buffer = np.zeros(0, dtype="<i2")
+
+
+class WavSource:
+    """A WAV file (any rate, channels, width) as 16 kHz mono int16 chunks, optionally paced in real time."""
+
+    def __init__(self, path: str | Path, rate: int = PIPELINE_RATE, chunk_ms: int = 80,
+                 realtime: bool = False) -> None:
+        self.path = Path(path)
+        self.rate = rate
+        self.chunk_samples = rate * chunk_ms // 1000
+        self.realtime = realtime
+        self.frames_read = 0
+        audio = read_wav(self.path)
+        mono = Converter(rate).convert(audio, last=True).to_int16()
+        pad = (-len(mono)) % self.chunk_samples  # the last chunk is filled with silence
+        self._samples = np.concatenate([mono, np.zeros(pad, dtype="<i2")])
+        self.duration_s = len(mono) / rate
+        self._started: float | None = None
+
+    @property
+    def eof(self) -> bool:
+        return self.frames_read * self.chunk_samples >= len(self._samples)
+
+    def read(self, timeout: float = 1.0) -> AudioChunk | None:
+        """The next chunk, or None at the end of the file."""
+        if self.eof:
+            return None
+        if self.realtime:
+            now = time.monotonic()
+            if self._started is None:
+                self._started = now
+            due = self._started + self.frames_read * self.chunk_samples / self.rate
+            if due - now > timeout:
+                time.sleep(max(0.0, timeout))
+                return None
+            time.sleep(max(0.0, due - now))
+        start = self.frames_read * self.chunk_samples
+        self.frames_read += 1
+        return AudioChunk.from_int16(self._samples[start:start + self.chunk_samples], self.rate)
+
+    def __iter__(self) -> Iterator[AudioChunk]:
+        while (chunk := self.read(timeout=3600.0)) is not None:
+            yield chunk
+
+    def status(self) -> str:
+        return "end of file" if self.eof else "ok"
+
+    def close(self) -> None:
+        self.frames_read = len(self._samples) // self.chunk_samples
+
+
+def find_input_device(sd: Any, wanted: str | int | None) -> int | None:
+    """A PortAudio input device index: by index, by name substring, or None for the default."""
+    devices = sd.query_devices()
+    if wanted is None:
+        default = sd.default.device[0]
+        if default is None or default < 0:
+            return None
+        return int(default)
+    if isinstance(wanted, int):
+        if 0 <= wanted < len(devices) and devices[wanted]["max_input_channels"] > 0:
+            return wanted
+        raise LookupError(f"no input device with index {wanted}")
+    for index, device in enumerate(devices):
+        if wanted.lower() in device["name"].lower() and device["max_input_channels"] > 0:
+            return index
+    raise LookupError(f"no input device named like {wanted!r}")
+
+
+def input_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
+    """(rate, channels) to open: 16 kHz mono if the device takes it, else what the device offers."""
+    info = sd.query_devices(device, "input")
+    for channels in (1, min(2, int(info["max_input_channels"]))):
+        try:
+            sd.check_input_settings(device=device, samplerate=rate, channels=channels, dtype="int16")
+            return rate, channels
+        except Exception:  # PortAudio says "invalid sample rate" and the like
+            continue
+    channels = 1 if int(info["max_input_channels"]) >= 1 else 0
+    try:
+        sd.check_input_settings(device=device, channels=1, dtype="int16",
+                                samplerate=int(info["default_samplerate"]))
+    except Exception:
+        channels = min(2, int(info["max_input_channels"]))
+    return int(info["default_samplerate"]), channels
+
+
+class MicSource:
+    """A microphone as 80 ms chunks of 16 kHz mono int16 that keeps trying when the device goes away.
+
+    The PortAudio callback only copies into a bounded queue. A keeper thread opens the stream,
+    notices errors and stalls (no frames for `stall_timeout_s`), logs each loss once and reopens
+    with capped backoff. read() converts (down-mix, soxr) and re-blocks on the caller's thread.
+    """
+
+    def __init__(self, cfg: AudioConfig, sd_module: Any = None) -> None:
+        self.cfg = cfg
+        self.chunk_samples = cfg.rate * cfg.chunk_ms // 1000
+        self.frames_read = 0
+        self.overflows = 0
+        self.reopens = 0
+        self._sd = sd_module
+        self._queue: queue.Queue[tuple[int, int, int, bytes]] = queue.Queue(maxsize=cfg.queue_chunks)
+        self._reblock = _Reblocker(self.chunk_samples, cfg.rate)
+        self._converter: Converter | None = None
+        self._format: tuple[int, int, int] | None = None  # generation, rate, channels
+        self._lock = threading.Lock()
+        self._stream: Any = None
+        self._generation = 0
+        self._last_frame_at = 0.0
+        self._opened_at = 0.0
+        self._stream_error: str | None = None
+        self._status = f"Opening microphone {self._device_label()!r}"
+        self._lost_since: float | None = None
+        self._attempt = 0
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._overflow_logged_at = 0.0
+        self._keeper = threading.Thread(target=self._keep, name="mic-keeper", daemon=True)
+        self._keeper.start()
+
+    # ---- caller side -------------------------------------------------------------------
+    def read(self, timeout: float) -> AudioChunk | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            chunk = self._reblock.pop()
+            if chunk is not None:
+                self.frames_read += 1
+                return chunk
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self._stop.is_set():
+                return None
+            try:
+                generation, rate, channels, data = self._queue.get(timeout=remaining)
+            except queue.Empty:
+                return None
+            if self._format != (generation, rate, channels):  # a reopened stream: fresh resampler
+                self._format = (generation, rate, channels)
+                self._converter = Converter(self.cfg.rate)
+            assert self._converter is not None
+            raw = AudioChunk(data, rate, SAMPLE_WIDTH, channels)
+            self._reblock.push(self._converter.convert(raw).to_int16())
+
+    def status(self) -> str:
+        """'ok' once the open stream has delivered audio; else what it is waiting for."""
+        if self._stream is not None and self._last_frame_at > self._opened_at:
+            return "ok"
+        return self._status
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._keeper.join(timeout=CLOSE_TIMEOUT_S + 1.0)
+        self._close_stream()
+
+    def __enter__(self) -> MicSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- PortAudio callback (its own thread): copy and count, nothing else ------------------
+    def _callback_for(self, generation: int, rate: int, channels: int) -> Callable[..., None]:
+        def callback(indata: Any, frames: int, time_info: Any, status: Any) -> None:
+            self._last_frame_at = time.monotonic()
+            if status and status.input_overflow:
+                self.overflows += 1
+            try:
+                self._queue.put_nowait((generation, rate, channels, bytes(indata)))
+            except queue.Full:
+                self.overflows += 1
+        return callback
+
+    # ---- keeper thread ---------------------------------------------------------------------
+    def _keep(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self._stream is None:
+                    self._try_open()
+                else:
+                    self._check_stream()
+                self._log_overflows()
+            except Exception:  # the keeper must never die: log and keep going
+                _LOGGER.exception("Microphone keeper error")
+                self._close_stream()
+            self._wake.wait(self._next_wait())
+            self._wake.clear()
+
+    def _next_wait(self) -> float:
+        if self._stream is not None:
+            return WATCH_INTERVAL_S
+        backoff = self.cfg.retry_backoff_s or [1.0]
+        return backoff[min(max(self._attempt - 1, 0), len(backoff) - 1)]
+
+    def _device_label(self) -> str:
+        return "default" if self.cfg.input_device is None else str(self.cfg.input_device)
+
+    def _try_open(self) -> None:
+        sd = self._sounddevice()
+        self._attempt += 1
+        try:
+            try:
+                index = find_input_device(sd, self.cfg.input_device)
+            except LookupError:
+                _rescan(sd)  # a hot-plugged device appears only after PortAudio re-enumerates
+                index = find_input_device(sd, self.cfg.input_device)
+            rate, channels = input_format(sd, index, self.cfg.rate)
+            generation = self._generation + 1
+            blocksize = rate * self.cfg.chunk_ms // 1000
+            stream = sd.RawInputStream(device=index, samplerate=rate, channels=channels, dtype="int16",
+                                       blocksize=blocksize, callback=self._callback_for(generation, rate, channels),
+                                       finished_callback=self._on_finished)
+            stream.start()
+        except Exception as exc:  # PortAudioError, LookupError, ValueError: all mean "not now"
+            self._lost(f"cannot open microphone {self._device_label()!r}: {exc}")
+            return
+        with self._lock:
+            self._generation = generation
+            self._stream = stream
+            self._stream_error = None
+            self._opened_at = self._last_frame_at = time.monotonic()
+        name = sd.query_devices(index)["name"] if index is not None else "default"
+        if self._lost_since is not None:
+            _LOGGER.warning("Microphone %r is back after %.1f s (%d Hz, %d ch)", name,
+                            time.monotonic() - self._lost_since, rate, channels)
+            self.reopens += 1
+        else:
+            _LOGGER.info("Microphone %r open at %d Hz, %d channel(s)%s", name, rate, channels,
+                         "" if rate == self.cfg.rate and channels == 1 else "; resampling to 16 kHz mono")
+        self._lost_since = None
+        self._attempt = 0
+        self._status = f"Opening microphone {self._device_label()!r}"
+
+    def _on_finished(self) -> None:
+        self._stream_error = "the stream stopped"
+        self._wake.set()
+
+    def _check_stream(self) -> None:
+        stalled_s = time.monotonic() - self._last_frame_at
+        limit_s = self.cfg.stall_timeout_s
+        if self._last_frame_at == self._opened_at:  # no frame yet from this stream
+            limit_s = max(limit_s, FIRST_FRAME_GRACE_S)
+        problem = self._stream_error
+        if problem is None and stalled_s > limit_s:
+            problem = f"no audio for {stalled_s:.1f} s"
+        if problem is None:
+            try:
+                if not self._stream.active:
+                    problem = "the stream is no longer active"
+            except Exception as exc:
+                problem = str(exc)
+        if problem is not None:
+            self._close_stream()
+            self._lost(f"microphone {self._device_label()!r} lost: {problem}")
+            self._attempt = max(self._attempt, 1)
+
+    def _lost(self, reason: str) -> None:
+        backoff = self.cfg.retry_backoff_s or [1.0]
+        wait = backoff[min(max(self._attempt - 1, 0), len(backoff) - 1)]
+        if self._lost_since is None:
+            self._lost_since = time.monotonic()
+            _LOGGER.warning("%s; retrying every %s s (backoff)", reason[:1].upper() + reason[1:],
+                            "/".join(f"{b:g}" for b in backoff))
+        else:
+            _LOGGER.debug("%s; next try in %.0f s", reason, wait)
+        self._status = f"Waiting for microphone {self._device_label()!r}"
+
+    def _close_stream(self) -> None:
+        with self._lock:
+            stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        closer = threading.Thread(target=_quietly_close, args=(stream,), name="mic-close", daemon=True)
+        closer.start()
+        closer.join(CLOSE_TIMEOUT_S)
+        if closer.is_alive():
+            _LOGGER.warning("Closing the lost microphone stream hangs; leaving it behind")
+
+    def _log_overflows(self) -> None:
+        now = time.monotonic()
+        if self.overflows and now - self._overflow_logged_at > 60.0:
+            self._overflow_logged_at = now
+            _LOGGER.warning("Microphone queue overflowed %d times so far (the reader falls behind)",
+                            self.overflows)
+
+    def _sounddevice(self) -> Any:
+        if self._sd is None:
+            try:
+                import sounddevice
+            except OSError as exc:
+                raise ApplianceError(f"PortAudio is not available ({exc}); install libportaudio2",
+                                     EXIT_CONFIG) from None
+            self._sd = sounddevice
+        return self._sd
+
+
+def _quietly_close(stream: Any) -> None:
+    try:
+        stream.abort()
+    except Exception:
+        pass
+    try:
+        stream.close()
+    except Exception:
+        pass
+
+
+def _rescan(sd: Any) -> None:
+    """Make PortAudio enumerate devices again (it lists them once, at initialisation)."""
+    terminate = getattr(sd, "_terminate", None)
+    initialize = getattr(sd, "_initialize", None)
+    if terminate is None or initialize is None:
+        return
+    try:
+        terminate()
+    finally:
+        initialize()
