@@ -180,11 +180,20 @@ def _fraction(m: re.Match[str]) -> str:
     return f"{m.group(1)} out of {m.group(2)}"
 
 
+def _strongest(m: re.Match[str]) -> str:
+    """One mark for a run of punctuation left by removed pieces: the sentence end wins."""
+    marks = m.group(0).replace(" ", "")
+    for mark in "?!.":
+        if mark in marks:
+            return mark
+    return marks[0]
+
+
 def _tidy(text: str) -> str:
     """Collapse whitespace and the punctuation left behind by removed pieces."""
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"\s+([.,;:!?])", r"\1", text)
-    text = re.sub(r"([.,;:!?])(?:\s*[.,;:])+", r"\1", text)
+    text = re.sub(r"[.,;:!?](?:\s*[.,;:!?])+", _strongest, text)
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r"^[.,;:!?\s-]+", "", text)
     return re.sub(r"[\s,;:]+$", "", text)

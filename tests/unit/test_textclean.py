@@ -26,6 +26,8 @@ from appliance.textclean import for_speech
         ("Run `pip install vosk` first.", "Run pip install vosk first."),
         ("```python\nprint('hi')\n```", "print, 'hi'"),
         ("Paris (the capital) is big.", "Paris, the capital, is big."),
+        ("It is far (384,400 km).", "It is far, 384,400 kilometres."),
+        ("Really?!... Yes.", "Really? Yes."),
         ("See [the guide](https://example.org/guide) now.", "See the guide now."),
         ("A picture ![a cat](cat.png) here.", "A picture a cat here."),
         ("Go to https://example.com/a?b=1 for more.", "Go to for more."),
