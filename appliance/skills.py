@@ -1,0 +1,445 @@
+"""Local skills: time, date, day, timers and stop, answered at once without the language model."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from appliance.config import SkillsConfig
+from appliance.skillparse import (Span, find_durations, normalize, number_words, ordinal, parse_number,
+                                  say_duration, say_remaining, unit_of)
+from appliance.stages import SkillReply
+from appliance.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
+
+if TYPE_CHECKING:
+    from appliance.config import Config
+
+_LOGGER = logging.getLogger(__name__)
+
+PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
+TIMER_WORDS: Final = frozenset({"timer", "timers", "alarm", "alarms", "countdown", "countdowns"})
+# Words recognisers write for "timer"; repaired only where a timer request fits around them.
+_TIMER_SOUNDALIKES: Final = frozenset({"tiger", "timber", "timor", "timmer", "tamer", "dimer", "time"})
+_CANCEL_VERBS: Final = frozenset({"cancel", "stop", "delete", "remove", "clear", "kill", "end", "dismiss",
+                                  "abort", "forget", "reset"})
+_SET_VERBS: Final = frozenset({"set", "start", "make", "create", "put", "add", "begin", "run", "give",
+                               "need", "want", "new", "get"})
+_FILLERS: Final = frozenset({"um", "uh", "er", "erm", "hmm", "uhm"})
+_LEADING: Final = [("hey", "jarvis"), ("jarvis",), ("hey",), ("ok",), ("okay",), ("so",), ("please",),
+                   ("can", "you"), ("could", "you"), ("would", "you"), ("will", "you"), ("and",)]
+_TRAILING: Final = [("please",), ("thanks",), ("thank", "you"), ("jarvis",)]
+_NAME_STOP: Final = frozenset(
+    "a an the my our your this that these those another new second quick one some any all every both each "
+    "set start make create put add begin run give need want get cancel stop delete remove clear kill end "
+    "dismiss abort forget reset turn switch off on up for to of and or me us it i you can could would will "
+    "please now called named labeled labelled timer timers alarm alarms countdown countdowns <d> is are what "
+    "how much long many left remaining check in at do does have has with".split())
+_STOP_RE: Final = re.compile(
+    r"^(?:(?:no|ok|okay|oh|just|alright|all right|jarvis) )*"
+    r"(?:stop(?: it| that| talking| speaking| now)?|cancel(?: that| it)?|never mind|forget (?:it|about it)"
+    r"|be quiet|quiet|shut up|hush|shush|silence|enough|that is enough|that will do|nothing|dismiss"
+    r"|stop the (?:alarm|sound|noise|ringing|beeping)|turn (?:it|that) off)"
+    r"(?: (?:stop|please|now|thanks|thank you|jarvis))*$")
+_REF: Final = "today|tomorrow|yesterday"
+_TIME_RES: Final = [re.compile(p) for p in (
+    r"\bwhat time is it(?P<rest>(?: \w+)*)$", r"\bwhat is the (?:current )?time(?P<rest>(?: \w+)*)$",
+    r"^(?:the )?(?:current )?time(?: now| please| check)?$", r"\b(?:tell|give) me the time\b",
+    r"\bdo you (?:know|have) (?:what time it is|the time)\b", r"\bwhat time do you have\b",
+    r"\bhave you got the time\b", r"^what time$")]
+_DATE_RES: Final = [re.compile(p) for p in (
+    rf"^(?:what is )?(?:the )?(?:date|(?P<ref1>{_REF}) date)(?: (?P<ref2>{_REF})| now)?(?: please)?$",
+    rf"\bwhat is (?:the )?(?:date|(?P<ref1>{_REF}) date)(?: (?P<ref2>{_REF})| now)?$",
+    rf"\bwhat date is it(?: (?P<ref1>{_REF}))?$", rf"\bwhat date is (?P<ref1>{_REF})$",
+    rf"\b(?:tell|give) me (?:the|(?P<ref1>{_REF})) date\b", r"\bwhat day of the month is it\b")]
+_DAY_RES: Final = [re.compile(p) for p in (
+    rf"\b(?:what|which) day (?:of the week )?(?:is it|is (?P<ref1>{_REF})|was (?P<ref2>{_REF})"
+    rf"|will it be (?P<ref3>{_REF}))(?: (?P<ref4>{_REF}))?$", rf"^what is (?P<ref1>{_REF})$",
+    rf"^(?:what|which) day(?: (?P<ref1>{_REF}))?$", rf"^what is the day(?: (?P<ref1>{_REF}))?$")]
+_IS_DAY_RE: Final = re.compile(
+    r"^(?:is|will) (?:it|today|tomorrow)(?: be)? (?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"(?: today| tomorrow)?$")
+_LEFT_RE: Final = re.compile(
+    r"\b(?:how (?:much|long|many (?:minutes|seconds|hours))|what is the time|time|minutes)\b.*"
+    r"\b(?:left|remaining|to go|until|till|before|on)\b|\bhow much longer\b|\bcheck (?:on )?(?:the|my)\b"
+    r"|\bhow is (?:the|my)\b|\bstatus\b|\bwhen (?:will|does|is)\b")
+_LEFT_ALONE_RE: Final = re.compile(
+    r"\b(?:how (?:much time|long|many (?:minutes|seconds|hours)))\b(?: \w+)*? (?:left|remaining|to go)$"
+    r"|^(?:time|how much) (?:left|longer)$|^how much longer$")
+_LIST_RE: Final = re.compile(
+    r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"
+    r"|\b(?:do i have|are there|is there|have i got|got) any (?:\w+ )?timers?\b|\bhow many timers\b"
+    r"|\btimers (?:are )?(?:running|set|going|on)\b|^(?:my |the |all )?timers$|\bwhat are my timers\b")
+_QUESTION_START: Final = frozenset({"how", "what", "why", "who", "when", "where", "does", "do", "is", "are", "which"})
+_CLOCK_TIME_RE: Final = re.compile(r"\b(?:am|pm|oclock|morning|tonight|tomorrow|noon|midnight)\b"
+                                   r"|\b(?:at|for) \d{1,2}(?::\d\d)?$|\b\d{1,2}:\d\d\b")
+
+
+@dataclass
+class _Pending:
+    kind: str
+    """'set' (waiting for a duration) or 'cancel' (waiting for which timer)."""
+    name: str | None
+    expires_at: float
+
+
+class LocalSkills:
+    """Satisfies stages.Skills; the conductor also reads `timers` for due announcements."""
+
+    def __init__(self, config: SkillsConfig, timers: Timers, clock: Clock = time.time,
+                 tz: tzinfo | None = None) -> None:
+        self.config = config
+        self.timers = timers
+        self.clock = clock
+        self.tz = tz
+        """None: the system's time zone."""
+        self._pending: _Pending | None = None
+
+    def match(self, transcript: str) -> SkillReply | None:
+        """A local answer, or None to hand the question to the language model."""
+        if not self.config.enabled:
+            return None
+        tokens = _strip(normalize(transcript))
+        if not tokens:
+            return None
+        text = " ".join(tokens)
+        pending, self._pending = self._pending, None
+        if _STOP_RE.match(text):
+            return self._stop()
+        if pending is not None and pending.expires_at >= self.clock():
+            reply = self._answer_pending(pending, tokens)
+            if reply is not None:
+                return reply
+        return self._timer_intent(tokens) or self._clock_intent(text)
+
+    # ---- stop ----------------------------------------------------------------------
+
+    def _stop(self) -> SkillReply:
+        stopped = self.timers.acknowledge()
+        return SkillReply("", "stop", end_turn=True, data={"stopped_timers": [t.id for t in stopped]})
+
+    # ---- timers --------------------------------------------------------------------
+
+    def _timer_intent(self, tokens: list[str]) -> SkillReply | None:
+        spans = find_durations(tokens)
+        tokens = _repair_timer_word(tokens, spans)
+        text = " ".join(tokens)
+        has_timer = any(t in TIMER_WORDS for t in tokens)
+        first = tokens[0]
+        cancel_verb = first in _CANCEL_VERBS or text.startswith(("turn off", "switch off", "get rid of",
+                                                                  "never mind the", "i dont need the"))
+        if cancel_verb and has_timer:
+            return self._cancel(tokens, spans)
+        if cancel_verb and len(tokens) > 1 and self._timers_named(_rest_name(tokens[1:])):
+            return self._cancel(tokens, spans)
+        if has_timer and _LIST_RE.search(text) and not spans:
+            return self._report("timer_list", None)
+        wants_set = (first in _SET_VERBS or text.startswith(("i need", "i want", "can i have", "can i get"))
+                     or bool(re.match(r"^(?:time|count down|countdown) ", text))
+                     or bool(re.search(r"\b(?:remind|wake|tell|alert|let) me(?: up| know)? in\b", text)))
+        asks_left = (has_timer and (_LEFT_RE.search(text) or first in ("is", "are"))) \
+            or _LEFT_ALONE_RE.search(text)
+        if asks_left and not (spans and wants_set):
+            return self._report("timer_left", _name(tokens, spans) if has_timer else None)
+        alarm_at = ("alarm" in tokens or "alarms" in tokens or "wake" in tokens or "remind" in tokens) \
+            and bool(_CLOCK_TIME_RE.search(text))
+        if alarm_at:
+            return self._clarify("I can only set timers for a length of time, like ten minutes. "
+                                 "How long should it be?", "set", _name(tokens, spans))
+        if spans and (has_timer or wants_set):
+            return self._set(tokens, spans)
+        if has_timer and (wants_set or first not in _QUESTION_START):
+            return self._clarify("How long should the timer be, for example ten minutes?", "set", _name(tokens, spans))
+        return None
+
+    def _set(self, tokens: list[str], spans: list[Span]) -> SkillReply:
+        wanted = [(span.seconds, _name(seg, seg_spans)) for span, seg, seg_spans in _segments(tokens, spans)]
+        for seconds, name in wanted:
+            if not MIN_DURATION_S <= seconds <= MAX_DURATION_S:
+                return self._clarify(f"A timer can run from one second to {say_duration(MAX_DURATION_S)}. "
+                                     "How long should it be?", "set", name)
+        try:
+            made = [self.timers.add(seconds, name) for seconds, name in wanted]
+        except TimerError as exc:
+            _LOGGER.error("Cannot set a timer: %s", exc)
+            return SkillReply(f"Sorry, I couldn't set that timer: {exc}.", "timer_error", data={"error": str(exc)})
+        if len(made) == 1:
+            t = made[0]
+            text = f"{t.name.capitalize()} timer set for" if t.name else "Timer set for"
+            text += f" {say_duration(t.duration_s)}."
+        else:
+            parts = [f"{t.name} for {say_duration(t.duration_s)}" if t.name else say_duration(t.duration_s)
+                     for t in made]
+            text = f"{len(made)} timers set: {_join(parts)}."
+        return SkillReply(text, "timer_set", data={"timers": [_timer_data(t, self.clock()) for t in made]})
+
+    def _cancel(self, tokens: list[str], spans: list[Span]) -> SkillReply:
+        everything = bool({"all", "every", "both", "everything"} & set(tokens))
+        name = _name(tokens, spans)
+        guess = _rest_name(tokens[1:])
+        if name is None and self._timers_named(guess):  # "cancel pasta", "cancel the paste a timer"
+            name = guess
+        everything = everything or (name is None and not spans and bool({"timers", "alarms"} & set(tokens)))
+        timers = self.timers.all()
+        if not timers:
+            return SkillReply("You don't have any timers.", "timer_cancel", data={"cancelled": []})
+        if everything:
+            chosen = timers
+        elif name:
+            chosen = self._timers_named(name)
+            if not chosen:
+                return self._clarify(f"I can't find a {name} timer. {_which(timers)}", "cancel", None)
+        elif spans:
+            chosen = [t for t in timers if abs(t.duration_s - spans[0].seconds) < 1.0]
+        elif self.timers.ringing():
+            return self._stop()
+        else:
+            chosen = timers if len(timers) == 1 else []
+        if not chosen:
+            return self._clarify(_which(timers), "cancel", None)
+        gone = self.timers.cancel([t.id for t in chosen])
+        if len(gone) == 1:
+            text = f"{gone[0].label.capitalize()} cancelled."
+        else:
+            text = f"All {len(gone)} timers cancelled." if len(gone) == len(timers) else \
+                f"{len(gone)} timers cancelled: {_join([t.label for t in gone])}."
+        return SkillReply(text, "timer_cancel", data={"cancelled": [t.id for t in gone]})
+
+    def _report(self, intent: str, name: str | None) -> SkillReply:
+        now = self.clock()
+        timers = self.timers.all()
+        if name:
+            timers = self._timers_named(name) or timers
+        data = {"timers": [_timer_data(t, now) for t in timers]}
+        if not timers:
+            return SkillReply("You don't have any timers.", intent, data=data)
+
+        def state(t: Timer) -> str:
+            return "is done" if t.ends_at <= now else f"has {say_remaining(t.remaining(now))} left"
+
+        if len(timers) == 1:
+            return SkillReply(f"Your {timers[0].label} {state(timers[0])}.", intent, data=data)
+        parts = [f"the {t.label} {state(t)}" for t in timers]
+        return SkillReply(f"You have {len(timers)} timers: {_join(parts)}.", intent, data=data)
+
+    def _timers_named(self, name: str | None) -> list[Timer]:
+        if not name:
+            return []
+        timers = self.timers.all()
+        exact = [t for t in timers if t.name == name]
+        if exact:
+            return exact
+        names = [t.name for t in timers if t.name]
+        close = set(difflib.get_close_matches(name, names, n=3, cutoff=0.75))
+        return [t for t in timers if t.name in close]
+
+    def _clarify(self, text: str, kind: str, name: str | None) -> SkillReply:
+        self._pending = _Pending(kind, name, self.clock() + PENDING_S)
+        return SkillReply(text, "timer_clarify", data={"waiting_for": kind})
+
+    def _answer_pending(self, pending: _Pending, tokens: list[str]) -> SkillReply | None:
+        spans = find_durations(tokens)
+        if pending.kind == "set" and spans:
+            if any(t in TIMER_WORDS for t in tokens) or tokens[0] in _SET_VERBS:
+                return self._set(tokens, spans)
+            seconds = sum(s.seconds for s in spans)
+            return self._set(["<d>"], [Span(0, 1, seconds)]) if pending.name is None else \
+                self._set(["<d>", "for", *pending.name.split()], [Span(0, 1, seconds)])
+        if pending.kind == "set" and any(parse_number(tokens, i) for i in range(len(tokens))):
+            return self._clarify("Sorry, how long should it be, for example ten minutes?", "set", pending.name)
+        if pending.kind == "cancel":
+            if tokens[0] in ("yes", "yeah", "yep", "sure", "ok", "okay") and len(self.timers.all()) == 1:
+                return self._cancel(["cancel", "timer"], [])
+            if {"all", "both", "every", "everything"} & set(tokens) or spans \
+                    or self._timers_named(_rest_name(tokens)):
+                return self._cancel(["cancel", *tokens], spans)
+        return None
+
+    # ---- clock ---------------------------------------------------------------------
+
+    def _now(self) -> datetime:
+        now = datetime.fromtimestamp(self.clock(), tz=self.tz)
+        return now if self.tz is not None else now.astimezone()
+
+    def _clock_intent(self, text: str) -> SkillReply | None:
+        for pattern in _TIME_RES:
+            m = pattern.search(text)
+            if m is None:
+                continue
+            rest = (m.groupdict().get("rest") or "").strip()
+            now = self._now()
+            spoken = say_time(now, self.config.time_style, self.config.clock)
+            data = {"time": now.strftime("%H:%M"), "tz": now.tzname()}
+            if rest.startswith(("in ", "over ")):
+                return SkillReply(f"I only know the time here. It's {spoken}.", "time", data=data)
+            if rest and rest not in ("now", "right now", "here", "at the moment", "currently"):
+                continue
+            return SkillReply(f"It's {spoken}.", "time", data=data)
+        for intent, patterns in (("date", _DATE_RES), ("day", _DAY_RES)):
+            for pattern in patterns:
+                m = pattern.search(text)
+                if m is not None:
+                    refs = [v for k, v in m.groupdict().items() if k.startswith("ref") and v]
+                    return self._day_reply(intent, refs[0] if refs else "today")
+        m = _IS_DAY_RE.match(text)
+        if m is not None:
+            ref = "tomorrow" if "tomorrow" in text.split() else "today"
+            day = self._day(ref)
+            answer = "Yes" if day.strftime("%A").lower() == m["day"] else "No"
+            verb = "it's" if ref == "today" else "tomorrow is"
+            return SkillReply(f"{answer}, {verb} {day.strftime('%A')}.", "day",
+                              data={"date": day.date().isoformat(), "weekday": day.strftime("%A")})
+        return None
+
+    def _day(self, ref: str) -> datetime:
+        return self._now() + timedelta(days={"today": 0, "tomorrow": 1, "yesterday": -1}[ref])
+
+    def _day_reply(self, intent: str, ref: str) -> SkillReply:
+        day = self._day(ref)
+        lead = {"today": "It's", "tomorrow": "Tomorrow is", "yesterday": "Yesterday was"}[ref]
+        text = f"{lead} {day.strftime('%A')}"
+        if intent == "date":
+            text += f", {day.strftime('%B')} {ordinal(day.day)}, {day.year}"
+        return SkillReply(text + ".", intent, data={"date": day.date().isoformat(), "weekday": day.strftime("%A")})
+
+
+# --------------------------------------------------------------------------------------
+# Helpers
+
+
+def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> LocalSkills:
+    """The skills with their timers kept in cfg.service.state_dir."""
+    return LocalSkills(cfg.skills, Timers(Path(cfg.service.state_dir), cfg.skills, clock), clock, tz)
+
+
+def say_time(now: datetime, style: str, clock: int) -> str:
+    """'7:20 PM' / '19:20' (digits) or 'twenty past seven' / 'nineteen twenty' (words)."""
+    h, m = now.hour, now.minute
+    if style == "digits":
+        if clock == 12:
+            return f"{h % 12 or 12}:{m:02d} {'AM' if h < 12 else 'PM'}"
+        return f"{h}:{m:02d}"
+    if m == 0 and h in (0, 12):
+        return "midnight" if h == 0 else "noon"
+    if clock == 24:
+        if m == 0:
+            return f"{number_words(h)} hundred"
+        return f"{number_words(h)} {'oh ' if m < 10 else ''}{number_words(m)}"
+    hour = number_words(h % 12 or 12)
+    next_hour = number_words((h + 1) % 12 or 12)
+    if m == 0:
+        return f"{hour} o'clock"
+    if m in (15, 45):
+        return f"quarter past {hour}" if m == 15 else f"quarter to {next_hour}"
+    if m == 30:
+        return f"half past {hour}"
+    minutes = m if m < 30 else 60 - m
+    amount = number_words(minutes) + ("" if minutes % 5 == 0 else " minute" if minutes == 1 else " minutes")
+    return f"{amount} past {hour}" if m < 30 else f"{amount} to {next_hour}"
+
+
+def _strip(tokens: list[str]) -> list[str]:
+    """Drop the wake word, politeness and hesitations around the request."""
+    tokens = [t for t in tokens if t not in _FILLERS]
+    changed = True
+    while changed and tokens:
+        changed = False
+        for phrase in _LEADING:
+            if tuple(tokens[: len(phrase)]) == phrase and len(tokens) > len(phrase):
+                tokens, changed = tokens[len(phrase):], True
+        for phrase in _TRAILING:
+            if tuple(tokens[-len(phrase):]) == phrase and len(tokens) > len(phrase):
+                tokens, changed = tokens[: -len(phrase)], True
+    return tokens
+
+
+def _repair_timer_word(tokens: list[str], spans: list[Span]) -> list[str]:
+    """'set a tiger for 5 minutes' -> timer, but never in 'how fast is a tiger'."""
+    if any(t in TIMER_WORDS for t in tokens):
+        return tokens
+    starts_like_request = tokens[0] in _SET_VERBS or tokens[0] in _CANCEL_VERBS
+    out = list(tokens)
+    for i, tok in enumerate(tokens):
+        if tok not in _TIMER_SOUNDALIKES or i == 0:
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        in_span = any(s.start <= i < s.end for s in spans)
+        fits = after in ("", "for", "called", "named", "and") or any(s.start == i + 1 for s in spans)
+        if not in_span and fits and starts_like_request and (spans or tokens[0] in _CANCEL_VERBS):
+            out[i] = "timer"
+    return out
+
+
+def _segments(tokens: list[str], spans: list[Span]) -> list[tuple[Span, list[str], list[Span]]]:
+    """One piece of the request per duration: 'a pasta timer for 8 minutes', 'and a sauce timer for 20'."""
+    cuts = [0]
+    for left, right in zip(spans, spans[1:]):
+        between = range(left.end, right.start)
+        joins = [k for k in between if tokens[k] in ("and", "then", "plus")]
+        starts = [k for k in between if tokens[k] in ("a", "an", "another", "one", "the")]
+        cuts.append(joins[-1] + 1 if joins else starts[0] if starts else right.start)
+    cuts.append(len(tokens))
+    out = []
+    for span, lo, hi in zip(spans, cuts, cuts[1:]):
+        out.append((span, tokens[lo:hi], [Span(span.start - lo, span.end - lo, span.seconds)]))
+    return out
+
+
+def _name(tokens: list[str], spans: list[Span]) -> str | None:
+    """The timer's name: 'pasta' in 'a pasta timer', 'timer called pasta', 'for the pasta'."""
+    seg = list(tokens)
+    for span in spans:
+        for k in range(max(0, span.start), min(len(seg), span.end)):
+            seg[k] = "<d>"
+
+    def usable(word: str) -> bool:
+        return word not in _NAME_STOP and unit_of(word) is None and parse_number([word], 0) is None
+
+    for i, tok in enumerate(seg):
+        if tok in ("called", "named", "labeled", "labelled", "for"):
+            k = i + 1
+            while k < len(seg) and seg[k] in ("the", "my", "a", "an", "our"):
+                k += 1
+            words = []
+            while k < len(seg) and usable(seg[k]) and len(words) < 4:
+                words.append(seg[k])
+                k += 1
+            if words and (k == len(seg) or seg[k] in ("<d>", "and", "please", "timer", "for", "now")):
+                return " ".join(words)
+    for i, tok in enumerate(seg):
+        if tok in TIMER_WORDS:
+            words = []
+            k = i - 1
+            while k >= 0 and usable(seg[k]) and len(words) < 3:
+                words.insert(0, seg[k])
+                k -= 1
+            if words:
+                return " ".join(words)
+    return None
+
+
+def _rest_name(tokens: list[str]) -> str | None:
+    """'the pasta one' -> 'pasta': what is left of a reply once articles and filler are gone."""
+    words = [t for t in tokens if t not in _NAME_STOP]
+    return " ".join(words) if words and len(words) <= 4 else None
+
+
+def _which(timers: list[Timer]) -> str:
+    """The question after an unclear cancel: names the timers when there are few."""
+    if len(timers) == 1:
+        return f"You have one timer, the {timers[0].label}. Should I cancel it?"
+    listed = f": {_join(['the ' + t.label for t in timers])}" if len(timers) <= 4 else ""
+    return f"You have {len(timers)} timers{listed}. Which one should I cancel?"
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _timer_data(t: Timer, now: float) -> dict:
+    return {"id": t.id, "name": t.name, "duration_s": t.duration_s, "remaining_s": round(t.remaining(now), 1)}

@@ -1,0 +1,326 @@
+"""Kitchen timers kept in the state folder, and the announcements the conductor plays when they end.
+
+The conductor's part, all with wall-clock seconds (time.time(), or the injected clock):
+
+    timers = Timers(Path(cfg.service.state_dir), cfg.skills)
+    for a in timers.due():           # call at least every second, idle or not
+        play the timer earcon, then say a.text (mid-answer: after the current sentence)
+    timers.next_due_in()             # seconds until due() has something: a wait timeout
+    timers.acknowledge()             # the owner said "stop": every ringing timer falls silent
+
+due() returns each ended timer once, then again every skills.timer_repeat_interval_s until it is
+acknowledged (or cancelled), for skills.timer_repeat_s after its first announcement; then it is
+dropped. A timer that ended while no Timers object was running (the appliance was off) is
+announced by the first due() call after the start, saying so (Announcement.missed).
+The file is re-read whenever another process (`appliance ask`) changed it, under a lock.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Final
+
+from appliance import EXIT_CONFIG, ApplianceError
+from appliance.config import SkillsConfig
+from appliance.skillparse import duration_label, say_duration
+
+_LOGGER = logging.getLogger(__name__)
+
+STATE_FILE: Final = "timers.json"
+LOCK_FILE: Final = "timers.lock"
+FORMAT_VERSION: Final = 1
+MAX_TIMERS: Final = 20
+MIN_DURATION_S: Final = 1.0
+MAX_DURATION_S: Final = 24 * 3600.0  # a day; longer is an alarm or a calendar, not a timer
+
+Clock = Callable[[], float]
+"""Wall-clock seconds since the epoch; time.time in production, a ManualClock in tests."""
+
+
+class TimerError(ApplianceError):
+    """A timer request that cannot be carried out (too many, too long, cannot be saved)."""
+
+    exit_code = EXIT_CONFIG
+
+
+class ManualClock:
+    """A clock that only moves when told to: for tests of anything that uses timers."""
+
+    def __init__(self, start: float = 1_750_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass(frozen=True)
+class Timer:
+    id: int
+    name: str | None
+    duration_s: float
+    ends_at: float
+    """Wall-clock seconds since the epoch when it ends."""
+    created_at: float
+
+    @property
+    def label(self) -> str:
+        """How it is spoken of: 'pasta timer' or '10 minute timer'."""
+        return f"{self.name} timer" if self.name else f"{duration_label(self.duration_s)} timer"
+
+    def remaining(self, now: float) -> float:
+        return max(0.0, self.ends_at - now)
+
+
+@dataclass(frozen=True)
+class Announcement:
+    timer: Timer
+    text: str
+    """What to say after the timer earcon."""
+    repeat: int
+    """0 for the first announcement, then 1, 2, ..."""
+    missed: bool
+    """The timer ended while the appliance was off."""
+    earcon: str = "timer"
+
+
+@dataclass
+class _Ring:
+    first_at: float
+    last_at: float
+    count: int = 1
+
+
+@dataclass
+class _State:
+    next_id: int = 1
+    timers: list[Timer] = field(default_factory=list)
+
+
+class Timers:
+    """Timers persisted as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
+
+    def __init__(self, state_dir: Path, config: SkillsConfig | None = None, clock: Clock = time.time) -> None:
+        cfg = config or SkillsConfig()
+        self.state_dir = Path(state_dir)
+        self.path = self.state_dir / STATE_FILE
+        self.clock = clock
+        self.repeat_s = cfg.timer_repeat_s
+        self.repeat_interval_s = cfg.timer_repeat_interval_s
+        self.started_at = clock()
+        self._state = _State()
+        self._signature: tuple[int, int, int] | None = None
+        self._rings: dict[int, _Ring] = {}
+        self._lock = threading.RLock()
+        with self._locked():
+            pass  # load what a previous run left
+
+    # ---- queries -------------------------------------------------------------------
+
+    def all(self) -> list[Timer]:
+        """Every timer, running or ringing, soonest first."""
+        with self._locked():
+            return sorted(self._state.timers, key=lambda t: t.ends_at)
+
+    def running(self, now: float | None = None) -> list[Timer]:
+        now = self.clock() if now is None else now
+        return [t for t in self.all() if t.ends_at > now]
+
+    def ringing(self, now: float | None = None) -> list[Timer]:
+        now = self.clock() if now is None else now
+        return [t for t in self.all() if t.ends_at <= now]
+
+    # ---- changes -------------------------------------------------------------------
+
+    def add(self, duration_s: float, name: str | None = None) -> Timer:
+        """Start a timer; TimerError when the duration is out of range or there are too many."""
+        if not MIN_DURATION_S <= duration_s <= MAX_DURATION_S:
+            raise TimerError(f"a timer must run between {say_duration(MIN_DURATION_S)} and "
+                             f"{say_duration(MAX_DURATION_S)}, not {say_duration(duration_s)}")
+        with self._locked(write=True):
+            if len(self._state.timers) >= MAX_TIMERS:
+                raise TimerError(f"{MAX_TIMERS} timers are already set; cancel one first")
+            now = self.clock()
+            timer = Timer(self._state.next_id, name or None, float(duration_s), now + duration_s, now)
+            self._state.next_id += 1
+            self._state.timers.append(timer)
+        _LOGGER.info("Timer %d set: %s (%.0f s)", timer.id, timer.label, duration_s)
+        return timer
+
+    def cancel(self, ids: list[int]) -> list[Timer]:
+        """Remove these timers (running or ringing); returns the ones that were there."""
+        wanted = set(ids)
+        with self._locked(write=True):
+            gone = [t for t in self._state.timers if t.id in wanted]
+            self._state.timers = [t for t in self._state.timers if t.id not in wanted]
+            for t in gone:
+                self._rings.pop(t.id, None)
+        for t in gone:
+            _LOGGER.info("Timer %d cancelled: %s", t.id, t.label)
+        return gone
+
+    def acknowledge(self, ids: list[int] | None = None) -> list[Timer]:
+        """Silence ringing timers (all of them, or those ids) and forget them."""
+        now = self.clock()
+        ringing = [t.id for t in self.ringing(now) if ids is None or t.id in ids]
+        return self.cancel(ringing) if ringing else []
+
+    # ---- for the conductor ---------------------------------------------------------
+
+    def due(self, now: float | None = None) -> list[Announcement]:
+        """Announcements to play now; each ended timer comes back every repeat interval."""
+        now = self.clock() if now is None else now
+        out: list[Announcement] = []
+        expired: list[Timer] = []
+        with self._lock:
+            for timer in self.ringing(now):
+                ring = self._rings.get(timer.id)
+                if ring is None:
+                    self._rings[timer.id] = _Ring(now, now)
+                    out.append(self._announce(timer, 0, now))
+                elif now - ring.first_at >= self.repeat_s:
+                    expired.append(timer)
+                elif now - ring.last_at >= self.repeat_interval_s:
+                    ring.last_at = now
+                    ring.count += 1
+                    out.append(self._announce(timer, ring.count - 1, now))
+        if expired:
+            for timer in self.cancel([t.id for t in expired]):
+                _LOGGER.warning("Timer %d (%s) rang for %.0f s without a stop; dropped",
+                                timer.id, timer.label, self.repeat_s)
+        return out
+
+    def next_due_in(self, now: float | None = None) -> float | None:
+        """Seconds until due() will have something (0 = now); None with no timers."""
+        now = self.clock() if now is None else now
+        times = []
+        with self._lock:
+            for timer in self.all():
+                ring = self._rings.get(timer.id)
+                if ring is None:
+                    times.append(timer.ends_at)
+                else:
+                    times.append(min(ring.last_at + self.repeat_interval_s, ring.first_at + self.repeat_s))
+        return max(0.0, min(times) - now) if times else None
+
+    def _announce(self, timer: Timer, repeat: int, now: float) -> Announcement:
+        missed = timer.ends_at < self.started_at
+        if missed:
+            ago = say_duration(now - timer.ends_at, precision_s=60 if now - timer.ends_at >= 120 else 1)
+            text = f"Your {timer.label} ended while I was off, {ago} ago."
+        else:
+            text = f"Your {timer.label} is done."
+        if repeat == 0:
+            _LOGGER.info("Timer %d done: %s%s", timer.id, timer.label, " (ended while off)" if missed else "")
+        return Announcement(timer, text, repeat, missed)
+
+    # ---- storage -------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self, write: bool = False) -> Iterator[None]:
+        """Hold the thread lock, re-read a changed file; writes also hold the file lock and save.
+
+        Reads need no file lock: a save replaces the file by rename, so a reader sees the old
+        or the new file, never half of one.
+        """
+        with self._lock:
+            if not write:
+                self._refresh()
+                yield
+                return
+            try:
+                self.state_dir.mkdir(parents=True, exist_ok=True)
+                lock_fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise self._store_error(exc) from None
+            try:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX)
+                self._refresh()
+                try:
+                    yield
+                    self._save()
+                except BaseException:
+                    self._signature = (-1, -1, -1)  # drop the unsaved change: re-read next time
+                    raise
+            finally:
+                os.close(lock_fd)  # closing releases the flock
+
+    def _store_error(self, exc: OSError) -> TimerError:
+        return TimerError(f"cannot save timers in {self.state_dir} (service.state_dir): "
+                          f"{exc.strerror or exc}; make the folder writable for the appliance user "
+                          "or point service.state_dir at one that is")
+
+    def _stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            _LOGGER.warning("Cannot read timers from %s: %s", self.path, exc.strerror or exc)
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _refresh(self) -> None:
+        signature = self._stat()
+        if signature == self._signature:
+            return
+        self._signature = signature
+        self._state = _State() if signature is None else self._read()
+        known = {t.id for t in self._state.timers}
+        self._rings = {k: v for k, v in self._rings.items() if k in known}
+
+    def _read(self) -> _State:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            timers = []
+            for item in data["timers"]:
+                name = item.get("name")
+                timers.append(Timer(int(item["id"]), str(name) if name else None, float(item["duration_s"]),
+                                    float(item["ends_at"]), float(item["created_at"])))
+            next_id = max([int(data.get("next_id", 1))] + [t.id + 1 for t in timers])
+            return _State(next_id, timers)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            bad = self.path.with_name(STATE_FILE + ".bad")
+            _LOGGER.error("Timers file %s is unreadable (%s); moved to %s, starting with no timers",
+                          self.path, exc, bad)
+            try:
+                os.replace(self.path, bad)
+            except OSError:
+                pass
+            self._signature = self._stat()
+            return _State()
+
+    def _save(self) -> None:
+        data = {"version": FORMAT_VERSION, "next_id": self._state.next_id,
+                "timers": [asdict(t) for t in self._state.timers]}
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".timers.", suffix=".tmp", dir=self.state_dir)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(data, fh, indent=1)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            dir_fd = os.open(self.state_dir, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)  # the rename itself survives a power cut
+            finally:
+                os.close(dir_fd)
+        except OSError as exc:
+            raise self._store_error(exc) from None
+        self._signature = self._stat()
