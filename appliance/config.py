@@ -60,8 +60,8 @@ class WakeConfig:
     """Consecutive 80 ms frames above the threshold before it fires (2-3 cuts false wakes)."""
     refractory_s: float = _f(2.0, 0.0, 60)
     """Seconds before the wake word may fire again."""
-    preroll_s: float = _f(0.5, 0.0, 3.0)
-    """Seconds of audio kept from before the detection and handed to ASR (no clipped first word)."""
+    preroll_s: float = _f(0.3, 0.0, 3.0)
+    """Seconds of audio before the detection handed to ASR (detection lags the word end by ~0.2 s)."""
     onnx_threads: int = _f(1, 1, 8)
     """onnxruntime threads for the wake model; one is plenty for 80 ms frames."""
 
