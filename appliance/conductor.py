@@ -166,7 +166,8 @@ class Conductor:
     def _start_turn(self, hit: Any, now: float, follow_up: bool = False) -> None:
         self.turns += 1
         self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up,
-                                wake_word=getattr(hit, "word", None), wake_score=getattr(hit, "score", None))
+                                wake_word=getattr(hit, "word", None), wake_score=getattr(hit, "score", None),
+                                wake_at_s=getattr(hit, "at_s", None))
         self._cancel = threading.Event()
         self._thinking_played = False
         if hit is not None:

@@ -33,6 +33,8 @@ class TurnRecord:
     turn_id: int
     wake_word: str | None = None
     wake_score: float | None = None
+    wake_at_s: float | None = None
+    """Stream seconds at the end of the frame that fired (WakeHit.at_s)."""
     follow_up: bool = False
     route: str = ""
     """'skill', 'llm', or '' when no question was heard."""
