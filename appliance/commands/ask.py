@@ -82,6 +82,7 @@ class Asker:
         self.cfg = cfg
         self._chat_factory = chat_factory or self._load_chat
         self._chat: Any = None
+        self._skills: Any = None
 
     @property
     def chat(self) -> Any:
@@ -95,6 +96,15 @@ class Asker:
 
         return LlamaChat.from_config(self.cfg)
 
+    @property
+    def skills(self) -> Any:
+        """The local skills (time, date, timers kept in service.state_dir), built on first use."""
+        if self._skills is None:
+            from appliance.skills import build
+
+            self._skills = build(self.cfg)
+        return self._skills
+
     def reset(self) -> None:
         """Start a new conversation (used by --independent)."""
         if self._chat is not None:
@@ -103,8 +113,22 @@ class Asker:
     def ask(self, question: str, cancel: threading.Event, on_delta: Callable[[str], None],
             on_sentence: Callable[[str], None], long: bool | None = None) -> Record:
         """Answer one question, handing text to on_delta as it comes and each spoken sentence to on_sentence."""
-        # Route: a skill answers first when one matches (issue 7 adds it here); else the language model.
+        # Route: a skill answers first when one matches; else the language model.
+        reply = self.skills.match(question)
+        if reply is not None:
+            return self._ask_skill(question, reply.text, on_delta, on_sentence)
         return self._ask_llm(question, cancel, on_delta, on_sentence, long)
+
+    def _ask_skill(self, question: str, text: str, on_delta: Callable[[str], None],
+                   on_sentence: Callable[[str], None]) -> Record:
+        from appliance.sentences import SentenceSplitter
+
+        record = Record(question=question, answer=text, route="skill", stop_reason="skill")
+        on_delta(text)
+        splitter = SentenceSplitter()
+        for sentence in splitter.add(text) + splitter.finish():
+            _spoken(sentence, record, on_sentence)
+        return record
 
     def _ask_llm(self, question: str, cancel: threading.Event, on_delta: Callable[[str], None],
                  on_sentence: Callable[[str], None], long: bool | None) -> Record:
