@@ -450,7 +450,7 @@ free_mb() {
   # free_mb PATH: MB free on the file system of PATH (or of its nearest existing parent).
   local path="$1"
   while [[ ! -e "$path" ]]; do path="$(dirname "$path")"; done
-  df -Pm "$path" | awk 'NR == 2 { print $4 }'
+  echo $(($(stat -f -c '%a * %S' "$path") / 1048576)) # statfs: no mount table needed (a chroot has none)
 }
 
 check_disk() {
