@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     parser = sub.add_parser("stats", help="turns, outcomes and latencies (median, 95th percentile) from the journal")
     parser.add_argument("--since", metavar="TIME", default=None,
-                        help="'today', 'yesterday', '2h ago', '-30m', '2025-06-01 08:00' (default: all)")
+                        help="'today', 'yesterday', '2h ago', '2025-06-01 08:00' or --since=-30m (default: all)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_common(parser)
     parser.set_defaults(func=main)
