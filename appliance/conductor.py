@@ -279,32 +279,37 @@ class Conductor:
             yield from splitter.add(item)
 
     def _start_speech(self, turn: TurnRecord, sentences: Iterable[str], earcon: str | None = None) -> None:
+        """A thread that hands sentences to tts.SpeechWorker as they come and waits until they are heard."""
         cancel = self._cancel
 
         def speak() -> None:
+            from appliance.tts import SpeechWorker
+
             if earcon:
                 self._earcon(earcon)
-            marked = False
-            for sentence in sentences:
-                if cancel.is_set():
-                    return
-                if turn.first_sentence_at is None:
-                    turn.first_sentence_at = self.clock()
-                turn.answer_parts.append(sentence)
-                text = self._for_speech(sentence)
-                if not text.strip():
-                    continue
-                for chunk in self.tts.synthesize(text):
+            worker = None
+            try:
+                for sentence in sentences:
                     if cancel.is_set():
                         return
-                    if not marked:
-                        self.sink.mark_turn()
-                        marked = True
-                    self.sink.play(chunk)
-            if not cancel.is_set():
-                self.sink.drain(DRAIN_TIMEOUT_S)
-            if marked:
-                turn.first_audio_at = self.sink.first_audio_at()
+                    text = self._for_speech(sentence)
+                    if not text.strip():
+                        continue
+                    if worker is None:  # started late, so earcons before the answer are not its first audio
+                        worker = SpeechWorker(self.tts, self.sink, cancel, DRAIN_TIMEOUT_S).start()
+                        turn.first_sentence_at = self.clock()
+                    turn.answer_parts.append(sentence)
+                    worker.say(text)
+                if worker is None:
+                    return
+                worker.finish()
+                if not worker.wait(DRAIN_TIMEOUT_S + 5.0) and not cancel.is_set():
+                    raise TimeoutError("the speaker did not play out the answer")
+                if worker.stats.first_chunk_at is not None:
+                    turn.first_audio_at = self.sink.first_audio_at() or worker.stats.first_chunk_at
+            finally:
+                if worker is not None and cancel.is_set():
+                    worker.close(JOIN_TIMEOUT_S)
 
         self._speech = Job("speech", speak)
         self._jobs.append(self._speech)

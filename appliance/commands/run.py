@@ -78,12 +78,11 @@ def build_stages(cfg: Config, journal: Any = None, *, source: Any = None, sink: 
     from appliance.asr import make_recognizer
     from appliance.llm import LlamaChat
     from appliance.mic import MicSource
-    from appliance.textclean import for_speech
     from appliance.wake import WakeWord
 
     loads: dict[str, float] = {}
     recognizer = make_recognizer(cfg)  # chosen first: a missing model fails before anything loads
-    stages: dict[str, Any] = {"for_speech": for_speech}
+    stages: dict[str, Any] = {}  # PiperSynthesizer cleans text for speech itself (textclean.for_speech)
     stages["wake"] = _timed(loads, "wake", WakeWord(cfg).load)
     stages["asr"] = _timed(loads, "asr", recognizer.load)
     stages["chat"] = _timed(loads, "llm", lambda: LlamaChat.from_config(cfg))
