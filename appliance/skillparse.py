@@ -1,10 +1,12 @@
-"""Speech-recognition text for the skills: normalising, number words, durations, spoken numbers."""
+"""Speech-recognition text for the skills: normalising, number words, durations, timer names, spoken time."""
 
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
 UNIT_S: Final = {"second": 1.0, "minute": 60.0, "hour": 3600.0}  # seconds per unit
@@ -216,7 +218,75 @@ def find_durations(tokens: list[str]) -> list[Span]:
 
 
 # --------------------------------------------------------------------------------------
-# Speaking numbers and durations
+# Timer requests: one piece per timer, and its name
+
+TIMER_WORDS: Final = frozenset({"timer", "timers", "alarm", "alarms", "countdown", "countdowns"})
+_NAME_STOP_TEXT: Final = (
+    "a an the my our your this that these those another new second quick one some any all every both each "
+    "set start make create put add begin run give need want get cancel stop delete remove clear kill end "
+    "dismiss abort forget reset turn switch off on up for to of and or me us it i you can could would will "
+    "please now called named labeled labelled timer timers alarm alarms countdown countdowns <d> is are what "
+    "how much long many left remaining check in at do does have has with")
+NAME_STOP: Final = frozenset(_NAME_STOP_TEXT.split())
+"""Words that are never part of a timer's name."""
+
+
+def segments(tokens: list[str], spans: list[Span]) -> list[tuple[Span, list[str], list[Span]]]:
+    """One piece of the request per duration: 'a pasta timer for 8 minutes', 'and a sauce timer for 20'."""
+    cuts = [0]
+    for left, right in itertools.pairwise(spans):
+        between = range(left.end, right.start)
+        joins = [k for k in between if tokens[k] in ("and", "then", "plus")]
+        starts = [k for k in between if tokens[k] in ("a", "an", "another", "one", "the")]
+        cuts.append(joins[-1] + 1 if joins else starts[0] if starts else right.start)
+    cuts.append(len(tokens))
+    out = []
+    for span, lo, hi in zip(spans, cuts, cuts[1:]):
+        out.append((span, tokens[lo:hi], [Span(span.start - lo, span.end - lo, span.seconds)]))
+    return out
+
+
+def timer_name(tokens: list[str], spans: list[Span]) -> str | None:
+    """The timer's name: 'pasta' in 'a pasta timer', 'timer called pasta', 'for the pasta'."""
+    seg = list(tokens)
+    for span in spans:
+        for k in range(max(0, span.start), min(len(seg), span.end)):
+            seg[k] = "<d>"
+
+    def usable(word: str) -> bool:
+        return word not in NAME_STOP and unit_of(word) is None and parse_number([word], 0) is None
+
+    for i, tok in enumerate(seg):
+        if tok in ("called", "named", "labeled", "labelled", "for"):
+            k = i + 1
+            while k < len(seg) and seg[k] in ("the", "my", "a", "an", "our"):
+                k += 1
+            words = []
+            while k < len(seg) and usable(seg[k]) and len(words) < 4:
+                words.append(seg[k])
+                k += 1
+            if words and (k == len(seg) or seg[k] in ("<d>", "and", "please", "timer", "for", "now")):
+                return " ".join(words)
+    for i, tok in enumerate(seg):
+        if tok in TIMER_WORDS:
+            words = []
+            k = i - 1
+            while k >= 0 and usable(seg[k]) and len(words) < 3:
+                words.insert(0, seg[k])
+                k -= 1
+            if words:
+                return " ".join(words)
+    return None
+
+
+def rest_name(tokens: list[str]) -> str | None:
+    """'the pasta one' -> 'pasta': what is left of a reply once articles and filler are gone."""
+    words = [t for t in tokens if t not in NAME_STOP]
+    return " ".join(words) if words and len(words) <= 4 else None
+
+
+# --------------------------------------------------------------------------------------
+# Speaking numbers, durations and the time
 
 _WORDS_ONES: Final = [w for w, _ in sorted(_ONES.items(), key=lambda kv: kv[1])]
 _WORDS_TENS: Final = {v: w for w, v in _TENS.items() if w != "fourty"}
@@ -256,7 +326,7 @@ def say_remaining(seconds: float) -> str:
 
 def duration_label(seconds: float) -> str:
     """'10 minute', '1 hour 30 minute', '90 second': what an unnamed timer is called by."""
-    total = int(round(seconds))
+    total = round(seconds)
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     parts = [f"{v} {u}" for v, u in ((hours, "hour"), (minutes, "minute"), (secs, "second")) if v]
@@ -267,3 +337,29 @@ def ordinal(day: int) -> str:
     """4 -> '4th', 22 -> '22nd'."""
     suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
     return f"{day}{suffix}"
+
+
+def say_time(now: datetime, style: str, clock: int) -> str:
+    """'7:20 PM' / '19:20' (digits) or 'twenty past seven' / 'nineteen twenty' (words)."""
+    h, m = now.hour, now.minute
+    if style == "digits":
+        if clock == 12:
+            return f"{h % 12 or 12}:{m:02d} {'AM' if h < 12 else 'PM'}"
+        return f"{h}:{m:02d}"
+    if m == 0 and h in (0, 12):
+        return "midnight" if h == 0 else "noon"
+    if clock == 24:
+        if m == 0:
+            return f"{number_words(h)} hundred"
+        return f"{number_words(h)} {'oh ' if m < 10 else ''}{number_words(m)}"
+    hour = number_words(h % 12 or 12)
+    next_hour = number_words((h + 1) % 12 or 12)
+    if m == 0:
+        return f"{hour} o'clock"
+    if m in (15, 45):
+        return f"quarter past {hour}" if m == 15 else f"quarter to {next_hour}"
+    if m == 30:
+        return f"half past {hour}"
+    minutes = m if m < 30 else 60 - m
+    amount = number_words(minutes) + ("" if minutes % 5 == 0 else " minute" if minutes == 1 else " minutes")
+    return f"{amount} past {hour}" if m < 30 else f"{amount} to {next_hour}"

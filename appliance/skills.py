@@ -12,8 +12,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from appliance.config import SkillsConfig
-from appliance.skillparse import (Span, find_durations, normalize, number_words, ordinal, parse_number,
-                                  say_duration, say_remaining, unit_of)
+from appliance.skillparse import (
+    TIMER_WORDS,
+    Span,
+    find_durations,
+    normalize,
+    ordinal,
+    parse_number,
+    rest_name,
+    say_duration,
+    say_remaining,
+    say_time,
+    segments,
+    timer_name,
+)
 from appliance.stages import SkillReply
 from appliance.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
 
@@ -23,7 +35,6 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
-TIMER_WORDS: Final = frozenset({"timer", "timers", "alarm", "alarms", "countdown", "countdowns"})
 # Words recognisers write for "timer"; repaired only where a timer request fits around them.
 _TIMER_SOUNDALIKES: Final = frozenset({"tiger", "timber", "timor", "timmer", "tamer", "dimer", "time"})
 _CANCEL_VERBS: Final = frozenset({"cancel", "stop", "delete", "remove", "clear", "kill", "end", "dismiss",
@@ -34,12 +45,6 @@ _FILLERS: Final = frozenset({"um", "uh", "er", "erm", "hmm", "uhm"})
 _LEADING: Final = [("hey", "jarvis"), ("jarvis",), ("hey",), ("ok",), ("okay",), ("so",), ("please",),
                    ("can", "you"), ("could", "you"), ("would", "you"), ("will", "you"), ("and",)]
 _TRAILING: Final = [("please",), ("thanks",), ("thank", "you"), ("jarvis",)]
-_NAME_STOP: Final = frozenset(
-    "a an the my our your this that these those another new second quick one some any all every both each "
-    "set start make create put add begin run give need want get cancel stop delete remove clear kill end "
-    "dismiss abort forget reset turn switch off on up for to of and or me us it i you can could would will "
-    "please now called named labeled labelled timer timers alarm alarms countdown countdowns <d> is are what "
-    "how much long many left remaining check in at do does have has with".split())
 _STOP_RE: Final = re.compile(
     r"^(?:(?:no|ok|okay|oh|just|alright|all right|jarvis) )*"
     r"(?:stop(?: it| that| talking| speaking| now)?|cancel(?: that| it)?|never mind|forget (?:it|about it)"
@@ -58,8 +63,8 @@ _DATE_RES: Final = [re.compile(p) for p in (
     rf"\bwhat date is it(?: (?P<ref1>{_REF}))?$", rf"\bwhat date is (?P<ref1>{_REF})$",
     rf"\b(?:tell|give) me (?:the|(?P<ref1>{_REF})) date\b", r"\bwhat day of the month is it\b")]
 _DAY_RES: Final = [re.compile(p) for p in (
-    rf"\b(?:what|which) day (?:of the week )?(?:is it|is (?P<ref1>{_REF})|was (?P<ref2>{_REF})"
-    rf"|will it be (?P<ref3>{_REF}))(?: (?P<ref4>{_REF}))?$", rf"^what is (?P<ref1>{_REF})$",
+    (rf"\b(?:what|which) day (?:of the week )?(?:is it|is (?P<ref1>{_REF})|was (?P<ref2>{_REF})"
+     rf"|will it be (?P<ref3>{_REF}))(?: (?P<ref4>{_REF}))?$"), rf"^what is (?P<ref1>{_REF})$",
     rf"^(?:what|which) day(?: (?P<ref1>{_REF}))?$", rf"^what is the day(?: (?P<ref1>{_REF}))?$")]
 _IS_DAY_RE: Final = re.compile(
     r"^(?:is|will) (?:it|today|tomorrow)(?: be)? (?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -135,7 +140,7 @@ class LocalSkills:
                                                                   "never mind the", "i dont need the"))
         if cancel_verb and has_timer:
             return self._cancel(tokens, spans)
-        if cancel_verb and len(tokens) > 1 and self._timers_named(_rest_name(tokens[1:])):
+        if cancel_verb and len(tokens) > 1 and self._timers_named(rest_name(tokens[1:])):
             return self._cancel(tokens, spans)
         if has_timer and _LIST_RE.search(text) and not spans:
             return self._report("timer_list", None)
@@ -145,20 +150,20 @@ class LocalSkills:
         asks_left = (has_timer and (_LEFT_RE.search(text) or first in ("is", "are"))) \
             or _LEFT_ALONE_RE.search(text)
         if asks_left and not (spans and wants_set):
-            return self._report("timer_left", _name(tokens, spans) if has_timer else None)
+            return self._report("timer_left", timer_name(tokens, spans) if has_timer else None)
         alarm_at = ("alarm" in tokens or "alarms" in tokens or "wake" in tokens or "remind" in tokens) \
             and bool(_CLOCK_TIME_RE.search(text))
         if alarm_at:
             return self._clarify("I can only set timers for a length of time, like ten minutes. "
-                                 "How long should it be?", "set", _name(tokens, spans))
+                                 "How long should it be?", "set", timer_name(tokens, spans))
         if spans and (has_timer or wants_set):
             return self._set(tokens, spans)
         if has_timer and (wants_set or first not in _QUESTION_START):
-            return self._clarify("How long should the timer be, for example ten minutes?", "set", _name(tokens, spans))
+            return self._clarify("How long should the timer be, for example ten minutes?", "set", timer_name(tokens, spans))
         return None
 
     def _set(self, tokens: list[str], spans: list[Span]) -> SkillReply:
-        wanted = [(span.seconds, _name(seg, seg_spans)) for span, seg, seg_spans in _segments(tokens, spans)]
+        wanted = [(span.seconds, timer_name(seg, seg_spans)) for span, seg, seg_spans in segments(tokens, spans)]
         for seconds, name in wanted:
             if not MIN_DURATION_S <= seconds <= MAX_DURATION_S:
                 return self._clarify(f"A timer can run from one second to {say_duration(MAX_DURATION_S)}. "
@@ -180,8 +185,8 @@ class LocalSkills:
 
     def _cancel(self, tokens: list[str], spans: list[Span]) -> SkillReply:
         everything = bool({"all", "every", "both", "everything"} & set(tokens))
-        name = _name(tokens, spans)
-        guess = _rest_name(tokens[1:])
+        name = timer_name(tokens, spans)
+        guess = rest_name(tokens[1:])
         if name is None and self._timers_named(guess):  # "cancel pasta", "cancel the paste a timer"
             name = guess
         everything = everything or (name is None and not spans and bool({"timers", "alarms"} & set(tokens)))
@@ -256,7 +261,7 @@ class LocalSkills:
             if tokens[0] in ("yes", "yeah", "yep", "sure", "ok", "okay") and len(self.timers.all()) == 1:
                 return self._cancel(["cancel", "timer"], [])
             if {"all", "both", "every", "everything"} & set(tokens) or spans \
-                    or self._timers_named(_rest_name(tokens)):
+                    or self._timers_named(rest_name(tokens)):
                 return self._cancel(["cancel", *tokens], spans)
         return None
 
@@ -317,32 +322,6 @@ def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> Lo
     return LocalSkills(cfg.skills, Timers(Path(cfg.service.state_dir), cfg.skills, clock), clock, tz)
 
 
-def say_time(now: datetime, style: str, clock: int) -> str:
-    """'7:20 PM' / '19:20' (digits) or 'twenty past seven' / 'nineteen twenty' (words)."""
-    h, m = now.hour, now.minute
-    if style == "digits":
-        if clock == 12:
-            return f"{h % 12 or 12}:{m:02d} {'AM' if h < 12 else 'PM'}"
-        return f"{h}:{m:02d}"
-    if m == 0 and h in (0, 12):
-        return "midnight" if h == 0 else "noon"
-    if clock == 24:
-        if m == 0:
-            return f"{number_words(h)} hundred"
-        return f"{number_words(h)} {'oh ' if m < 10 else ''}{number_words(m)}"
-    hour = number_words(h % 12 or 12)
-    next_hour = number_words((h + 1) % 12 or 12)
-    if m == 0:
-        return f"{hour} o'clock"
-    if m in (15, 45):
-        return f"quarter past {hour}" if m == 15 else f"quarter to {next_hour}"
-    if m == 30:
-        return f"half past {hour}"
-    minutes = m if m < 30 else 60 - m
-    amount = number_words(minutes) + ("" if minutes % 5 == 0 else " minute" if minutes == 1 else " minutes")
-    return f"{amount} past {hour}" if m < 30 else f"{amount} to {next_hour}"
-
-
 def _strip(tokens: list[str]) -> list[str]:
     """Drop the wake word, politeness and hesitations around the request."""
     tokens = [t for t in tokens if t not in _FILLERS]
@@ -373,60 +352,6 @@ def _repair_timer_word(tokens: list[str], spans: list[Span]) -> list[str]:
         if not in_span and fits and starts_like_request and (spans or tokens[0] in _CANCEL_VERBS):
             out[i] = "timer"
     return out
-
-
-def _segments(tokens: list[str], spans: list[Span]) -> list[tuple[Span, list[str], list[Span]]]:
-    """One piece of the request per duration: 'a pasta timer for 8 minutes', 'and a sauce timer for 20'."""
-    cuts = [0]
-    for left, right in zip(spans, spans[1:]):
-        between = range(left.end, right.start)
-        joins = [k for k in between if tokens[k] in ("and", "then", "plus")]
-        starts = [k for k in between if tokens[k] in ("a", "an", "another", "one", "the")]
-        cuts.append(joins[-1] + 1 if joins else starts[0] if starts else right.start)
-    cuts.append(len(tokens))
-    out = []
-    for span, lo, hi in zip(spans, cuts, cuts[1:]):
-        out.append((span, tokens[lo:hi], [Span(span.start - lo, span.end - lo, span.seconds)]))
-    return out
-
-
-def _name(tokens: list[str], spans: list[Span]) -> str | None:
-    """The timer's name: 'pasta' in 'a pasta timer', 'timer called pasta', 'for the pasta'."""
-    seg = list(tokens)
-    for span in spans:
-        for k in range(max(0, span.start), min(len(seg), span.end)):
-            seg[k] = "<d>"
-
-    def usable(word: str) -> bool:
-        return word not in _NAME_STOP and unit_of(word) is None and parse_number([word], 0) is None
-
-    for i, tok in enumerate(seg):
-        if tok in ("called", "named", "labeled", "labelled", "for"):
-            k = i + 1
-            while k < len(seg) and seg[k] in ("the", "my", "a", "an", "our"):
-                k += 1
-            words = []
-            while k < len(seg) and usable(seg[k]) and len(words) < 4:
-                words.append(seg[k])
-                k += 1
-            if words and (k == len(seg) or seg[k] in ("<d>", "and", "please", "timer", "for", "now")):
-                return " ".join(words)
-    for i, tok in enumerate(seg):
-        if tok in TIMER_WORDS:
-            words = []
-            k = i - 1
-            while k >= 0 and usable(seg[k]) and len(words) < 3:
-                words.insert(0, seg[k])
-                k -= 1
-            if words:
-                return " ".join(words)
-    return None
-
-
-def _rest_name(tokens: list[str]) -> str | None:
-    """'the pasta one' -> 'pasta': what is left of a reply once articles and filler are gone."""
-    words = [t for t in tokens if t not in _NAME_STOP]
-    return " ".join(words) if words and len(words) <= 4 else None
 
 
 def _which(timers: list[Timer]) -> str:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from appliance.config import SkillsConfig
-from appliance.skills import LocalSkills, say_time
+from appliance.skillparse import say_time
+from appliance.skills import LocalSkills
 from appliance.timers import ManualClock, Timers
 
 TZ = timezone(timedelta(hours=2), "TEST")
@@ -251,7 +252,7 @@ def test_spoken_time(hh: int, mm: int, style: str, clock: int, spoken: str) -> N
 def test_time_follows_config_and_time_zone(tmp_path: Path) -> None:
     skills = make(tmp_path, time_style="words", clock=12)
     assert skills.match("what time is it").text == "It's twenty past seven."
-    utc = LocalSkills(SkillsConfig(), skills.timers, skills.clock, timezone.utc)
+    utc = LocalSkills(SkillsConfig(), skills.timers, skills.clock, UTC)
     assert utc.match("what time is it").text == "It's 5:20 PM."
     assert skills.match("what's the date").text == "It's Tuesday, March 4th, 2025."
 
@@ -262,7 +263,7 @@ def test_system_time_zone_is_used_by_default(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("TZ", "Asia/Kolkata")  # UTC+5:30, no daylight saving
     time.tzset()
     try:
-        clock = ManualClock(datetime(2025, 3, 4, 12, 0, tzinfo=timezone.utc).timestamp())
+        clock = ManualClock(datetime(2025, 3, 4, 12, 0, tzinfo=UTC).timestamp())
         skills = LocalSkills(SkillsConfig(clock=24), Timers(tmp_path, clock=clock), clock)
         assert skills.match("what time is it").text == "It's 17:30."
     finally:
