@@ -238,7 +238,7 @@ class Conductor:
                 return
         if reply is not None:
             turn.route, turn.intent = "skill", reply.intent
-            turn.first_token_at = self.clock()
+            turn.first_token_at = turn.answer_done_at = self.clock()
             if reply.end_turn:
                 self._safe(self.sink.stop)
                 self._finish_turn("answered", now)
@@ -258,6 +258,7 @@ class Conductor:
                     if cancel.is_set():
                         break
             finally:
+                turn.answer_done_at = self.clock()
                 tokens.put(_END)
                 turn.stats = self.chat.last_stats
 
@@ -305,6 +306,7 @@ class Conductor:
                 worker.finish()
                 if not worker.wait(DRAIN_TIMEOUT_S + 5.0) and not cancel.is_set():
                     raise TimeoutError("the speaker did not play out the answer")
+                turn.audio_done_at = self.clock()
                 if worker.stats.first_chunk_at is not None:
                     turn.first_audio_at = self.sink.first_audio_at() or worker.stats.first_chunk_at
             finally:

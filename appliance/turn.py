@@ -51,6 +51,10 @@ class TurnRecord:
     first_token_at: float | None = None
     first_sentence_at: float | None = None
     first_audio_at: float | None = None
+    answer_done_at: float | None = None
+    """When the language model wrote its last token (or the skill answered)."""
+    audio_done_at: float | None = None
+    """When the speaker had played the whole answer."""
     end_at: float | None = None
 
     @property

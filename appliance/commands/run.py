@@ -101,11 +101,23 @@ def build_stages(cfg: Config, journal: Any = None, *, source: Any = None, sink: 
 
 def _speaking(cfg: Config, sink: Any) -> dict[str, Any]:
     """The synthesizer, the speaker (unless given) and the earcons, from the speaking stage."""
-    from appliance import earcons, speaker, tts
+    from appliance import speaker, tts
 
     synth = tts.PiperSynthesizer.from_config(cfg)
-    out = sink if sink is not None else speaker.SpeakerSink(cfg.audio)
-    return {"tts": synth, "sink": out, "earcons": earcons.Earcons(cfg, rate=synth.rate)}
+    out = sink if sink is not None else speaker.SpeakerSink(cfg.audio, rate=synth.rate)
+    return {"tts": synth, "sink": out, "earcons": _earcons(cfg, synth.rate)}
+
+
+def _earcons(cfg: Config, rate: int) -> Any:
+    """The earcons as conductor.earcons expects them (get(name) -> AudioChunk | None), if any."""
+    try:
+        from appliance import earcons
+    except ModuleNotFoundError as exc:
+        if exc.name != "appliance.earcons":
+            raise
+        _LOGGER.warning("No earcons module: the appliance will answer without wake and error sounds")
+        return None
+    return earcons.Earcons(cfg, rate=rate)
 
 
 class _TrailingSilence:
@@ -148,7 +160,8 @@ class _TrailingSilence:
 
 
 def listen_turn(path: str, cfg: Config, out: str | None = None, fast: bool = False,
-                journal: Any = None, stages: dict[str, Any] | None = None) -> dict[str, Any]:
+                journal: Any = None, stages: dict[str, Any] | None = None,
+                splitter_factory: Callable[[], Any] | None = None, records: list[Any] | None = None) -> dict[str, Any]:
     """One full turn over a recording as if it came from the microphone: the `listen --json` record.
 
     Paced in real time unless `fast`, so the latencies are honest; `stages` reuses loaded models.
@@ -167,10 +180,11 @@ def listen_turn(path: str, cfg: Config, out: str | None = None, fast: bool = Fal
         sink = speaker.WavSink(out) if out else None
         stages = build_stages(cfg, journal, source=source, sink=sink)
     stages["source"] = source
-    records: list[Any] = []
+    records = [] if records is None else records  # the caller may want the TurnRecord itself
     conductor = Conductor(stages["source"], stages["sink"], stages["wake"], stages["asr"], stages.get("skills"),
                           stages["chat"], stages["tts"], cfg, earcons=stages.get("earcons"),
                           for_speech=stages.get("for_speech"), on_turn=records.append,
+                          splitter_factory=splitter_factory,
                           on_event=(lambda name, **f: journal.event(name, **f)) if journal else None)
     # A guard only: the conductor has its own limits for listening, thinking and the turn.
     deadline = time.monotonic() + wav.duration_s + cfg.conversation.turn_timeout_s + 5.0

@@ -1,0 +1,265 @@
+"""Benchmark: end of speech to first audio, streaming pipeline against the naive one, over spoken questions.
+
+    .venv/bin/python bench/e2e.py                       # 20 questions, Qwen stand-in, real-time pacing
+    .venv/bin/python bench/e2e.py --questions 5 --model smollm2 --json bench/out/e2e.json
+
+Both pipelines run the same conductor, models and recordings, interleaved question by question:
+  streaming: sentences go to Piper while the model still writes; playback starts at the first one.
+  naive:     whole transcript, whole answer, whole speech synthesized, then play.
+Each recording ("Hey Jarvis. <question>") is paced in real time, so the end-of-speech time is real.
+The speaker is a clock that "plays" each chunk in real time, so drain() waits as a speaker would.
+Prints medians and 95th percentiles of each term and the ratio streaming/naive (target <= 0.35),
+and draws one turn of each as a PNG timeline (bench/out/timeline.png and docs/timeline.png).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Final
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+OUT: Final = ROOT / "bench" / "out"
+DOCS_PNG: Final = ROOT / "docs" / "timeline.png"
+TARGET_RATIO: Final = 0.35
+QUESTIONS: Final = [
+    "What is the capital of France?", "Why is the sky blue?", "How far away is the moon?",
+    "What do bees make?", "Who wrote Romeo and Juliet?", "How many legs does a spider have?",
+    "What is the boiling point of water?", "Why do cats purr?", "What is the largest ocean?",
+    "How do plants make food?", "What is a rainbow?", "Who painted the Mona Lisa?",
+    "What is the tallest mountain?", "Why do leaves change colour in autumn?", "What is thunder?",
+    "How long does it take to boil an egg?", "What is the speed of light?", "Why is the sea salty?",
+    "What language is spoken in Brazil?", "How many days are in a leap year?",
+]
+
+
+class ClockSink:
+    """A speaker stand-in that plays in real time: first_audio_at is when the first sample would sound."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._busy_until = 0.0
+        self._first: float | None = None
+
+    def play(self, chunk: Any) -> None:
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._busy_until)
+            if self._first is None:
+                self._first = start
+            self._busy_until = start + chunk.duration_s
+
+    def stop(self) -> None:
+        with self._lock:
+            self._busy_until = time.monotonic()
+
+    def drain(self, timeout: float) -> bool:
+        wait = self._busy_until - time.monotonic()
+        time.sleep(max(0.0, min(wait, timeout)))
+        return time.monotonic() >= self._busy_until
+
+    def first_audio_at(self) -> float | None:
+        return self._first
+
+    def mark_turn(self) -> None:
+        self._first = None
+
+    def close(self) -> None:
+        pass
+
+
+class NaiveChat:
+    """The whole answer as one delta, handed over only when the model has finished."""
+
+    def __init__(self, chat: Any) -> None:
+        self.chat = chat
+
+    def stream(self, question: str, cancel: threading.Event):  # noqa: ANN201
+        text = "".join(self.chat.stream(question, cancel))
+        if text:
+            yield text
+
+    @property
+    def last_stats(self) -> Any:
+        return self.chat.last_stats
+
+
+class NaiveTts:
+    """All of the speech synthesized before the first chunk is handed over."""
+
+    def __init__(self, tts: Any) -> None:
+        self.tts = tts
+        self.rate = tts.rate
+
+    def synthesize(self, text: str):  # noqa: ANN201
+        yield from list(self.tts.synthesize(text))
+
+
+class WholeText:
+    """A 'splitter' that keeps everything for the end."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def add(self, delta: str) -> list[str]:
+        self.parts.append(delta)
+        return []
+
+    def finish(self) -> list[str]:
+        text = "".join(self.parts).strip()
+        return [text] if text else []
+
+
+def make_questions(synth: Any, count: int, folder: Path) -> list[Path]:
+    """'Hey Jarvis.' + 0.4 s + question + 1.2 s of silence as 16 kHz WAVs, made once with Piper."""
+    import numpy as np
+
+    from appliance.audio import AudioChunk, concat, resample, write_wav
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, question in enumerate((QUESTIONS * (count // len(QUESTIONS) + 1))[:count]):
+        path = folder / f"q{i:02d}.wav"
+        if not path.exists():
+            def say(text: str) -> AudioChunk:
+                return resample(concat(list(synth.synthesize(text))), 16000)
+
+            def gap(s: float) -> AudioChunk:
+                return AudioChunk.from_int16(np.zeros(int(16000 * s), dtype="<i2"), 16000)
+
+            write_wav(path, concat([gap(0.5), say("Hey Jarvis."), gap(0.4), say(question), gap(1.2)]))
+        paths.append(path)
+    return paths
+
+
+def config_for(model: str) -> Any:
+    from appliance.config import Config
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from llm import model_path  # bench/llm.py joins the Qwen stand-in once
+
+    cfg = Config()
+    return dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, model=str(model_path(model))),
+                               asr=dataclasses.replace(cfg.asr, engine="whisper"),
+                               service=dataclasses.replace(cfg.service, state_dir=str(OUT / "state")))
+
+
+def pct(values: list[float], q: float) -> float | None:
+    import numpy as np
+
+    return float(np.percentile(values, q)) if values else None
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    keys = list(rows[0]["timings_ms"]) if rows else []
+    return {k: {"median": pct([r["timings_ms"][k] for r in rows if r["timings_ms"][k] is not None], 50),
+                "p95": pct([r["timings_ms"][k] for r in rows if r["timings_ms"][k] is not None], 95)} for k in keys}
+
+
+def draw_timeline(turns: dict[str, Any], path: Path) -> None:
+    """One turn of each pipeline as horizontal bars on a shared time axis (0 = end of speech)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(turns), 1, figsize=(10, 1.9 * len(turns) + 0.6), sharex=True)
+    axes = axes if len(turns) > 1 else [axes]
+    colours = {"speech": "#9e9e9e", "ASR": "#42a5f5", "language model": "#ab47bc",
+               "first sentence": "#ffa726", "speech synthesis + play": "#66bb6a"}
+    for ax, (name, rec) in zip(axes, turns.items()):
+        t0 = rec.speech_end_at
+
+        def s(x: float | None) -> float | None:
+            return None if x is None else x - t0
+
+        bars = [("speech", s(rec.wake_at), 0.0),
+                ("ASR", 0.0, s(rec.transcript_at)),
+                ("language model", s(rec.transcript_at), s(rec.answer_done_at)),
+                ("first sentence", s(rec.first_token_at), s(rec.first_sentence_at)),
+                ("speech synthesis + play", s(rec.first_sentence_at), s(rec.audio_done_at))]
+        for row, (label, start, end) in enumerate(bars):
+            if start is not None and end is not None and end > start:
+                ax.barh(row, end - start, left=start, color=colours[label])
+        first = s(rec.first_audio_at)
+        if first is not None:
+            ax.axvline(first, color="#e53935", lw=2)
+            ax.text(first, len(bars) - 0.4, f" first audio {first * 1000:.0f} ms", color="#e53935", va="top")
+        ax.axvline(0, color="black", lw=1)
+        ax.set_yticks(range(len(bars)), [b[0] for b in bars])
+        ax.invert_yaxis()
+        ax.set_title(f"{name}: \"{rec.transcript}\"", fontsize=10, loc="left")
+    axes[-1].set_xlabel("seconds from the end of speech")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=20)
+    parser.add_argument("--model", default="qwen", help="qwen (the stand-in), smollm2, or a GGUF path")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--png", metavar="PATH", default=str(OUT / "timeline.png"))
+    args = parser.parse_args()
+
+    from appliance import log
+    from appliance.commands.run import build_stages, listen_turn
+
+    log.setup("WARNING")
+    cfg = config_for(args.model)
+    (OUT / "state").mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    stages = build_stages(cfg, sink=ClockSink())
+    print(f"models loaded in {time.monotonic() - started:.1f} s; model {Path(cfg.llm.model).name}", flush=True)
+    wavs = make_questions(stages["tts"], args.questions, OUT / "questions")
+    naive_stages = dict(stages, chat=NaiveChat(stages["chat"]), tts=NaiveTts(stages["tts"]))
+    rows: dict[str, list[dict[str, Any]]] = {"streaming": [], "naive": []}
+    example: dict[str, Any] = {}
+    for i, wav in enumerate(wavs):
+        order = ["streaming", "naive"] if i % 2 == 0 else ["naive", "streaming"]
+        for name in order:
+            records: list[Any] = []
+            result = listen_turn(str(wav), cfg, stages=stages if name == "streaming" else naive_stages,
+                                 splitter_factory=None if name == "streaming" else WholeText, records=records)
+            rows[name].append(result)
+            if i == 0 and records:
+                example[name] = records[0]
+            t = result["timings_ms"]
+            print(f"{i:2d} {name:9} {result['outcome']!s:9} first audio {t['speech_end_to_first_audio']!s:>7} ms  "
+                  f"{(result['answer'] or '')[:60]!r}", flush=True)
+    figures = {name: summarize([r for r in rs if r["outcome"] == "answered"]) for name, rs in rows.items()}
+    key = "speech_end_to_first_audio"
+    print(f"\n{'term (ms)':34} {'streaming med':>14} {'p95':>8} {'naive med':>10} {'p95':>8}")
+    for term in figures["streaming"]:
+        s, n = figures["streaming"][term], figures["naive"][term]
+        print(f"{term:34} {s['median'] or 0:14.0f} {s['p95'] or 0:8.0f} {n['median'] or 0:10.0f} {n['p95'] or 0:8.0f}")
+    pairs = [a["timings_ms"][key] / b["timings_ms"][key] for a, b in zip(rows["streaming"], rows["naive"])
+             if a["timings_ms"][key] and b["timings_ms"][key]]
+    ratio = statistics.median(pairs) if pairs else None
+    print(f"\nratio streaming/naive, end of speech to first audio: median of {len(pairs)} pairs "
+          f"{ratio if ratio is None else round(ratio, 3)} (target <= {TARGET_RATIO})")
+    if example:
+        draw_timeline(example, Path(args.png))
+        DOCS_PNG.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(args.png, DOCS_PNG)
+        print(f"timeline: {args.png} (copied to {DOCS_PNG.relative_to(ROOT)})")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"figures": figures, "ratio_median": ratio, "pairs": pairs,
+                                               "rows": rows, "model": cfg.llm.model}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
