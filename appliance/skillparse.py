@@ -31,7 +31,7 @@ _HOMOPHONES: Final = {"to": 2, "too": 2, "won": 1, "ate": 8, "tree": 3, "fore": 
 _DIGITS_RE: Final = re.compile(r"^\d+(\.\d+)?$")
 
 _CONTRACTIONS: Final = [
-    (r"\b(today|tomorrow|yesterday)'s\b", r"\1"),
+    (r"\b(today|tomorrow|yesterday)'?s\b", r"\1"),
     (r"\bwhat's\b|\bwhats\b", "what is"), (r"\bthat's\b|\bthats\b", "that is"),
     (r"\bit's\b", "it is"), (r"\bhow's\b", "how is"), (r"\bhere's\b", "here is"),
     (r"\bthere's\b", "there is"), (r"\btime's\b", "time is"), (r"\bi've\b", "i have"),

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
+REPORT_MAX: Final = 4  # timers read out one by one; more are counted
 # Words recognisers write for "timer"; repaired only where a timer request fits around them.
 _TIMER_SOUNDALIKES: Final = frozenset({"tiger", "timber", "timor", "timmer", "tamer", "dimer", "time"})
 _CANCEL_VERBS: Final = frozenset({"cancel", "stop", "delete", "remove", "clear", "kill", "end", "dismiss",
@@ -66,6 +67,8 @@ _DAY_RES: Final = [re.compile(p) for p in (
     (rf"\b(?:what|which) day (?:of the week )?(?:is it|is (?P<ref1>{_REF})|was (?P<ref2>{_REF})"
      rf"|will it be (?P<ref3>{_REF}))(?: (?P<ref4>{_REF}))?$"), rf"^what is (?P<ref1>{_REF})$",
     rf"^(?:what|which) day(?: (?P<ref1>{_REF}))?$", rf"^what is the day(?: (?P<ref1>{_REF}))?$")]
+_MONTH_YEAR_RE: Final = re.compile(r"^what (?P<what>month|year) is it(?: now| today)?$"
+                                    r"|^what is the (?:current )?(?P<what2>month|year)$")
 _IS_DAY_RE: Final = re.compile(
     r"^(?:is|will) (?:it|today|tomorrow)(?: be)? (?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"(?: today| tomorrow)?$")
@@ -75,7 +78,9 @@ _LEFT_RE: Final = re.compile(
     r"|\bhow is (?:the|my)\b|\bstatus\b|\bwhen (?:will|does|is)\b")
 _LEFT_ALONE_RE: Final = re.compile(
     r"\b(?:how (?:much time|long|many (?:minutes|seconds|hours)))\b(?: \w+)*? (?:left|remaining|to go)$"
-    r"|^(?:time|how much) (?:left|longer)$|^how much longer$")
+    r"|^(?:time|how much) (?:left|longer)$|^how much longer$|^(?:what is the )?time (?:left|remaining)(?: on \w+)?$")
+# A question about timers in general ("what is a timer", "how do timers work") is for the model.
+_GENERIC_TIMER_RE: Final = re.compile(r"\b(?:a|an) (?:\w+ )?timer\b|\b(?:work|invent\w*|history|buy|best|app)\b")
 _LIST_RE: Final = re.compile(
     r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"
     r"|\b(?:do i have|are there|is there|have i got|got) any (?:\w+ )?timers?\b|\bhow many timers\b"
@@ -158,6 +163,8 @@ class LocalSkills:
                                  "How long should it be?", "set", timer_name(tokens, spans))
         if spans and (has_timer or wants_set):
             return self._set(tokens, spans)
+        if has_timer and first in _QUESTION_START and not wants_set and not _GENERIC_TIMER_RE.search(text):
+            return self._report("timer_left", timer_name(tokens, spans))  # "what's the timer at"
         if has_timer and (wants_set or first not in _QUESTION_START):
             return self._clarify("How long should the timer be, for example ten minutes?", "set", timer_name(tokens, spans))
         return None
@@ -229,7 +236,9 @@ class LocalSkills:
 
         if len(timers) == 1:
             return SkillReply(f"Your {timers[0].label} {state(timers[0])}.", intent, data=data)
-        parts = [f"the {t.label} {state(t)}" for t in timers]
+        parts = [f"the {t.label} {state(t)}" for t in timers[:REPORT_MAX]]
+        if len(timers) > REPORT_MAX:  # a long list is no use spoken: the soonest ones, and a count
+            parts.append(f"{len(timers) - REPORT_MAX} more")
         return SkillReply(f"You have {len(timers)} timers: {_join(parts)}.", intent, data=data)
 
     def _timers_named(self, name: str | None) -> list[Timer]:
@@ -291,6 +300,11 @@ class LocalSkills:
                 if m is not None:
                     refs = [v for k, v in m.groupdict().items() if k.startswith("ref") and v]
                     return self._day_reply(intent, refs[0] if refs else "today")
+        m = _MONTH_YEAR_RE.search(text)
+        if m is not None:
+            now = self._now()
+            said = now.strftime("%B %Y") if "month" in (m["what"], m["what2"]) else str(now.year)
+            return SkillReply(f"It's {said}.", "date", data={"date": now.date().isoformat()})
         m = _IS_DAY_RE.match(text)
         if m is not None:
             ref = "tomorrow" if "tomorrow" in text.split() else "today"

@@ -48,6 +48,8 @@ TABLE = [
     ("what day is it tomorrow", [], "day", "2025-03-05"),
     ("what day was yesterday", [], "day", "2025-03-03"),
     ("is it tuesday", [], "day", "2025-03-04"),
+    ("whats todays date", [], "date", "2025-03-04"),
+    ("what year is it", [], "date", "2025-03-04"),
     # setting timers
     ("set a timer for ten minutes", [], "timer_set", [(600, None)]),
     ("Set a timer for 10 minutes.", [], "timer_set", [(600, None)]),
@@ -101,6 +103,9 @@ TABLE = [
     ("how long is left on the pasta timer", TWO, "timer_left", ["pasta"]),
     ("how much longer", ONE, "timer_left", ["pasta"]),
     ("is my timer done", ONE, "timer_left", ["pasta"]),
+    ("what's the timer at", ONE, "timer_left", ["pasta"]),
+    ("what is left on my timer", ONE, "timer_left", ["pasta"]),
+    ("what's the time left", TWO, "timer_left", ["pasta", None]),
     ("what timers do I have", TWO, "timer_list", ["pasta", None]),
     ("do i have any timers", [], "timer_list", []),
     ("cancel the pasta timer", TWO, "timer_cancel", ["pasta"]),
@@ -184,6 +189,7 @@ NOT_SKILLS = [
     "what time does the bakery open", "tell me a joke", "who wrote hamlet", "how long do i boil an egg",
     "what is a timer", "set the table for dinner", "cancel my subscription", "how long is the nile",
     "how many minutes are in an hour", "what day is christmas", "stop the war in my head", "",
+    "how does a kitchen timer work", "who invented the egg timer", "what is the best timer app",
     "   ", "...",
 ]
 
@@ -269,3 +275,12 @@ def test_system_time_zone_is_used_by_default(tmp_path: Path, monkeypatch: pytest
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_a_long_list_of_timers_is_cut_short_when_spoken(tmp_path: Path) -> None:
+    skills = make(tmp_path, [(60 * (i + 1), None) for i in range(7)])
+    reply = skills.match("what timers do i have")
+    assert reply.text == ("You have 7 timers: the 1 minute timer has 1 minute left, the 2 minute timer has "
+                          "2 minutes left, the 3 minute timer has 3 minutes left, the 4 minute timer has "
+                          "4 minutes left and 3 more.")
+    assert len(reply.data["timers"]) == 7
