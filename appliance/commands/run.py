@@ -219,3 +219,26 @@ def listen_record(rec: Any, paced: bool) -> dict[str, Any]:
             "llm": None if rec.stats is None or rec.route != "llm" else
             {"tokens": rec.stats.tokens, "prompt_tokens": rec.stats.prompt_tokens,
              "cached_prompt_tokens": rec.stats.cached_prompt_tokens, "tokens_per_s": rec.stats.tokens_per_s}}
+
+
+def print_listen(args: argparse.Namespace, cfg: Config) -> int:
+    """`appliance listen --wav IN [--out reply.wav] [--json] [--fast]`: one full turn, printed."""
+    import json
+
+    from appliance import EXIT_OK
+
+    # No journald entries: a test recording must not count in `appliance stats` of the daemon.
+    record = listen_turn(args.wav, cfg, out=args.out, fast=args.fast)
+    if args.json:
+        print(json.dumps(record), flush=True)
+        return EXIT_OK
+    wake = record["wake"]
+    print("wake: " + ("none" if wake is None else f"{wake['word']} (score {wake['score']:.2f})"))
+    print(f"transcript: {record['transcript'] if record['transcript'] is not None else 'none'}")
+    print(f"route: {record['route'] or 'none'}   outcome: {record['outcome'] or 'none'}")
+    print(f"answer: {record['answer'] or ''}")
+    for key, value in record["timings_ms"].items():
+        print(f"  {key:32} {'-' if value is None else f'{value:.0f} ms'}")
+    if not record["paced"]:
+        print("  (--fast: the recording was not paced, so these are not real-time latencies)")
+    return EXIT_OK
