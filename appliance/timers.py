@@ -309,6 +309,7 @@ class Timers:
             fd, tmp = tempfile.mkstemp(prefix=".timers.", suffix=".tmp", dir=self.state_dir)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    os.fchmod(fh.fileno(), 0o644)  # mkstemp makes 0600; `appliance ask` as another user reads it
                     json.dump(data, fh, indent=1)
                     fh.flush()
                     os.fsync(fh.fileno())

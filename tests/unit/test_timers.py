@@ -126,6 +126,7 @@ def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path: Path, monkeypa
     monkeypatch.undo()
     assert (tmp_path / STATE_FILE).read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["timers.json", "timers.lock"]
+    assert (tmp_path / STATE_FILE).stat().st_mode & 0o777 == 0o644
     assert timers.all() == [kept], "the unsaved timer is not kept in memory either"
 
 
