@@ -53,17 +53,17 @@ _SPELLED: Final = [
     (re.compile(r"(?<=\w)@(?=\w)"), " at "),
     (re.compile(r"#\s*(?=\d)"), "number "),
     (re.compile(r"#"), " "),
-    (re.compile(r"\bi\.e\.", re.I), "that is"),
-    (re.compile(r"\be\.g\.", re.I), "for example"),
-    (re.compile(r"\bvs\.?(?=\s)", re.I), "versus"),
+    (re.compile(r"\bi\.e\.", re.IGNORECASE), "that is"),
+    (re.compile(r"\be\.g\.", re.IGNORECASE), "for example"),
+    (re.compile(r"\bvs\.?(?=\s)", re.IGNORECASE), "versus"),
 ]
 
 _FENCE: Final = re.compile(r"(?:`{3,}|~{3,})[\w+#.-]*")
 _INLINE_CODE: Final = re.compile(r"`+([^`\n]*?)`+")
 _IMAGE: Final = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _LINK: Final = re.compile(r"\[([^\]\n]+)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
-_AUTOLINK: Final = re.compile(r"<(?:https?|ftp|mailto):[^>\s]*>", re.I)
-_URL: Final = re.compile(r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[^\s<>()\[\]\"']*[^\s<>()\[\]\"'.,;:!?]", re.I)
+_AUTOLINK: Final = re.compile(r"<(?:https?|ftp|mailto):[^>\s]*>", re.IGNORECASE)
+_URL: Final = re.compile(r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[^\s<>()\[\]\"']*[^\s<>()\[\]\"'.,;:!?]", re.IGNORECASE)
 _ESCAPE: Final = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~>])")
 _BOLD: Final = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _ITALIC_STAR: Final = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]*?)(?<=[^\s*])\*(?![\w*])")

@@ -1,0 +1,324 @@
+"""Audio out: SpeakerSink (sounddevice, gap-free, quick fade-out stop, survives device loss) and WavSink."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Final
+
+import numpy as np
+
+from appliance import EXIT_CONFIG, ApplianceError
+from appliance.audio import AudioChunk, Converter
+from appliance.config import AudioConfig
+from appliance.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
+
+__all__ = ["SpeakerSink", "WavSink", "find_output_device", "output_format"]
+
+_LOGGER = logging.getLogger(__name__)
+
+WATCH_INTERVAL_S: Final = 0.25  # seconds between the keeper's checks of the stream
+CLOSE_TIMEOUT_S: Final = 2.0  # a dead device may hang PortAudio's close; never wait longer
+OPEN_GRACE_S: Final = 5.0  # a fresh stream may take a while to call back the first time
+
+
+def find_output_device(sd: Any, wanted: str | int | None) -> int | None:
+    """A PortAudio output device index: by index, by name substring, or None for the default."""
+    devices = sd.query_devices()
+    if wanted is None:
+        default = sd.default.device[1]
+        return None if default is None or default < 0 else int(default)
+    if isinstance(wanted, int):
+        if 0 <= wanted < len(devices) and devices[wanted]["max_output_channels"] > 0:
+            return wanted
+        raise LookupError(f"no output device with index {wanted}")
+    for index, device in enumerate(devices):
+        if wanted.lower() in device["name"].lower() and device["max_output_channels"] > 0:
+            return index
+    raise LookupError(f"no output device named like {wanted!r}")
+
+
+def output_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
+    """(rate, channels): the voice's rate in mono or stereo if the device takes it, else its own rate."""
+    info = sd.query_devices(device, "output")
+    channel_options = (1, 2) if int(info["max_output_channels"]) >= 2 else (1,)
+    for try_rate in (rate, int(info["default_samplerate"])):
+        for channels in channel_options:
+            try:
+                sd.check_output_settings(device=device, samplerate=try_rate, channels=channels, dtype="float32")
+                return try_rate, channels
+            except Exception:  # PortAudio: invalid sample rate / channel count
+                continue
+    return int(info["default_samplerate"]), channel_options[-1]
+
+
+class SpeakerSink:
+    """The Sink of stages.py over a sounddevice OutputStream that stays open between sentences.
+
+    The stream opens at the rate of the first chunk (the voice's) when the device takes it, else at
+    the device's own rate with soxr resampling. A keeper thread notices a lost device (error, stall),
+    logs it once, reopens with the microphone's backoff, and play() drops audio until it is back.
+    """
+
+    def __init__(self, cfg: AudioConfig, rate: int | None = None, sd_module: Any = None) -> None:
+        self.cfg = cfg
+        self.dropped_s = 0.0
+        self.reopens = 0
+        self._sd = sd_module
+        self._rate_wanted: int | None = None
+        self._playback: Playback | None = None
+        self._converter: Converter | None = None
+        self._converter_rate = 0
+        self._latency_s = cfg.output_latency_ms / 1000.0
+        self._channels = 1
+        self._stream: Any = None
+        self._stream_error: str | None = None
+        self._last_callback_at = 0.0
+        self._opened_at = 0.0
+        self._lost_since: float | None = None
+        self._attempt = 0
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._keeper: threading.Thread | None = None
+        if rate is not None:
+            self._start(rate)
+
+    # ---- Sink --------------------------------------------------------------------------------
+    def play(self, chunk: AudioChunk) -> None:
+        if self._rate_wanted is None:
+            self._start(chunk.rate)
+        playback = self._playback
+        if self._stream is None or playback is None:
+            self.dropped_s += chunk.duration_s
+            return
+        if not playback.push(self._to_device(chunk)):
+            _LOGGER.warning("Speaker buffer stayed full for %.0f s; dropping audio", PLAY_BLOCK_TIMEOUT_S)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._converter = None
+            if self._playback is not None:
+                self._playback.stop()
+
+    def drain(self, timeout: float) -> bool:
+        playback = self._playback
+        if playback is None:
+            return True
+        self._flush_resampler()
+        deadline = time.monotonic() + timeout
+        while self._stream is not None:  # a lost device plays nothing: do not wait for it
+            remaining = deadline - time.monotonic()
+            if playback.wait_empty(max(0.0, min(remaining, WATCH_INTERVAL_S))):
+                ended = playback.ended_at()
+                wait = 0.0 if ended is None else ended - time.monotonic()
+                if wait > deadline - time.monotonic():
+                    return False
+                time.sleep(max(0.0, wait))  # the device's own buffer plays out
+                return True
+            if remaining <= 0:
+                return False
+        return False
+
+    def first_audio_at(self) -> float | None:
+        return self._playback.first_audio_at() if self._playback else None
+
+    def playback_ended_at(self) -> float | None:
+        """When the last sample queued so far reached the device (estimated); None while playing."""
+        return self._playback.ended_at() if self._playback else None
+
+    def mark_turn(self) -> None:
+        if self._playback is not None:
+            self._playback.mark_turn()
+
+    def status(self) -> str:
+        if self._rate_wanted is None:
+            return "idle"
+        return "ok" if self._stream is not None else f"Waiting for speaker {self._device_label()!r}"
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._keeper is not None:
+            self._keeper.join(CLOSE_TIMEOUT_S + 1.0)
+        self._close_stream()
+
+    def __enter__(self) -> SpeakerSink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- conversion ----------------------------------------------------------------------------
+    def _to_device(self, chunk: AudioChunk) -> np.ndarray:
+        playback = self._playback
+        assert playback is not None
+        with self._lock:
+            if chunk.rate == playback.rate:
+                floats = chunk.to_float()
+                return floats.mean(axis=1) if chunk.channels > 1 else floats[:, 0]
+            if self._converter is None or self._converter_rate != chunk.rate:
+                self._flush_resampler()
+                self._converter, self._converter_rate = Converter(playback.rate), chunk.rate
+            return self._converter.convert(chunk).to_float()[:, 0]
+
+    def _flush_resampler(self) -> None:
+        """Push out the tail the streaming resampler still holds (end of speech)."""
+        with self._lock:
+            converter, self._converter = self._converter, None
+            if converter is None or self._playback is None:
+                return
+            tail = converter.convert(AudioChunk(b"", self._converter_rate), last=True)
+            self._playback.push(tail.to_float()[:, 0], timeout=1.0)
+
+    # ---- device --------------------------------------------------------------------------------
+    def _start(self, rate: int) -> None:
+        with self._lock:
+            if self._rate_wanted is not None:
+                return
+            self._rate_wanted = rate
+            self._try_open()
+            self._keeper = threading.Thread(target=self._keep, name="speaker-keeper", daemon=True)
+            self._keeper.start()
+
+    def _callback(self, outdata: Any, frames: int, time_info: Any, status: Any) -> None:
+        self._last_callback_at = time.monotonic()
+        playback = self._playback
+        try:
+            delay = float(time_info.outputBufferDacTime - time_info.currentTime)
+        except (AttributeError, TypeError, ValueError):
+            delay = 0.0
+        if not 0.0 < delay < 1.0:  # hosts without DAC times (PulseAudio's ALSA plugin): the stream's latency
+            delay = self._latency_s
+        samples = playback.pull(frames, delay) if playback is not None else np.zeros(frames, np.float32)
+        outdata[:] = samples[:, None]
+
+    def _try_open(self) -> None:
+        sd = self._sounddevice()
+        self._attempt += 1
+        try:
+            try:
+                index = find_output_device(sd, self.cfg.output_device)
+            except LookupError:
+                _rescan(sd)
+                index = find_output_device(sd, self.cfg.output_device)
+            assert self._rate_wanted is not None
+            rate, channels = output_format(sd, index, self._rate_wanted)
+            if self._playback is None or self._playback.rate != rate:
+                self._playback = Playback(rate)
+            stream = sd.OutputStream(device=index, samplerate=rate, channels=channels, dtype="float32",
+                                     blocksize=rate * BLOCK_MS // 1000, latency=self.cfg.output_latency_ms / 1000.0,
+                                     callback=self._callback, finished_callback=self._on_finished)
+            stream.start()
+        except Exception as exc:  # PortAudioError, LookupError, ValueError: all mean "not now"
+            self._lost(f"cannot open speaker {self._device_label()!r}: {exc}")
+            return
+        with self._lock:
+            self._stream, self._channels, self._stream_error = stream, channels, None
+            self._latency_s = float(getattr(stream, "latency", self._latency_s) or self._latency_s)
+            self._opened_at = self._last_callback_at = time.monotonic()
+        name = sd.query_devices(index)["name"] if index is not None else "default"
+        if self._lost_since is not None:
+            _LOGGER.warning("Speaker %r is back after %.1f s", name, time.monotonic() - self._lost_since)
+            self.reopens += 1
+        else:
+            _LOGGER.info("Speaker %r open at %d Hz, %d channel(s)%s", name, rate, channels,
+                         "" if rate == self._rate_wanted else f"; resampling from {self._rate_wanted} Hz")
+        self._lost_since, self._attempt = None, 0
+
+    def _keep(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self._stream is None:
+                    self._try_open()
+                else:
+                    self._check_stream()
+            except Exception:  # the keeper must never die: log and keep going
+                _LOGGER.exception("Speaker keeper error")
+                self._close_stream()
+            self._wake.wait(self._next_wait())
+            self._wake.clear()
+
+    def _next_wait(self) -> float:
+        if self._stream is not None:
+            return WATCH_INTERVAL_S
+        backoff = self.cfg.retry_backoff_s or [1.0]
+        return backoff[min(max(self._attempt - 1, 0), len(backoff) - 1)]
+
+    def _check_stream(self) -> None:
+        stalled_s = time.monotonic() - self._last_callback_at
+        limit_s = self.cfg.stall_timeout_s
+        if self._last_callback_at == self._opened_at:
+            limit_s = max(limit_s, OPEN_GRACE_S)
+        problem = self._stream_error
+        if problem is None and stalled_s > limit_s:
+            problem = f"no callback for {stalled_s:.1f} s"
+        if problem is None:
+            try:
+                if not self._stream.active:
+                    problem = "the stream is no longer active"
+            except Exception as exc:
+                problem = str(exc)
+        if problem is not None:
+            self._close_stream()
+            self._lost(f"speaker {self._device_label()!r} lost: {problem}")
+            self._attempt = max(self._attempt, 1)
+
+    def _on_finished(self) -> None:
+        if not self._stop.is_set():
+            self._stream_error = "the stream stopped"
+            self._wake.set()
+
+    def _lost(self, reason: str) -> None:
+        if self._playback is not None:
+            self._playback.clear()
+        if self._lost_since is None:
+            self._lost_since = time.monotonic()
+            backoff = self.cfg.retry_backoff_s or [1.0]
+            _LOGGER.warning("%s; dropping speech and retrying every %s s (backoff)",
+                            reason[:1].upper() + reason[1:], "/".join(f"{b:g}" for b in backoff))
+        else:
+            _LOGGER.debug("%s", reason)
+
+    def _close_stream(self) -> None:
+        with self._lock:
+            stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        closer = threading.Thread(target=_quietly_close, args=(stream,), name="speaker-close", daemon=True)
+        closer.start()
+        closer.join(CLOSE_TIMEOUT_S)
+        if closer.is_alive():
+            _LOGGER.warning("Closing the lost speaker stream hangs; leaving it behind")
+
+    def _device_label(self) -> str:
+        return "default" if self.cfg.output_device is None else str(self.cfg.output_device)
+
+    def _sounddevice(self) -> Any:
+        if self._sd is None:
+            try:
+                import sounddevice
+            except OSError as exc:
+                raise ApplianceError(f"PortAudio is not available ({exc}); install libportaudio2",
+                                     EXIT_CONFIG) from None
+            self._sd = sounddevice
+        return self._sd
+
+
+def _quietly_close(stream: Any) -> None:
+    for action in (stream.abort, stream.close):
+        try:
+            action()
+        except Exception:
+            pass
+
+
+def _rescan(sd: Any) -> None:
+    """Make PortAudio enumerate devices again (it lists them once, at initialisation)."""
+    terminate, initialize = getattr(sd, "_terminate", None), getattr(sd, "_initialize", None)
+    if terminate is not None and initialize is not None:
+        try:
+            terminate()
+        finally:
+            initialize()

@@ -1,0 +1,281 @@
+"""SpeakerSink over a fake sounddevice that calls back in real time; Playback and WavSink on their own."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from appliance.audio import AudioChunk, read_wav
+from appliance.config import AudioConfig
+from appliance.playback import FADE_MS, Playback, WavSink
+from appliance.speaker import SpeakerSink
+
+RATE = 22050  # Hz, the voice's rate
+WAIT_S = 10.0  # every wait in these tests gives up after this
+
+
+def sine(freq: float, dur_s: float, rate: int = RATE, amp: float = 0.5, phase_s: float = 0.0) -> np.ndarray:
+    t = phase_s + np.arange(int(rate * dur_s)) / rate
+    return (amp * np.sin(2 * np.pi * freq * t)).astype(np.float32)
+
+
+def chunk_of(samples: np.ndarray, rate: int = RATE) -> AudioChunk:
+    return AudioChunk.from_float(samples, rate)
+
+
+def wait_until(predicate: Any, timeout: float = WAIT_S) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@dataclass
+class TimeInfo:
+    currentTime: float = 0.0  # noqa: N815 - PortAudio's names
+    outputBufferDacTime: float = 0.0  # noqa: N815
+
+
+class FakeStream:
+    """A sound card: calls back every block in real time and keeps what it was given."""
+
+    def __init__(self, sd: FakeSD, samplerate: int, channels: int, blocksize: int, callback: Any,
+                 finished_callback: Any = None, **_: Any) -> None:
+        self.sd, self.rate, self.channels, self.blocksize = sd, samplerate, channels, blocksize
+        self.callback, self.finished_callback = callback, finished_callback
+        self.blocks: list[tuple[float, np.ndarray]] = []
+        self._halt = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self.active = False
+
+    def start(self) -> None:
+        self.active = True
+        self._thread.start()
+
+    def _run(self) -> None:
+        next_at = time.monotonic()
+        while not self._halt.is_set():
+            if self.sd.dead:  # the device went away: no more callbacks, the stream is no longer active
+                self.active = False
+                return
+            out = np.zeros((self.blocksize, self.channels), dtype=np.float32)
+            self.callback(out, self.blocksize, TimeInfo(), None)
+            self.blocks.append((time.monotonic(), out[:, 0].copy()))
+            next_at += self.blocksize / self.rate
+            self._halt.wait(max(0.0, next_at - time.monotonic()))
+
+    def output(self) -> np.ndarray:
+        return np.concatenate([b for _, b in self.blocks]) if self.blocks else np.zeros(0, np.float32)
+
+    def abort(self) -> None:
+        self._halt.set()
+
+    def close(self) -> None:
+        self._halt.set()
+        self.active = False
+
+
+class FakeSD:
+    """Just enough of the sounddevice module for SpeakerSink."""
+
+    def __init__(self, rates: tuple[int, ...] = (RATE, 48000), default_rate: int = 48000) -> None:
+        self.rates, self.default_rate = rates, default_rate
+        self.dead = False
+        self.unplugged = False
+        self.streams: list[FakeStream] = []
+        self.default = type("Default", (), {"device": (0, 0)})()
+
+    def query_devices(self, device: Any = None, kind: Any = None) -> Any:
+        info = {"name": "Fake USB speaker", "max_output_channels": 2, "max_input_channels": 0,
+                "default_samplerate": float(self.default_rate)}
+        return info if (device is not None or kind is not None) else [info]
+
+    def check_output_settings(self, device: Any = None, samplerate: float = 0, channels: int = 1,
+                              dtype: str = "float32") -> None:
+        if int(samplerate) not in self.rates:
+            raise ValueError("Invalid sample rate")
+
+    def OutputStream(self, **kwargs: Any) -> FakeStream:  # noqa: N802 - sounddevice's name
+        if self.unplugged:
+            raise OSError("Error opening OutputStream: Device unavailable")
+        stream = FakeStream(self, **kwargs)
+        self.streams.append(stream)
+        return stream
+
+
+def config(**kw: Any) -> AudioConfig:
+    return AudioConfig(**{"output_latency_ms": 20, "stall_timeout_s": 0.5, "retry_backoff_s": [0.1, 0.2], **kw})
+
+
+def first_sound(samples: np.ndarray, threshold: float = 1e-4) -> int:
+    return int(np.argmax(np.abs(samples) > threshold))
+
+
+def last_sound(samples: np.ndarray, threshold: float = 1e-4) -> int:
+    loud = np.nonzero(np.abs(samples) > threshold)[0]
+    return int(loud[-1]) if len(loud) else -1
+
+
+def test_chunks_play_back_to_back_sample_exact() -> None:
+    sd = FakeSD()
+    parts = [sine(440, 0.3, phase_s=0.0), sine(440, 0.25, phase_s=0.3), sine(440, 0.2, phase_s=0.55)]
+    with SpeakerSink(config(), sd_module=sd) as sink:
+        for part in parts:
+            sink.play(chunk_of(part))
+        assert sink.drain(WAIT_S)
+    stream = sd.streams[0]
+    assert stream.rate == RATE  # the device takes the voice's rate: no resampling
+    out = stream.output()
+    expected = np.concatenate([chunk_of(p).to_float()[:, 0] for p in parts])
+    start = first_sound(out) - first_sound(expected)
+    played = out[start:start + len(expected)]
+    np.testing.assert_allclose(played, expected, atol=1e-6)  # no gap, no repeat, no click between chunks
+    assert not np.any(np.abs(out[start + len(expected):]) > 1e-4)  # and nothing after it
+
+
+def test_stop_falls_silent_within_100_ms_with_a_fade() -> None:
+    sd = FakeSD()
+    with SpeakerSink(config(), sd_module=sd) as sink:
+        sink.mark_turn()
+        sink.play(chunk_of(sine(300, 3.0)))
+        assert wait_until(lambda: sd.streams and len(sd.streams[0].output()) > RATE * 0.5)
+        stream = sd.streams[0]
+        stop_called = time.monotonic()
+        sink.stop()
+        assert wait_until(lambda: len(stream.blocks) and stream.blocks[-1][0] > stop_called + 0.3)
+        out = stream.output()
+        before = sum(len(b) for t, b in stream.blocks if t < stop_called)  # samples handed out before stop()
+        end = last_sound(out)
+        after_s = (end - before) / RATE
+        assert after_s < 0.1, f"sound went on for {after_s * 1000:.0f} ms after stop()"
+        # The last few milliseconds fade to zero rather than cut off mid-wave (a click).
+        fade = np.abs(out[end - RATE * FADE_MS // 1000 + 1: end + 1])
+        edge = np.max(np.abs(out[end - 3 * RATE * FADE_MS // 1000: end - RATE * FADE_MS // 1000]))
+        assert np.max(fade[-len(fade) // 4:]) < 0.3 * edge
+        # A stopped sink plays the next turn in full.
+        sink.mark_turn()
+        sink.play(chunk_of(sine(500, 0.2)))
+        assert sink.drain(WAIT_S)
+        tail = stream.output()[len(out):]
+        assert np.sum(np.abs(tail) > 1e-4) >= int(0.2 * RATE) - 10
+
+
+def test_device_without_the_voice_rate_is_resampled() -> None:
+    sd = FakeSD(rates=(48000,), default_rate=48000)
+    with SpeakerSink(config(), sd_module=sd) as sink:
+        sink.play(chunk_of(sine(440, 0.5)))
+        sink.play(chunk_of(sine(440, 0.5, phase_s=0.5)))
+        assert sink.drain(WAIT_S)
+    stream = sd.streams[0]
+    assert stream.rate == 48000
+    out = stream.output()
+    sound = out[first_sound(out):last_sound(out) + 1]
+    assert abs(len(sound) - 48000) < 48000 * 0.01  # one second, whole, tail flushed from the resampler
+    spectrum = np.abs(np.fft.rfft(sound))
+    assert abs(np.argmax(spectrum) * 48000 / len(sound) - 440) < 3
+
+
+def test_first_audio_and_playback_end_are_reported() -> None:
+    sd = FakeSD()
+    with SpeakerSink(config(), sd_module=sd) as sink:
+        sink.mark_turn()
+        assert sink.first_audio_at() is None
+        queued_at = time.monotonic()
+        sink.play(chunk_of(sine(440, 0.5)))
+        assert sink.drain(WAIT_S)
+        first, ended = sink.first_audio_at(), sink.playback_ended_at()
+        assert first is not None and ended is not None
+        assert first >= queued_at
+        assert ended - first >= 0.5 * 0.95  # it cannot have played half a second faster than real time
+        sink.mark_turn()
+        assert sink.first_audio_at() is None
+
+
+def test_lost_speaker_is_logged_once_then_reopened(caplog: pytest.LogCaptureFixture) -> None:
+    sd = FakeSD()
+    caplog.set_level(logging.INFO, logger="appliance.speaker")
+    with SpeakerSink(config(), sd_module=sd) as sink:
+        sink.play(chunk_of(sine(440, 0.1)))
+        assert sink.drain(WAIT_S)
+        sd.dead, sd.unplugged = True, True
+        assert wait_until(lambda: sink.status() != "ok")
+        time.sleep(0.8)  # several reopen attempts fail meanwhile
+        lost = [r for r in caplog.records if r.levelno == logging.WARNING and "lost" in r.getMessage()]
+        assert len(lost) == 1, [r.getMessage() for r in caplog.records]
+        started = time.monotonic()
+        sink.play(chunk_of(sine(440, 1.0)))  # dropped, not queued for a device that is not there
+        assert not sink.drain(WAIT_S)
+        assert time.monotonic() - started < WAIT_S / 2
+        assert sink.dropped_s == pytest.approx(1.0, abs=0.01)
+        sd.dead, sd.unplugged = False, False
+        assert wait_until(lambda: sink.status() == "ok")
+        assert sink.reopens == 1
+        assert any("is back" in r.getMessage() for r in caplog.records)
+        sink.play(chunk_of(sine(440, 0.2)))
+        assert sink.drain(WAIT_S)
+        assert np.sum(np.abs(sd.streams[-1].output()) > 1e-4) >= int(0.2 * RATE) - 10
+
+
+def test_playback_joins_chunks_and_stop_keeps_only_a_fade() -> None:
+    playback = Playback(1000)
+    playback.push(np.ones(30, np.float32))
+    playback.push(np.full(30, 2.0, np.float32))
+    out = playback.pull(50)
+    assert list(out[:30]) == [1.0] * 30 and list(out[30:50]) == [2.0] * 20
+    playback.stop()
+    rest = playback.pull(50)
+    fade = rest[: playback.fade_samples]
+    assert fade[0] == pytest.approx(2.0) and fade[-1] == 0.0 and np.all(np.diff(fade) <= 0)
+    assert not np.any(rest[playback.fade_samples:])
+    assert playback.ended_at() is not None
+
+
+def test_playback_push_waits_for_room_then_gives_up() -> None:
+    playback = Playback(1000, max_buffer_s=0.05)
+    assert playback.push(np.zeros(50, np.float32))
+    started = time.monotonic()
+    assert not playback.push(np.zeros(10, np.float32), timeout=0.2)
+    assert time.monotonic() - started >= 0.2
+    threading.Timer(0.1, playback.pull, args=(50,)).start()
+    assert playback.push(np.zeros(10, np.float32), timeout=WAIT_S)
+
+
+def test_wav_sink_writes_the_stream(tmp_path: Path) -> None:
+    path = tmp_path / "out.wav"
+    a, b = sine(440, 0.3), sine(660, 0.2)
+    with WavSink(path) as sink:
+        sink.mark_turn()
+        sink.play(chunk_of(a))
+        sink.play(chunk_of(b))
+        assert sink.first_audio_at() is not None
+        assert sink.drain(WAIT_S)
+    audio = read_wav(path)
+    assert audio.rate == RATE and audio.channels == 1
+    expected = np.concatenate([chunk_of(a).to_int16(), chunk_of(b).to_int16()])
+    np.testing.assert_array_equal(audio.to_int16(), expected)
+
+
+def test_realtime_wav_sink_records_the_gaps_a_listener_would_hear(tmp_path: Path) -> None:
+    path = tmp_path / "rt.wav"
+    with WavSink(path, realtime=True) as sink:
+        sink.play(chunk_of(sine(440, 0.2)))
+        time.sleep(0.5)  # the producer falls behind: 0.3 s of silence mid-turn
+        sink.play(chunk_of(sine(440, 0.2)))
+        assert sink.drain(WAIT_S)
+    with wave.open(str(path)) as wav:
+        samples = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2").astype(np.float32) / 32768
+    frame = RATE // 200  # 5 ms
+    rms = np.sqrt(np.mean(samples[: len(samples) // frame * frame].reshape(-1, frame) ** 2, axis=1))
+    edges = np.flatnonzero(np.diff((rms > 1e-3).astype(int)))
+    gap_s = (edges[1] - edges[0]) * frame / RATE  # from the end of the first tone to the start of the second
+    assert 0.2 < gap_s < 0.45
