@@ -220,7 +220,7 @@ def main() -> int:
     cfg = config_for(args.model)
     (OUT / "state").mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    stages = build_stages(cfg, sink=ClockSink())
+    stages = build_stages(cfg, sink=ClockSink(), mic=False)
     print(f"models loaded in {time.monotonic() - started:.1f} s; model {Path(cfg.llm.model).name}", flush=True)
     wavs = make_questions(stages["tts"], args.questions, OUT / "questions")
     naive_stages = dict(stages, chat=NaiveChat(stages["chat"]), tts=NaiveTts(stages["tts"]))

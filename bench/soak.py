@@ -45,7 +45,7 @@ def main() -> int:
     log.setup("WARNING")
     cfg = config_for(args.model)
     (OUT / "state").mkdir(parents=True, exist_ok=True)
-    stages = build_stages(cfg, sink=ClockSink())
+    stages = build_stages(cfg, sink=ClockSink(), mic=False)
     import e2e
 
     e2e.QUESTIONS[:] = SOAK_QUESTIONS  # short answers: the soak is about leaks, not latency

@@ -69,10 +69,12 @@ def _timed(loads: dict[str, float], name: str, fn: Callable[[], Any]) -> Any:
     return value
 
 
-def build_stages(cfg: Config, journal: Any = None, *, source: Any = None, sink: Any = None) -> dict[str, Any]:
+def build_stages(cfg: Config, journal: Any = None, *, source: Any = None, sink: Any = None,
+                 mic: bool = True) -> dict[str, Any]:
     """Every stage the conductor needs, loaded once; model load times go to the journal.
 
-    `source`/`sink` replace the microphone and the speaker (a WAV file for `appliance listen`).
+    `source`/`sink` replace the microphone and the speaker (a WAV file for `appliance listen`);
+    mic=False opens no microphone (the caller sets stages["source"] per recording).
     """
     from appliance import skills as skills_mod
     from appliance.asr import make_recognizer
@@ -90,7 +92,7 @@ def build_stages(cfg: Config, journal: Any = None, *, source: Any = None, sink: 
     skills = skills_mod.build(cfg) if cfg.skills.enabled else None
     stages["skills"] = skills
     stages["timers"] = getattr(skills, "timers", None)
-    stages["source"] = source if source is not None else MicSource(cfg.audio)
+    stages["source"] = source if source is not None or not mic else MicSource(cfg.audio)
     summary = ", ".join(f"{k} {v:.0f} ms" for k, v in loads.items())
     _LOGGER.info("Models loaded: %s (speech recognition: %s)", summary, getattr(recognizer, "name", "?"))
     if journal is not None:
