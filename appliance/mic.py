@@ -114,6 +114,8 @@ def find_input_device(sd: Any, wanted: str | int | None) -> int | None:
 def input_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
     """(rate, channels) to open: 16 kHz mono if the device takes it, else what the device offers."""
     info = sd.query_devices(device, "input")
+    if int(info["max_input_channels"]) < 1:
+        raise LookupError(f"device {info['name']!r} has no input channels")
     for channels in (1, min(2, int(info["max_input_channels"]))):
         try:
             sd.check_input_settings(device=device, samplerate=rate, channels=channels, dtype="int16")

@@ -1,0 +1,149 @@
+"""`appliance listen --wav FILE [--json]`: the wake word and the transcript heard in a recording."""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import json
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from appliance import EXIT_OK
+from appliance.stages import Recognizer, Source, Transcript, WakeDetector, WakeHit
+
+_LOGGER = logging.getLogger(__name__)
+
+READ_TIMEOUT_S = 1.0  # seconds one read() of the source may wait
+
+
+@dataclass
+class Heard:
+    """What one pass of hearing produced; `record()` is the --json record (other keys may be added)."""
+
+    wake: WakeHit | None = None
+    transcript: Transcript | None = None
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "wake": None if self.wake is None else
+            {"word": self.wake.word, "score": self.wake.score, "at_s": self.wake.at_s},
+            "transcript": None if self.transcript is None else self.transcript.text,
+        }
+
+
+class Hearing:
+    """Wake word then question: reads a Source, keeps a pre-roll ring, feeds the recognizer.
+
+    `hear()` returns after one question (or when the source ends); `preroll_chunks` sets how
+    much audio from before the detection starts the utterance, so the first word is kept.
+    """
+
+    def __init__(self, source: Source, wake: WakeDetector, recognizer: Recognizer,
+                 preroll_chunks: int, read_timeout_s: float = READ_TIMEOUT_S) -> None:
+        self.source = source
+        self.wake = wake
+        self.recognizer = recognizer
+        self.ring: collections.deque = collections.deque(maxlen=max(preroll_chunks, 0) or None)
+        self.preroll_chunks = preroll_chunks
+        self.read_timeout_s = read_timeout_s
+
+    def wait_for_wake(self, give_up: Any = None) -> WakeHit | None:
+        """Chunks through the wake detector until it fires; None when the source ends (or give_up())."""
+        while True:
+            chunk = self.source.read(self.read_timeout_s)
+            if chunk is None:
+                if _ended(self.source) or (give_up is not None and give_up()):
+                    return None
+                continue
+            hit = self.wake.process(chunk)
+            if self.preroll_chunks > 0:
+                self.ring.append(chunk)
+            if hit is not None:
+                return hit
+
+    def hear_question(self, wake_word: str = "") -> Transcript:
+        """The question after a wake hit: pre-roll plus chunks until the endpointer says it is over."""
+        from appliance.asr import strip_wake_echo
+
+        utterance = self.recognizer.start(list(self.ring))
+        self.ring.clear()
+        transcript = None
+        while transcript is None:
+            chunk = self.source.read(self.read_timeout_s)
+            if chunk is None:
+                if _ended(self.source):
+                    transcript = utterance.finish()
+                continue
+            transcript = utterance.feed(chunk)
+        return dataclasses.replace(transcript, text=strip_wake_echo(transcript.text, wake_word))
+
+    def hear(self) -> Heard:
+        heard = Heard(wake=self.wait_for_wake())
+        if heard.wake is not None:
+            heard.transcript = self.hear_question(heard.wake.word)
+            self.wake.reset()
+        return heard
+
+
+def _ended(source: Source) -> bool:
+    return bool(getattr(source, "eof", False))
+
+
+def preroll_chunks(preroll_s: float, chunk_ms: int) -> int:
+    return math.ceil(preroll_s * 1000 / chunk_ms)
+
+
+def listen_wav(path: str, cfg: Any, realtime: bool = False) -> Heard:
+    """Hear one WAV file end to end with the configured wake word and recognizer."""
+    from appliance.asr import make_recognizer
+    from appliance.mic import WavSource
+    from appliance.wake import WakeWord
+
+    source = WavSource(path, rate=cfg.audio.rate, chunk_ms=cfg.audio.chunk_ms, realtime=realtime)
+    recognizer = make_recognizer(cfg)  # chosen first: a missing ASR model fails before the wake word loads
+    wake = WakeWord(cfg).load()
+    recognizer.load()
+    return Hearing(source, wake, recognizer, preroll_chunks(cfg.wake.preroll_s, cfg.audio.chunk_ms)).hear()
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from appliance.cli import add_common
+
+    parser = sub.add_parser("listen", help="hear the wake word and a question in a WAV file and answer it")
+    parser.add_argument("--wav", required=True, metavar="FILE",
+                        help="a WAV recording (any rate, channels, width)")
+    parser.add_argument("--json", action="store_true", help="print one JSON record")
+    parser.add_argument("--realtime", action="store_true", help="pace the file like a live microphone")
+    # The full turn (daemon issue): answer the question too, as `appliance run` would.
+    parser.add_argument("--hear-only", action="store_true",
+                        help="only the wake word and the transcript (no answer, no models beyond hearing)")
+    parser.add_argument("--out", metavar="FILE", help="write the spoken reply to this WAV (else play it)")
+    parser.add_argument("--fast", action="store_true",
+                        help="feed the recording as fast as it is read (the timings are then not honest)")
+    add_common(parser)
+    parser.set_defaults(func=main)
+    return parser
+
+
+def main(args: argparse.Namespace) -> int:
+    from appliance.cli import load_config
+
+    cfg = load_config(args)
+    if not args.hear_only:
+        from appliance.commands.run import print_listen
+
+        return print_listen(args, cfg)
+    heard = listen_wav(args.wav, cfg, realtime=args.realtime)
+    record = heard.record()
+    if args.json:
+        print(json.dumps(record), flush=True)
+    else:
+        wake = record["wake"]
+        print("wake: " + ("none" if wake is None else
+                          f"{wake['word']} (score {wake['score']:.2f}) at {wake['at_s']:.2f} s"))
+        transcript = record["transcript"]
+        print("transcript: " + ("none" if transcript is None else transcript or "(nothing recognised)"))
+    return EXIT_OK

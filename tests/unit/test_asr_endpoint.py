@@ -1,0 +1,147 @@
+"""Endpointing and the utterance flow with a scripted VAD and a fake engine (no models)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from appliance.asr import Endpointer, _BaseRecognizer, make_recognizer, strip_wake_echo
+from appliance.audio import AudioChunk
+from appliance.config import AsrConfig, Config
+from appliance.models import ModelMissing
+
+CHUNK_S = 0.08
+
+
+class ScriptedVad:
+    """Speech probability from a script: '#' = speech, '.' = silence, one character per chunk."""
+
+    def __init__(self, script: str) -> None:
+        self.script = script
+        self.i = 0
+        self.resets = 0
+
+    def probability(self, chunk: AudioChunk) -> float:
+        p = 0.9 if self.i < len(self.script) and self.script[self.i] == "#" else 0.05
+        self.i += 1
+        return p
+
+    def reset(self) -> None:
+        self.resets += 1
+
+
+def chunk() -> AudioChunk:
+    return AudioChunk.from_int16(np.zeros(1280, dtype=np.int16), 16000)
+
+
+def feed_until_end(endpointer: Endpointer, limit: int = 1000) -> tuple[str, int]:
+    for n in range(1, limit):
+        if (outcome := endpointer.feed(chunk())) is not None:
+            return outcome, n
+    raise AssertionError("never ended")
+
+
+def test_ends_after_trailing_silence() -> None:
+    cfg = AsrConfig(endpoint_silence_s=0.64)
+    outcome, n = feed_until_end(Endpointer(cfg, ScriptedVad("..#####" + "." * 100)))
+    assert outcome == "speech"
+    assert n == 7 + 8  # 7 chunks up to the end of speech, then 8 x 80 ms of silence
+
+
+def test_short_pauses_inside_speech_do_not_end_it() -> None:
+    cfg = AsrConfig(endpoint_silence_s=0.6)
+    script = "####....####.....###" + "." * 50
+    outcome, n = feed_until_end(Endpointer(cfg, ScriptedVad(script)))
+    assert outcome == "speech" and n == 20 + 8
+
+
+def test_a_click_is_not_speech_and_the_no_speech_timeout_fires() -> None:
+    cfg = AsrConfig(no_speech_timeout_s=2.0)
+    endpointer = Endpointer(cfg, ScriptedVad("...#" + "." * 100))
+    outcome, n = feed_until_end(endpointer)
+    assert outcome == "no_speech" and n == 25  # 25 x 80 ms = 2.0 s
+    assert not endpointer.heard_speech
+
+
+def test_max_length_fires_on_endless_speech() -> None:
+    cfg = AsrConfig(max_utterance_s=3.2)
+    outcome, n = feed_until_end(Endpointer(cfg, ScriptedVad("#" * 1000)))
+    assert outcome == "max_length" and n == 40
+
+
+def test_preroll_is_judged_but_not_counted() -> None:
+    vad = ScriptedVad("####" + "." * 100)
+    endpointer = Endpointer(AsrConfig(no_speech_timeout_s=1.6), vad)
+    for _ in range(4):
+        endpointer.preroll(chunk())
+    outcome, n = feed_until_end(endpointer)
+    assert outcome == "no_speech" and n == 20  # speech in the pre-roll alone is the wake word's tail
+
+
+class FakeEngine:
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.skipped = None
+
+    def accept(self, c: AudioChunk) -> None:
+        self.accepted += 1
+
+    def final(self, skip: bool) -> str:
+        self.skipped = skip
+        return "" if skip else f" heard {self.accepted} chunks "
+
+
+class FakeRecognizer(_BaseRecognizer):
+    name = "fake"
+
+    def _load_model(self) -> object:
+        return object()
+
+    def _engine(self) -> FakeEngine:
+        self.engine = FakeEngine()
+        return self.engine
+
+
+def test_utterance_feeds_preroll_then_chunks_and_reports_once() -> None:
+    vad = ScriptedVad("##" + "####" + "." * 50)  # 2 pre-roll, 4 speech, 8 x 80 ms >= 0.6 s silence
+    rec = FakeRecognizer(Config(), Path("/nowhere"), vad_factory=lambda: vad)
+    utterance = rec.start([chunk(), chunk()])
+    assert vad.resets == 1
+    results = [utterance.feed(chunk()) for _ in range(14)]
+    done = [r for r in results if r is not None]
+    assert done and all(r is done[0] for r in done)  # the same Transcript once it has ended
+    assert done[0].text == "heard 14 chunks" and done[0].outcome == "speech"
+    assert done[0].speech_end_s == pytest.approx(4 * CHUNK_S)
+    assert utterance.finish() is done[0]
+
+
+def test_no_speech_skips_the_engine_and_finish_reports_what_was_heard() -> None:
+    cfg = dataclasses.replace(Config(), asr=AsrConfig(no_speech_timeout_s=1.0))
+    rec = FakeRecognizer(cfg, Path("/nowhere"), vad_factory=lambda: ScriptedVad(""))
+    utterance = rec.start([])
+    results = [utterance.feed(chunk()) for _ in range(13)]
+    assert results[11] is None and results[12] is not None
+    assert (results[12].outcome, results[12].text, rec.engine.skipped) == ("no_speech", "", True)
+    rec2 = FakeRecognizer(cfg, Path("/nowhere"), vad_factory=lambda: ScriptedVad("###"))
+    u2 = rec2.start([])
+    for _ in range(3):
+        assert u2.feed(chunk()) is None
+    assert u2.finish().outcome == "speech"
+
+
+def test_strip_wake_echo() -> None:
+    assert strip_wake_echo("Jarvis. What time is it?", "hey_jarvis") == "What time is it?"
+    assert strip_wake_echo("hey jarvis, lights on", "hey_jarvis") == "lights on"
+    assert strip_wake_echo("What is Jarvis?", "hey_jarvis") == "What is Jarvis?"
+    assert strip_wake_echo("Jarvis.", "hey_jarvis") == ""
+
+
+def test_an_engine_without_its_model_is_a_config_error(tmp_path) -> None:
+    cfg = dataclasses.replace(Config(), asr=AsrConfig(engine="vosk"),
+                              models=dataclasses.replace(Config().models, dir=str(tmp_path), dev_packages=False))
+    with pytest.raises(ModelMissing) as info:
+        make_recognizer(cfg)
+    assert info.value.exit_code == 78 and "asr.vosk_model" in str(info.value)

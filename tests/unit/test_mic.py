@@ -1,0 +1,170 @@
+"""WavSource on generated files; MicSource against a fake sounddevice (missing device, errors, stalls)."""
+
+from __future__ import annotations
+
+import threading
+import time
+import wave
+
+import numpy as np
+import pytest
+
+from appliance.config import AudioConfig
+from appliance.mic import MicSource, WavSource
+
+WAIT_S = 10.0  # upper bound for every wait in these tests
+
+
+def write(path, samples: np.ndarray, rate: int, width: int = 2) -> None:  # noqa: ANN001
+    data = samples if samples.ndim == 2 else samples[:, None]
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(data.shape[1])
+        wav.setsampwidth(width)
+        wav.setframerate(rate)
+        if width == 1:
+            wav.writeframes((data * 127 + 128).astype(np.uint8).tobytes())
+        else:
+            wav.writeframes((data * 32767).astype("<i2").tobytes())
+
+
+@pytest.mark.parametrize("rate,channels,width", [(16000, 1, 2), (44100, 2, 2), (8000, 1, 1), (48000, 2, 2)])
+def test_wav_source_gives_80ms_chunks_of_16k_mono(tmp_path, rate, channels, width) -> None:
+    t = np.arange(int(rate * 1.03)) / rate
+    sine = 0.5 * np.sin(2 * np.pi * 400 * t)
+    write(tmp_path / "a.wav", np.stack([sine] * channels, axis=1), rate, width)
+    source = WavSource(tmp_path / "a.wav")
+    chunks = list(source)
+    assert len(chunks) == 13  # 1.03 s -> 12.9 chunks, the last one padded with silence
+    assert all((c.rate, c.channels, c.width, c.frames) == (16000, 1, 2, 1280) for c in chunks)
+    assert source.frames_read == 13 and source.eof and source.read(0.1) is None
+    mono = np.concatenate([c.to_int16() for c in chunks]).astype(float)[:16000]
+    assert abs(np.argmax(np.abs(np.fft.rfft(mono))) - 400) <= 1
+
+
+def test_wav_source_paced_in_real_time_takes_as_long_as_the_audio(tmp_path) -> None:
+    write(tmp_path / "a.wav", np.zeros(16000 // 2), 16000)
+    fast_start = time.monotonic()
+    list(WavSource(tmp_path / "a.wav"))
+    fast = time.monotonic() - fast_start
+    start = time.monotonic()
+    list(WavSource(tmp_path / "a.wav", realtime=True))
+    paced = time.monotonic() - start
+    assert paced > 0.4 and paced > 5 * fast  # ~0.48 s of audio; ratios only, never absolute limits
+
+
+class FakeStream:
+    def __init__(self, sd: FakeSd, samplerate, channels, blocksize, callback, finished_callback, **_) -> None:  # noqa: ANN001
+        self.sd, self.rate, self.channels, self.block = sd, samplerate, channels, blocksize
+        self.callback, self.finished = callback, finished_callback
+        self.active = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self.active = True
+        self._thread.start()
+
+    def _run(self) -> None:
+        t = 0
+        while self.active:
+            if self.sd.delivering:
+                n = np.arange(t, t + self.block)
+                mono = (0.3 * np.sin(2 * np.pi * 1000 * n / self.rate) * 32767).astype("<i2")
+                self.callback(np.repeat(mono, self.channels).tobytes(), self.block, None, None)
+                t += self.block
+            time.sleep(0.005)  # faster than real time: the test should not wait for the clock
+            if self.sd.fail_streams:
+                self.active = False
+                self.finished()
+
+    def abort(self) -> None:
+        self.active = False
+
+    def close(self) -> None:
+        self.active = False
+
+
+class FakeSd:
+    """Enough of sounddevice for MicSource: a USB mic that only does 48 kHz stereo, and may vanish."""
+
+    def __init__(self) -> None:
+        self.default = type("default", (), {"device": [1, 0]})  # input 1 (the USB mic), output 0
+        self.present = False
+        self.delivering = True
+        self.fail_streams = False
+        self.opens = 0
+        self.rescans = 0
+
+    def query_devices(self, device=None, kind=None):  # noqa: ANN001, ANN201
+        devices = [{"name": "Speaker", "max_input_channels": 0, "default_samplerate": 48000}]
+        if self.present:
+            devices.append({"name": "USB PnP Sound Device", "max_input_channels": 2, "default_samplerate": 48000})
+        return devices if device is None else devices[device]
+
+    def check_input_settings(self, device, samplerate, channels, dtype) -> None:  # noqa: ANN001
+        if samplerate != 48000 or channels != 2:
+            raise ValueError("Invalid sample rate")
+
+    def RawInputStream(self, **kwargs):  # noqa: ANN003, ANN201, N802
+        self.opens += 1
+        return FakeStream(self, **kwargs)
+
+    def _terminate(self) -> None:
+        self.rescans += 1
+
+    def _initialize(self) -> None:
+        pass
+
+
+def wait_for(predicate, mic: MicSource) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + WAIT_S
+    while not predicate() and time.monotonic() < deadline:
+        mic.read(0.1)
+    assert predicate(), mic.status()
+
+
+def test_missing_device_is_retried_with_backoff_and_resumes(caplog) -> None:
+    sd = FakeSd()
+    cfg = AudioConfig(input_device="usb", retry_backoff_s=[0.05, 0.1, 0.2], stall_timeout_s=0.5)
+    with MicSource(cfg, sd_module=sd) as mic:
+        assert mic.read(0.5) is None
+        assert mic.status() == "Waiting for microphone 'usb'"
+        tries = sd.rescans
+        assert tries >= 2  # it kept trying (re-scanning for a hot-plugged device)
+        sd.present = True
+        wait_for(lambda: mic.frames_read >= 5, mic)
+        assert mic.status() == "ok"
+        chunk = mic.read(WAIT_S)
+        assert (chunk.rate, chunk.channels, chunk.frames) == (16000, 1, 1280)  # 48 kHz stereo converted
+        spectrum = np.abs(np.fft.rfft(chunk.to_int16().astype(float)))
+        assert abs(np.argmax(spectrum) * 16000 / 1280 - 1000) <= 13  # one FFT bin is 12.5 Hz
+    lost = [r for r in caplog.records if "cannot open" in r.getMessage().lower() and r.levelname == "WARNING"]
+    assert len(lost) == 1, "logged once, not once per retry"
+
+
+def test_a_stalled_or_failed_stream_is_reopened() -> None:
+    sd = FakeSd()
+    sd.present = True
+    cfg = AudioConfig(input_device="USB", retry_backoff_s=[0.05], stall_timeout_s=0.5)
+    with MicSource(cfg, sd_module=sd) as mic:
+        wait_for(lambda: mic.status() == "ok", mic)
+        sd.delivering = False  # frames stop: the stall is noticed and the stream reopened
+        wait_for(lambda: sd.opens >= 2, mic)
+        sd.delivering = True
+        wait_for(lambda: mic.status() == "ok", mic)
+        before = mic.frames_read
+        sd.fail_streams = True  # the stream reports that it finished (device error)
+        wait_for(lambda: sd.opens >= 4, mic)
+        sd.fail_streams = False
+        wait_for(lambda: mic.frames_read > before + 5, mic)
+        assert mic.reopens >= 2
+
+
+def test_overflows_are_counted_when_the_reader_falls_behind() -> None:
+    sd = FakeSd()
+    sd.present = True
+    with MicSource(AudioConfig(queue_chunks=4), sd_module=sd) as mic:
+        deadline = time.monotonic() + WAIT_S
+        while mic.overflows == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)  # nobody reads: the bounded queue fills up
+        assert mic.overflows > 0
+        assert mic.read(1.0) is not None  # and reading still works
