@@ -20,6 +20,7 @@ _LOGGER = logging.getLogger(__name__)
 SYSLOG_IDENTIFIER: Final = "appliance"
 STOP_TIMEOUT_S: Final = 3.0  # seconds to wait for the conductor after SIGTERM (systemd allows us 5 s here)
 MONITOR_INTERVAL_S: Final = 0.5  # seconds between looks at the microphone status
+STALE_FACTOR: Final = 1.5  # a loop or microphone quiet for longer than 1.5 feed intervals is not fed
 FREEZE_ENV: Final = "APPLIANCE_DEBUG_FREEZE"
 """Debug hook: with APPLIANCE_DEBUG_FREEZE=1 in the environment, SIGUSR2 freezes (and a second
 SIGUSR2 thaws) the conductor loop, as a hung model call would; the watchdog must then stop."""
@@ -119,6 +120,8 @@ class Watchdog:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="appliance-watchdog", daemon=True)
         self._source_status = "ok"
+        self._was_ok = False  # opening the microphone at start is not losing it
+        self._lost = False
         self._starved = ""
 
     def start(self) -> None:
@@ -128,24 +131,30 @@ class Watchdog:
         self._stop.set()
         self._thread.join(2.0)
 
-    def healthy(self, beat: int, frames: int, last_beat: int, last_frames: int) -> tuple[bool, str]:
-        if beat == last_beat:
+    def healthy(self, beat_age_s: float, frames_age_s: float) -> tuple[bool, str]:
+        """Whether to feed, from how long ago the loop last turned and the microphone last delivered."""
+        limit_s = (self.interval_s or MONITOR_INTERVAL_S) * STALE_FACTOR
+        if beat_age_s > limit_s:
             return False, "the conductor loop has not turned"
-        if frames == last_frames and self._source_status == "ok":
+        if frames_age_s > limit_s and self._source_status == "ok":
             return False, "the microphone delivered no audio"
         return True, ""
 
     def _run(self) -> None:
-        last_beat, last_frames = self.conductor.heartbeat, self.source.frames_read
+        beat, frames = self.conductor.heartbeat, self.source.frames_read
+        beat_at = frames_at = time.monotonic()
         next_feed = time.monotonic() + (self.interval_s or 0)
-        while not self._stop.wait(min(MONITOR_INTERVAL_S, self.interval_s or MONITOR_INTERVAL_S)):
+        while not self._stop.wait(min(MONITOR_INTERVAL_S, (self.interval_s or MONITOR_INTERVAL_S) / 4)):
+            now = time.monotonic()
+            if self.conductor.heartbeat != beat:
+                beat, beat_at = self.conductor.heartbeat, now
+            if self.source.frames_read != frames:
+                frames, frames_at = self.source.frames_read, now
             self._check_source()
-            if self.interval_s is None or time.monotonic() < next_feed:
+            if self.interval_s is None or now < next_feed:
                 continue
-            next_feed = time.monotonic() + self.interval_s
-            beat, frames = self.conductor.heartbeat, self.source.frames_read
-            ok, why = self.healthy(beat, frames, last_beat, last_frames)
-            last_beat, last_frames = beat, frames
+            next_feed = now + self.interval_s
+            ok, why = self.healthy(now - beat_at, now - frames_at)
             if ok:
                 self.notifier.send("WATCHDOG=1")
                 self.fed += 1
@@ -164,12 +173,15 @@ class Watchdog:
             status = f"Microphone status failed: {exc}"
         if status == self._source_status:
             return
-        if status != "ok" and self._source_status == "ok":
+        if status != "ok" and self._source_status == "ok" and self._was_ok:
             _LOGGER.warning("Microphone: %s", status)
+            self._lost = True
             self.journal.event("device_lost", f"Microphone lost: {status}", status=status)
-        elif status == "ok":
+        elif status == "ok" and self._lost:
             _LOGGER.info("Microphone back")
+            self._lost = False
             self.journal.event("device_back", "Microphone back")
+        self._was_ok = self._was_ok or status == "ok"
         self._source_status = status
         self.notifier.status(self.status_text())
 
