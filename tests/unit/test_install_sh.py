@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "install.sh"
 VENV_BIN = Path(sys.executable).parent
 TIMEOUT_S = 60
+NOT_ROOT = 'id() { if [[ "$1" == -u ]]; then echo 1000; else command id "$@"; fi; }\n'  # is_root says no
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -64,7 +65,7 @@ def test_help_names_both_modes() -> None:
 
 
 def test_pi_mode_without_root_says_to_use_sudo() -> None:
-    result = sourced('id() { if [[ "$1" == -u ]]; then echo 1000; else command id "$@"; fi; }\nmain')
+    result = sourced(NOT_ROOT + "main")
     assert result.returncode == 77
     assert "sudo" in result.stderr and "--dev" in result.stderr
 
@@ -190,3 +191,13 @@ def test_a_bad_config_stops_before_the_service(tmp_path: Path) -> None:
     result = _config_step(tmp_path)
     assert result.returncode == EXIT_CONFIG
     assert "n_ctx" in result.stdout + result.stderr and "not (re)started" in result.stderr
+
+
+def test_missing_debian_packages_without_root_are_named_with_the_command() -> None:
+    result = sourced(NOT_ROOT + "ensure_debian_packages 0 bash no-such-package-xyz; echo carried-on")
+    assert result.returncode == 0
+    assert "no-such-package-xyz" in result.stderr and "sudo apt-get install -y no-such-package-xyz" in result.stderr
+    assert "bash" not in result.stderr.replace("bash:", "")  # installed ones are not listed
+    assert "carried-on" in result.stdout
+    required = sourced(NOT_ROOT + "ensure_debian_packages 1 no-such-package-xyz")
+    assert required.returncode == 77 and "sudo apt-get install -y no-such-package-xyz" in required.stderr
