@@ -179,7 +179,7 @@ def listen_turn(path: str, cfg: Config, out: str | None = None, fast: bool = Fal
     if stages is None:
         from appliance import speaker
 
-        sink = speaker.WavSink(out) if out else None
+        sink = speaker.WavSink(out, realtime=not fast) if out else None  # paced like a sound card
         stages = build_stages(cfg, journal, source=source, sink=sink)
     stages["source"] = source
     records = [] if records is None else records  # the caller may want the TurnRecord itself
