@@ -5,30 +5,38 @@ from __future__ import annotations
 import enum
 import logging
 import math
-import queue
 import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from appliance import answer
 from appliance.audio import AudioChunk
 from appliance.config import Config
-from appliance.stages import Chat, Recognizer, Sink, Skills, Source, Synthesizer, Transcript, Utterance, WakeDetector
+from appliance.stages import (
+    Chat,
+    Recognizer,
+    Sink,
+    Skills,
+    Source,
+    Synthesizer,
+    Transcript,
+    Utterance,
+    WakeDetector,
+)
 from appliance.turn import Job, TurnRecord
 
 _LOGGER = logging.getLogger(__name__)
 
 READ_TIMEOUT_S: Final = 0.25  # seconds a mic read may block: the loop (and its heartbeat) turns at least 4x/s
 JOIN_TIMEOUT_S: Final = 1.0  # seconds to wait for a cancelled worker thread
-DRAIN_TIMEOUT_S: Final = 30.0  # seconds the speech worker waits for the speaker to play out
 ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls silent (room echo)
 SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
 APOLOGY: Final = "Sorry, something went wrong."
 TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
 TIMER_CHECK_S: Final = 0.5  # seconds between looks at the timers file while idle
-_END: Final = object()  # end of the token stream
 
 
 class State(enum.Enum):
@@ -127,10 +135,6 @@ class Conductor:
         self._stop.set()
         self._cancel.set()
         self._safe(self.sink.stop)
-
-    @property
-    def busy(self) -> bool:
-        return self.state is not State.IDLE
 
     def tick(self, chunk: AudioChunk | None, now: float) -> None:
         if chunk is not None and now < self._ignore_until:
@@ -246,74 +250,16 @@ class Conductor:
             self._start_speech(turn, [reply.text])
             return
         turn.route = "llm"
-        tokens: queue.Queue = queue.Queue()
-        cancel = self._cancel
-
-        def generate() -> None:
-            try:
-                for delta in self.chat.stream(turn.transcript, cancel):
-                    if turn.first_token_at is None:
-                        turn.first_token_at = self.clock()
-                    tokens.put(delta)
-                    if cancel.is_set():
-                        break
-            finally:
-                turn.answer_done_at = self.clock()
-                tokens.put(_END)
-                turn.stats = self.chat.last_stats
-
-        llm = Job("llm", generate)
+        llm, sentences = answer.generate(self.chat, turn, self._cancel, self._splitter_factory, self.clock)
         self._jobs.append(llm)
         llm.start()
-        self._start_speech(turn, self._sentences(tokens, cancel))
-
-    def _sentences(self, tokens: queue.Queue, cancel: threading.Event) -> Iterator[str]:
-        splitter = self._splitter_factory()
-        while not cancel.is_set():
-            try:
-                item = tokens.get(timeout=0.05)
-            except queue.Empty:
-                continue
-            if item is _END:
-                yield from splitter.finish()
-                return
-            yield from splitter.add(item)
+        self._start_speech(turn, sentences)
 
     def _start_speech(self, turn: TurnRecord, sentences: Iterable[str], earcon: str | None = None) -> None:
         """A thread that hands sentences to tts.SpeechWorker as they come and waits until they are heard."""
-        cancel = self._cancel
-
-        def speak() -> None:
-            from appliance.tts import SpeechWorker
-
-            if earcon:
-                self._earcon(earcon)
-            worker = None
-            try:
-                for sentence in sentences:
-                    if cancel.is_set():
-                        return
-                    text = self._for_speech(sentence)
-                    if not text.strip():
-                        continue
-                    if worker is None:  # started late, so earcons before the answer are not its first audio
-                        worker = SpeechWorker(self.tts, self.sink, cancel, DRAIN_TIMEOUT_S).start()
-                        turn.first_sentence_at = self.clock()
-                    turn.answer_parts.append(sentence)
-                    worker.say(text)
-                if worker is None:
-                    return
-                worker.finish()
-                if not worker.wait(DRAIN_TIMEOUT_S + 5.0) and not cancel.is_set():
-                    raise TimeoutError("the speaker did not play out the answer")
-                turn.audio_done_at = self.clock()
-                if worker.stats.first_chunk_at is not None:
-                    turn.first_audio_at = self.sink.first_audio_at() or worker.stats.first_chunk_at
-            finally:
-                if worker is not None and cancel.is_set():
-                    worker.close(JOIN_TIMEOUT_S)
-
-        self._speech = Job("speech", speak)
+        before = (lambda: self._earcon(earcon)) if earcon else None
+        self._speech = answer.speak(self.tts, self.sink, turn, sentences, self._cancel, self.clock,
+                                    for_speech=self._for_speech, before=before)
         self._jobs.append(self._speech)
         self._speech.start()
 

@@ -83,7 +83,7 @@ class NaiveChat:
     def __init__(self, chat: Any) -> None:
         self.chat = chat
 
-    def stream(self, question: str, cancel: threading.Event):  # noqa: ANN201
+    def stream(self, question: str, cancel: threading.Event):
         text = "".join(self.chat.stream(question, cancel))
         if text:
             yield text
@@ -100,7 +100,7 @@ class NaiveTts:
         self.tts = tts
         self.rate = tts.rate
 
-    def synthesize(self, text: str):  # noqa: ANN201
+    def synthesize(self, text: str):
         yield from list(self.tts.synthesize(text))
 
 
@@ -177,9 +177,7 @@ def draw_timeline(turns: dict[str, Any], path: Path) -> None:
     colours = {"speech": "#9e9e9e", "ASR": "#42a5f5", "language model": "#ab47bc",
                "first sentence": "#ffa726", "speech synthesis + play": "#66bb6a"}
     for ax, (name, rec) in zip(axes, turns.items()):
-        t0 = rec.speech_end_at
-
-        def s(x: float | None) -> float | None:
+        def s(x: float | None, t0: float = rec.speech_end_at) -> float | None:
             return None if x is None else x - t0
 
         bars = [("speech", s(rec.wake_at), 0.0),

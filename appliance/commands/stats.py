@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -84,7 +85,7 @@ def _number(value: Any) -> float | None:
         x = float(value)
     except (TypeError, ValueError):
         return None
-    return x if x == x else None
+    return None if math.isnan(x) else x
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -10,8 +10,17 @@ import time
 from pathlib import Path
 
 import pytest
-from test_conductor_fakes import (FakeAsr, FakeChat, FakeEarcons, FakeSink, FakeSkills, FakeSource, FakeTts,
-                                  FakeWake, chunk)
+from test_conductor_fakes import (
+    FakeAsr,
+    FakeChat,
+    FakeEarcons,
+    FakeSink,
+    FakeSkills,
+    FakeSource,
+    FakeTts,
+    FakeWake,
+    chunk,
+)
 
 from appliance.conductor import Conductor, State
 from appliance.config import Config
@@ -73,7 +82,7 @@ def test_notifier_speaks_sd_notify(notify: NotifySocket) -> None:
     n.send("READY=1")
     n.status("Thinking")
     n.status("Thinking")  # unchanged: not sent twice
-    msgs = notify.collect(lambda m: len(m) >= 2)
+    notify.collect(lambda m: len(m) >= 2)
     time.sleep(0.2)
     notify.collect(lambda m: True)
     assert notify.messages == ["READY=1", "STATUS=Thinking"]
