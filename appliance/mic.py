@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Self
 
 import numpy as np
 
@@ -120,13 +120,13 @@ def input_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
         try:
             sd.check_input_settings(device=device, samplerate=rate, channels=channels, dtype="int16")
             return rate, channels
-        except Exception:  # PortAudio says "invalid sample rate" and the like
+        except Exception:  # noqa: BLE001, S112 - PortAudio says "invalid sample rate" and the like: try the next
             continue
     channels = 1 if int(info["max_input_channels"]) >= 1 else 0
     try:
         sd.check_input_settings(device=device, channels=1, dtype="int16",
                                 samplerate=int(info["default_samplerate"]))
-    except Exception:
+    except Exception:  # noqa: BLE001 - mono refused: open it as stereo and down-mix
         channels = min(2, int(info["max_input_channels"]))
     return int(info["default_samplerate"]), channels
 
@@ -199,7 +199,7 @@ class MicSource:
         self._keeper.join(timeout=CLOSE_TIMEOUT_S + 1.0)
         self._close_stream()
 
-    def __enter__(self) -> MicSource:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -257,7 +257,7 @@ class MicSource:
                                        blocksize=blocksize, callback=self._callback_for(generation, rate, channels),
                                        finished_callback=self._on_finished)
             stream.start()
-        except Exception as exc:  # PortAudioError, LookupError, ValueError: all mean "not now"
+        except Exception as exc:  # noqa: BLE001 - PortAudioError, LookupError, ValueError: all mean "not now"
             self._lost(f"cannot open microphone {self._device_label()!r}: {exc}")
             return
         with self._lock:
@@ -293,7 +293,7 @@ class MicSource:
             try:
                 if not self._stream.active:
                     problem = "the stream is no longer active"
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a dead stream may raise anything
                 problem = str(exc)
         if problem is not None:
             self._close_stream()
@@ -341,14 +341,11 @@ class MicSource:
 
 
 def _quietly_close(stream: Any) -> None:
-    try:
-        stream.abort()
-    except Exception:
-        pass
-    try:
-        stream.close()
-    except Exception:
-        pass
+    for step in (stream.abort, stream.close):
+        try:
+            step()
+        except Exception as exc:  # noqa: BLE001 - the device is already gone
+            _LOGGER.debug("Closing the lost stream: %s", exc)
 
 
 def _rescan(sd: Any) -> None:

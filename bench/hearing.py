@@ -22,13 +22,13 @@ import numpy as np
 ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from appliance import models  # noqa: E402
-from appliance.asr import VoskRecognizer, WhisperRecognizer, choose_engine  # noqa: E402
-from appliance.audio import AudioChunk  # noqa: E402
-from appliance.config import Config  # noqa: E402
-from appliance.mic import WavSource  # noqa: E402
-from appliance.wake import WakeWord  # noqa: E402
-from tests.fixtures.speech import RATE, SpeechMaker, load, noise, voiced_span  # noqa: E402
+from appliance import models
+from appliance.asr import VoskRecognizer, WhisperRecognizer, choose_engine
+from appliance.audio import AudioChunk
+from appliance.config import Config
+from appliance.mic import WavSource
+from appliance.wake import WakeWord
+from tests.fixtures.speech import RATE, SpeechMaker, load, noise, voiced_span
 
 CHUNK: Final = 1280  # samples per 80 ms
 QUESTIONS: Final = ["what time is it", "set a timer for ten minutes", "turn on the kitchen lights",
@@ -69,7 +69,7 @@ def wake_latency(wake: WakeWord, speech: SpeechMaker) -> dict:
             "min_s": round(float(min(delays)), 3), "clips": len(delays) + len(misses), "misses": misses}
 
 
-def rtf(recognizer, speech: SpeechMaker) -> dict:  # noqa: ANN001
+def rtf(recognizer, speech: SpeechMaker) -> dict:
     """CPU and wall seconds per second of audio, fed chunk by chunk like the conductor does."""
     spent = wall = audio = 0.0
     for question in QUESTIONS:

@@ -17,7 +17,7 @@ def listen(*args: str) -> subprocess.CompletedProcess:
     """The hearing-only part of `appliance listen` (the full turn belongs to the daemon issue)."""
     env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_CONFIG", "JOURNAL_STREAM")}
     return subprocess.run([sys.executable, "-m", "appliance.cli", "listen", "--hear-only", *args],
-                          capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
+                          capture_output=True, text=True, timeout=TIMEOUT_S, env=env, check=False)
 
 
 @pytest.mark.parametrize("voice", ["piper", "espeak:en-us"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pytest
 
 from appliance.config import AudioConfig
 from appliance.mic import MicSource

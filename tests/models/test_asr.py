@@ -10,7 +10,7 @@ import pytest
 
 from appliance import models
 from appliance.asr import VoskRecognizer, WhisperRecognizer, choose_engine
-from appliance.audio import AudioChunk, read_wav
+from appliance.audio import read_wav
 from appliance.config import Config
 from appliance.mic import WavSource
 from tests.fixtures.speech import RATE, load, voiced_span
@@ -46,7 +46,7 @@ def word_errors(ref: str, hyp: str) -> tuple[int, int]:
 @pytest.fixture(scope="session")
 def whisper() -> WhisperRecognizer:
     cfg = dataclasses.replace(Config(), asr=dataclasses.replace(Config().asr, engine="whisper"))
-    engine, path = choose_engine(cfg)
+    _engine, path = choose_engine(cfg)
     return WhisperRecognizer(cfg, path).load()
 
 
@@ -58,10 +58,10 @@ def vosk_ko() -> VoskRecognizer:
     return VoskRecognizer(Config(), found.path).load()
 
 
-def run(recognizer, wav, preroll_s: float = 0.0):  # noqa: ANN001, ANN201
+def run(recognizer, wav, preroll_s: float = 0.0):
     """Feed a WAV like the conductor does; returns (transcript, stream seconds fed after the pre-roll)."""
     chunks = list(WavSource(wav))
-    n_pre = int(round(preroll_s / 0.08))
+    n_pre = round(preroll_s / 0.08)
     utterance = recognizer.start(chunks[:n_pre])
     fed = 0.0
     for chunk in chunks[n_pre:]:
@@ -71,7 +71,7 @@ def run(recognizer, wav, preroll_s: float = 0.0):  # noqa: ANN001, ANN201
     return utterance.finish(), fed
 
 
-def wer(recognizer, speech, voice: str, snr: float | None = None) -> float:  # noqa: ANN001
+def wer(recognizer, speech, voice: str, snr: float | None = None) -> float:
     edits = total = 0
     for q in QUESTIONS:
         wav = speech.join([0.3, speech(q, voice=voice), 1.0])

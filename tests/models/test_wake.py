@@ -34,12 +34,12 @@ def wake() -> WakeWord:
     return WakeWord(Config()).load()
 
 
-def _hits(wake: WakeWord, wav) -> list:  # noqa: ANN001
+def _hits(wake: WakeWord, wav) -> list:
     wake.reset(new_stream=True)
     return [h for chunk in WavSource(wav) if (h := wake.process(chunk)) is not None]
 
 
-def _max_score(wake: WakeWord, wav) -> float:  # noqa: ANN001
+def _max_score(wake: WakeWord, wav) -> float:
     wake.reset(new_stream=True)
     best = 0.0
     for chunk in WavSource(wav):

@@ -15,7 +15,7 @@ from appliance.mic import MicSource, WavSource
 WAIT_S = 10.0  # upper bound for every wait in these tests
 
 
-def write(path, samples: np.ndarray, rate: int, width: int = 2) -> None:  # noqa: ANN001
+def write(path, samples: np.ndarray, rate: int, width: int = 2) -> None:
     data = samples if samples.ndim == 2 else samples[:, None]
     with wave.open(str(path), "wb") as wav:
         wav.setnchannels(data.shape[1])
@@ -53,7 +53,7 @@ def test_wav_source_paced_in_real_time_takes_as_long_as_the_audio(tmp_path) -> N
 
 
 class FakeStream:
-    def __init__(self, sd: FakeSd, samplerate, channels, blocksize, callback, finished_callback, **_) -> None:  # noqa: ANN001
+    def __init__(self, sd: FakeSd, samplerate, channels, blocksize, callback, finished_callback, **_) -> None:
         self.sd, self.rate, self.channels, self.block = sd, samplerate, channels, blocksize
         self.callback, self.finished = callback, finished_callback
         self.active = False
@@ -94,17 +94,17 @@ class FakeSd:
         self.opens = 0
         self.rescans = 0
 
-    def query_devices(self, device=None, kind=None):  # noqa: ANN001, ANN201
+    def query_devices(self, device=None, kind=None):
         devices = [{"name": "Speaker", "max_input_channels": 0, "default_samplerate": 48000}]
         if self.present:
             devices.append({"name": "USB PnP Sound Device", "max_input_channels": 2, "default_samplerate": 48000})
         return devices if device is None else devices[device]
 
-    def check_input_settings(self, device, samplerate, channels, dtype) -> None:  # noqa: ANN001
+    def check_input_settings(self, device, samplerate, channels, dtype) -> None:
         if samplerate != 48000 or channels != 2:
             raise ValueError("Invalid sample rate")
 
-    def RawInputStream(self, **kwargs):  # noqa: ANN003, ANN201, N802
+    def RawInputStream(self, **kwargs):
         self.opens += 1
         return FakeStream(self, **kwargs)
 
@@ -115,7 +115,7 @@ class FakeSd:
         pass
 
 
-def wait_for(predicate, mic: MicSource) -> None:  # noqa: ANN001
+def wait_for(predicate, mic: MicSource) -> None:
     deadline = time.monotonic() + WAIT_S
     while not predicate() and time.monotonic() < deadline:
         mic.read(0.1)
