@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import inspect
 import logging
 import math
 import threading
@@ -345,7 +346,7 @@ class Conductor:
         turn = self._turn
         self._cancel_jobs()
         self._turn, self._utt = None, None
-        self._safe(self.wake.reset)
+        self._safe(self._reset_wake)
         self._preroll.clear()
         if turn is not None and record and outcome is not None and turn.route != "timer":
             turn.outcome = outcome
@@ -372,6 +373,14 @@ class Conductor:
             self._cancel = threading.Event()
             self._set_state(State.SPEAKING)
             self._start_speech(self._turn, list(texts), earcon="timer")
+
+    def _reset_wake(self) -> None:
+        """Forget the turn's audio; also its refractory time, which counted only frames heard while idle,
+        so "hey jarvis, stop" followed at once by "hey jarvis, ..." is not ignored (wake.py's new_stream)."""
+        if "new_stream" in inspect.signature(self.wake.reset).parameters:
+            self.wake.reset(new_stream=True)  # type: ignore[call-arg]
+        else:
+            self.wake.reset()
 
     def _earcon(self, name: str) -> None:
         if self.earcons is None or not self.cfg.conversation.earcons:

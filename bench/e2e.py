@@ -43,9 +43,14 @@ QUESTIONS: Final = [
 
 
 class ClockSink:
-    """A speaker stand-in that plays in real time: first_audio_at is when the first sample would sound."""
+    """A speaker stand-in that plays in real time: first_audio_at is when the first sample would sound.
 
-    def __init__(self) -> None:
+    With realtime=False drain() returns at once (the soak: many turns, no waiting for playback).
+    """
+
+    def __init__(self, realtime: bool = True) -> None:
+        self.realtime = realtime
+        self.played_s = 0.0
         self._lock = threading.Lock()
         self._busy_until = 0.0
         self._first: float | None = None
@@ -57,12 +62,15 @@ class ClockSink:
             if self._first is None:
                 self._first = start
             self._busy_until = start + chunk.duration_s
+            self.played_s += chunk.duration_s
 
     def stop(self) -> None:
         with self._lock:
             self._busy_until = time.monotonic()
 
     def drain(self, timeout: float) -> bool:
+        if not self.realtime:
+            return True
         wait = self._busy_until - time.monotonic()
         time.sleep(max(0.0, min(wait, timeout)))
         return time.monotonic() >= self._busy_until

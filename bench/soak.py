@@ -45,7 +45,7 @@ def main() -> int:
     log.setup("WARNING")
     cfg = config_for(args.model)
     (OUT / "state").mkdir(parents=True, exist_ok=True)
-    stages = build_stages(cfg, sink=ClockSink(), mic=False)
+    stages = build_stages(cfg, sink=ClockSink(realtime=False), mic=False)
     import e2e
 
     e2e.QUESTIONS[:] = SOAK_QUESTIONS  # short answers: the soak is about leaks, not latency
@@ -72,7 +72,8 @@ def main() -> int:
     final_rss, final_threads = proc.memory_info().rss, proc.num_threads()
     growth = (final_rss - baseline_rss) / baseline_rss if baseline_rss else 0.0
     max_threads = max(t for _, _, t in samples[args.warmup:]) if len(samples) > args.warmup else final_threads
-    print(f"\n{args.turns} turns in {time.monotonic() - started:.0f} s; outcomes {dict(outcomes)}")
+    print(f"\n{args.turns} turns in {time.monotonic() - started:.0f} s; outcomes {dict(outcomes)}; "
+          f"{stages['sink'].played_s:.0f} s of speech produced")
     print(f"lost turns (no record): {len(lost)} {lost[:10]}")
     print(f"RSS after warm-up {baseline_rss / 2**20:.1f} MiB, at the end {final_rss / 2**20:.1f} MiB: "
           f"growth {growth * 100:+.2f}% (limit {MAX_RSS_GROWTH * 100:.0f}%)")

@@ -7,8 +7,20 @@ import threading
 import time
 
 import pytest
-from test_conductor_fakes import (Clock, FakeAsr, FakeChat, FakeEarcons, FakeSink, FakeSkills, FakeSource,
-                                  FakeSplitter, FakeTimers, FakeTts, FakeWake, chunk)
+from test_conductor_fakes import (
+    Clock,
+    FakeAsr,
+    FakeChat,
+    FakeEarcons,
+    FakeSink,
+    FakeSkills,
+    FakeSource,
+    FakeSplitter,
+    FakeTimers,
+    FakeTts,
+    FakeWake,
+    chunk,
+)
 
 from appliance.conductor import APOLOGY, TIMEOUT_APOLOGY, Conductor, State
 from appliance.config import Config
@@ -99,6 +111,8 @@ def test_llm_turn_goes_through_every_state_and_records_timings() -> None:
     assert fields["LLM_TOKENS"] == "8" and fields["PROMPT_TOKENS"] == "40" and fields["CACHED_TOKENS"] == "30"
     assert "TRANSCRIPT" not in fields and rec.journal_fields(with_text=True)["TRANSCRIPT"] == rec.transcript
     assert h.wake.resets >= 1  # the turn's audio cannot fire the next wake
+    # ... and its refractory time (counted only over frames heard while idle) is over with the turn
+    assert h.wake.new_streams >= 1
 
 
 def test_skill_answers_without_the_language_model() -> None:

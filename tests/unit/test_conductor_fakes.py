@@ -101,6 +101,7 @@ class FakeWake:
 
     def __init__(self) -> None:
         self.resets = 0
+        self.new_streams = 0
         self.calls: list[tuple[str, float | None]] = []
         self.fail = False
 
@@ -111,8 +112,9 @@ class FakeWake:
         score = self.SCORES.get(label(c), 0.0)
         return WakeHit("hey_jarvis", score, 0.0) if score >= (threshold or 0.5) else None
 
-    def reset(self) -> None:
+    def reset(self, new_stream: bool = False) -> None:
         self.resets += 1
+        self.new_streams += new_stream
 
 
 class FakeUtterance:
