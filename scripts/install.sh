@@ -594,7 +594,7 @@ ensure_app_package() {
     info "up to date: the installed package matches this checkout and everything imports"
     return 0
   fi
-  info "installing the appliance package from $ROOT ${problems:+(${problems//$'\n'/; })}"
+  info "installing the appliance package from $ROOT${problems:+ (${problems//$'\n'/; })}"
   tmp="$(mktemp -d)"
   # Build from a copy, so that no build files owned by root land in the owner's checkout.
   (cd "$ROOT" && source_files | xargs -0 cp --parents -t "$tmp")
@@ -650,8 +650,8 @@ ensure_models() {
   [[ -n "$MODELS_FROM" ]] && args+=(--models-from "$MODELS_FROM")
   [[ -n "$MODELS_MANIFEST" ]] && args+=(--manifest "$MODELS_MANIFEST")
   info "appliance ${args[*]}"
-  local out
-  if ! out="$("$PI_VENV/bin/appliance" "${args[@]}" 2> >(tee /dev/stderr))"; then
+  local out # the summary (stdout); progress and problems (stderr) show as they happen
+  if ! out="$("$PI_VENV/bin/appliance" "${args[@]}")"; then
     printf '%s\n' "$out"
     die "$EX_UNAVAILABLE" "the models could not be installed (see above). Run this again to resume; an offline install takes --models-from DIR."
   fi
