@@ -15,9 +15,17 @@ import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Final, Literal
+from typing import BinaryIO, Final, Literal
 
-from appliance import EXIT_CONFIG, EXIT_DATAERR, EXIT_NOINPUT, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, ApplianceError
+from appliance import (
+    EXIT_CONFIG,
+    EXIT_DATAERR,
+    EXIT_FAILURE,
+    EXIT_NOINPUT,
+    EXIT_TEMPFAIL,
+    EXIT_UNAVAILABLE,
+    ApplianceError,
+)
 from appliance import models as layout
 
 _LOGGER = logging.getLogger(__name__)
@@ -195,7 +203,13 @@ def fetch_all(entries: Iterable[ModelFile], folder: Path, *, source_dir: Path | 
               timeout_s: float = TIMEOUT_S, retries: int = RETRIES, backoff_s: float = BACKOFF_S,
               progress: Progress | None = None) -> list[tuple[ModelFile, str]]:
     """Fetch (or copy from source_dir) every entry into folder; [(entry, 'kept'|'installed')]."""
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise _not_writable(folder, exc) from None
     done = []
     for entry in entries:
         if is_verified(folder, entry):
@@ -299,20 +313,44 @@ def _attempt(entry: ModelFile, part: Path, timeout_s: float, progress: Progress 
             _LOGGER.info("%s: resuming at byte %d of %d", entry.name, start, entry.size)
         received = start
         next_report = 0
-        try:
-            with part.open(mode) as out:
-                while block := response.read1(CHUNK_BYTES):  # what has arrived, not a full MiB
-                    out.write(block)
-                    received += len(block)
-                    if progress is not None and received >= next_report:
-                        progress(entry, received, entry.size)
-                        next_report = received + max(entry.size // 10, CHUNK_BYTES)
-        except (TimeoutError, socket.timeout) as exc:
-            raise _Retryable(f"no data for {timeout_s:g} s at byte {received} ({exc or 'timed out'})") from None
-        except (OSError, http.client.HTTPException) as exc:
-            raise _Retryable(f"connection lost at byte {received}: {exc!r}") from None
+        with _writable(part, mode) as out:
+            while True:
+                try:
+                    block = response.read1(CHUNK_BYTES)  # what has arrived, not a full MiB
+                except (TimeoutError, socket.timeout) as exc:
+                    raise _Retryable(f"no data for {timeout_s:g} s at byte {received} ({exc or 'timed out'})") \
+                        from None
+                except (OSError, http.client.HTTPException) as exc:
+                    raise _Retryable(f"connection lost at byte {received}: {exc!r}") from None
+                if not block:
+                    break
+                _write(out, block, part)
+                received += len(block)
+                if progress is not None and received >= next_report:
+                    progress(entry, received, entry.size)
+                    next_report = received + max(entry.size // 10, CHUNK_BYTES)
     if received < entry.size:
         raise _Retryable(f"connection closed at byte {received} of {entry.size}")
+
+
+def _writable(part: Path, mode: str) -> BinaryIO:
+    try:
+        return part.open(mode)
+    except OSError as exc:
+        raise _not_writable(part, exc) from None
+
+
+def _write(out: BinaryIO, block: bytes, part: Path) -> None:
+    try:
+        out.write(block)
+    except OSError as exc:  # a full disk is not a network problem: no retry
+        raise _not_writable(part, exc) from None
+
+
+def _not_writable(path: Path, exc: OSError) -> ApplianceError:
+    hint = "run it as root: sudo appliance models fetch" if isinstance(exc, PermissionError) else \
+        "free some space (the partial download is kept and resumes)"
+    return ApplianceError(f"cannot write {path}: {exc.strerror or exc}; {hint}", EXIT_FAILURE)
 
 
 def _start_offset(response: http.client.HTTPResponse, have: int) -> int:

@@ -352,3 +352,15 @@ def test_cli_fetch_exit_codes_and_messages(server, tmp_path: Path, capsys: pytes
     assert cli.main(args) == EXIT_UNAVAILABLE
     err = capsys.readouterr().err
     assert "HTTP 404" in err and "Traceback" not in err
+
+
+def test_a_models_folder_that_cannot_be_written_is_named_before_any_download(server, tmp_path: Path) -> None:
+    base, plan = server
+    body = _bytes(1000)
+    plan.files["/a.onnx"] = body
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the models folder should be")
+    with pytest.raises(ApplianceError, match="cannot write") as info:
+        fetch.fetch_all([entry_for(base, "a.onnx", body)], blocker / "models", **FAST)
+    assert not isinstance(info.value, FetchError)  # not a network problem: no retries
+    assert plan.requests == []
