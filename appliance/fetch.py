@@ -270,9 +270,12 @@ def _download(entry: ModelFile, part: Path, timeout_s: float, retries: int, back
             return
         except _Retryable as exc:
             if attempt == retries:
-                raise FetchError(f"{entry.name}: downloading {entry.url} failed after {attempt + 1} attempts: "
-                                 f"{exc}. The partial download is kept and the next run resumes it; check "
-                                 f"the network and run `appliance models fetch` again.") from None
+                kept = part.exists() and part.stat().st_size > 0
+                tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
+                raise FetchError(f"{entry.name}: downloading {entry.url} failed after {tries}: {exc}. "
+                                 + ("The partial download is kept and the next run resumes it. " if kept else "")
+                                 + "Check the network and run `appliance models fetch` again, or install from "
+                                 "a folder with --models-from.") from None
             delay = min(backoff_s * 2**attempt, MAX_BACKOFF_S)
             _LOGGER.warning("%s: %s; retrying in %.1f s (attempt %d of %d)", entry.name, exc, delay,
                             attempt + 2, retries + 1)
