@@ -76,6 +76,8 @@ class SpeakerSink:
         self._stream_error: str | None = None
         self._last_callback_at = 0.0
         self._opened_at = 0.0
+        self._live = threading.Event()  # the device consumes in real time (past its start-up prefill)
+        self._block_s = BLOCK_MS / 1000.0
         self._lost_since: float | None = None
         self._attempt = 0
         self._lock = threading.RLock()
@@ -132,6 +134,10 @@ class SpeakerSink:
         if self._playback is not None:
             self._playback.mark_turn()
 
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait until the device plays in real time (open, past its start-up); False on timeout."""
+        return self._live.wait(timeout) and self._stream is not None
+
     def status(self) -> str:
         if self._rate_wanted is None:
             return "idle"
@@ -183,7 +189,17 @@ class SpeakerSink:
             self._keeper.start()
 
     def _callback(self, outdata: Any, frames: int, time_info: Any, status: Any) -> None:
-        self._last_callback_at = time.monotonic()
+        now = time.monotonic()
+        previous, self._last_callback_at = self._last_callback_at, now
+        if not self._live.is_set():
+            # PortAudio first fills the device buffer in a burst, and some devices (PulseAudio's ALSA
+            # plugin) then stall for a second or two. Give them silence until callbacks come paced
+            # by the device, so speech is not held back and first_audio_at() is true.
+            if previous > self._opened_at and now - previous >= 0.5 * self._block_s:
+                self._live.set()
+            else:
+                outdata.fill(0)
+                return
         playback = self._playback
         try:
             delay = float(time_info.outputBufferDacTime - time_info.currentTime)
@@ -207,6 +223,9 @@ class SpeakerSink:
             rate, channels = output_format(sd, index, self._rate_wanted)
             if self._playback is None or self._playback.rate != rate:
                 self._playback = Playback(rate)
+            self._live.clear()
+            self._opened_at = self._last_callback_at = time.monotonic()
+            self._block_s = (rate * BLOCK_MS // 1000) / rate
             stream = sd.OutputStream(device=index, samplerate=rate, channels=channels, dtype="float32",
                                      blocksize=rate * BLOCK_MS // 1000, latency=self.cfg.output_latency_ms / 1000.0,
                                      callback=self._callback, finished_callback=self._on_finished)
@@ -217,7 +236,6 @@ class SpeakerSink:
         with self._lock:
             self._stream, self._channels, self._stream_error = stream, channels, None
             self._latency_s = float(getattr(stream, "latency", self._latency_s) or self._latency_s)
-            self._opened_at = self._last_callback_at = time.monotonic()
         name = sd.query_devices(index)["name"] if index is not None else "default"
         if self._lost_since is not None:
             _LOGGER.warning("Speaker %r is back after %.1f s", name, time.monotonic() - self._lost_since)
@@ -249,7 +267,7 @@ class SpeakerSink:
     def _check_stream(self) -> None:
         stalled_s = time.monotonic() - self._last_callback_at
         limit_s = self.cfg.stall_timeout_s
-        if self._last_callback_at == self._opened_at:
+        if not self._live.is_set():
             limit_s = max(limit_s, OPEN_GRACE_S)
         problem = self._stream_error
         if problem is None and stalled_s > limit_s:
