@@ -164,17 +164,14 @@ class VoskRecognizer(_BaseRecognizer):
         except ImportError as exc:
             raise ApplianceError(f"Vosk is not installed ({exc}); `pip install vosk`", EXIT_CONFIG) from None
         vosk.SetLogLevel(-1)
-        self._recognizer = None
         return vosk.Model(str(self.model_path))
 
     def _engine(self) -> _Engine:
         import vosk
 
-        if self._recognizer is None:
-            self._recognizer = vosk.KaldiRecognizer(self._model, PIPELINE_RATE)
-        else:
-            self._recognizer.Reset()
-        return _VoskEngine(self._recognizer)
+        # A fresh recognizer per utterance (a few ms): Reset() keeps the i-vector adaptation,
+        # so the same audio could decode differently from one turn to the next.
+        return _VoskEngine(vosk.KaldiRecognizer(self._model, PIPELINE_RATE))
 
 
 class _VoskEngine:
