@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -82,6 +84,24 @@ def _rms(samples: np.ndarray) -> float:
     return float(np.sqrt(np.mean(samples ** 2))) if len(samples) else 0.0
 
 
+def sandboxed(command: list[str], state: Path) -> list[str]:
+    """The unit's sandbox as far as it can be had without systemd as PID 1, around `command`.
+
+    PrivateNetwork= (a network namespace with only a downed lo), ProtectSystem=strict (/ read-only
+    except the state directory), CapabilityBoundingSet= and NoNewPrivileges= (setpriv, with the
+    root securebits so root gains nothing on exec), UMask=0077. The PID stays the command's own
+    (unshare and sh exec), so signals and journald's _PID reach the daemon. Skipped, with the
+    plain command, when not root or the util-linux tools are missing.
+    """
+    if os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("setpriv")):
+        return command
+    drop = ["setpriv", "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all",
+            "--securebits=+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked,+keep_caps_locked", "--"]
+    inner = (f"mount --bind {shlex.quote(str(state))} {shlex.quote(str(state))} && mount -o remount,bind,ro / "
+             f"&& umask 077 && exec {shlex.join(drop + command)}")
+    return ["unshare", "--net", "--mount", "--", "sh", "-c", inner]
+
+
 @pytest.fixture()
 def daemon(tmp_path: Path, pulse, journal):
     """`appliance run` started against the test's PulseAudio, notify socket and journald."""
@@ -95,8 +115,8 @@ def daemon(tmp_path: Path, pulse, journal):
                APPLIANCE_DEBUG_FREEZE="1", HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
     env.pop("WATCHDOG_PID", None)
     log = (tmp_path / "run.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--config", str(config)],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    command = sandboxed([sys.executable, "-m", "appliance.cli", "run", "--config", str(config)], state)
+    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         yield proc, notify, tmp_path / "run.log"
     finally:
@@ -112,6 +132,10 @@ def daemon(tmp_path: Path, pulse, journal):
 def test_run_under_notify_watchdog_and_journald(daemon, pulse, journal, speech, tmp_path: Path) -> None:
     proc, notify, log = daemon
     notify.wait(lambda ls: "READY=1" in ls, READY_TIMEOUT_S, proc)
+    if os.geteuid() == 0:  # the sandbox really holds: no network, no capabilities, / read-only
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        assert "CapEff:\t0000000000000000" in status and "NoNewPrivs:\t1" in status
+        assert os.readlink(f"/proc/{proc.pid}/ns/net") != os.readlink("/proc/self/ns/net")
     notify.wait(lambda ls: "STATUS=Listening for 'hey jarvis'" in ls, 20, proc)  # once the mic is open
     notify.wait(lambda ls: ls.count("WATCHDOG=1") >= 2, 10, proc)
     loaded = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "models_loaded", pid=proc.pid)
@@ -154,8 +178,10 @@ def test_run_under_notify_watchdog_and_journald(daemon, pulse, journal, speech, 
     assert journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "device_back", pid=proc.pid)
 
     # A frozen conductor (the debug hook) stops the watchdog: systemd would restart it.
+    freeze_us = time.time() * 1e6
     os.kill(proc.pid, signal.SIGUSR2)
-    starved = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "watchdog", pid=proc.pid)
+    starved = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "watchdog"
+                               and int(e["__REALTIME_TIMESTAMP"]) > freeze_us, pid=proc.pid)
     assert starved[0]["REASON"] == "the conductor loop has not turned"
     frozen = time.monotonic()
     time.sleep(3 * WATCHDOG_USEC / 1e6)  # systemd would have restarted it by now
