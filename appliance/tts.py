@@ -23,6 +23,7 @@ WARM_UP_TEXT: Final = "Ready."  # the first onnxruntime run is slow; pay it at l
 QUEUE_POLL_S: Final = 0.05  # seconds between checks of the cancel Event while waiting for a sentence
 DRAIN_TIMEOUT_S: Final = 120.0  # seconds the worker waits for the speaker to play out at the end
 JOIN_TIMEOUT_S: Final = 5.0  # seconds to wait for the worker thread to end after a cancel
+SPEAKER_READY_TIMEOUT_S: Final = 5.0  # seconds a fresh output stream may take to start playing in real time
 
 
 class VoiceError(ApplianceError):
@@ -247,3 +248,80 @@ class SpeechWorker:
             self.sink.stop()
         except Exception:
             _LOGGER.exception("Stopping the speaker failed")
+
+
+class _Tee:
+    """One Sink that plays into several (the speaker and a WAV file at once)."""
+
+    def __init__(self, sinks: list[Any]) -> None:
+        self.sinks = sinks
+
+    def play(self, chunk: AudioChunk) -> None:
+        for sink in self.sinks:
+            sink.play(chunk)
+
+    def stop(self) -> None:
+        for sink in self.sinks:
+            sink.stop()
+
+    def drain(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        return all([sink.drain(max(0.0, deadline - time.monotonic())) for sink in self.sinks])
+
+    def first_audio_at(self) -> float | None:
+        return self.sinks[0].first_audio_at()
+
+    def mark_turn(self) -> None:
+        for sink in self.sinks:
+            sink.mark_turn()
+
+    def close(self) -> None:
+        for sink in self.sinks:
+            sink.close()
+
+
+class Speaking:
+    """Speech for `appliance ask`: the voice loaded once, a speaker and/or a WAV file, one worker per answer.
+
+        with Speaking(cfg, speak=True, out="reply.wav") as speaking:
+            worker = speaking.start_turn(cancel)     # then worker.say(sentence) as sentences arrive
+            ...
+            speaking.end_turn(worker, started_at, answered_at)
+    """
+
+    def __init__(self, cfg: Config, speak: bool, out: str | Path | None, synth: Any = None) -> None:
+        from appliance.speaker import SpeakerSink, WavSink
+
+        self.synth = synth if synth is not None else PiperSynthesizer.from_config(cfg)
+        sinks: list[Any] = []
+        if speak:
+            speaker = SpeakerSink(cfg.audio, rate=self.synth.rate)  # opened now: the device starts while the model thinks
+            speaker.wait_ready(SPEAKER_READY_TIMEOUT_S)
+            sinks.append(speaker)
+        if out is not None:
+            sinks.append(WavSink(out, rate=self.synth.rate))
+        self.sink = sinks[0] if len(sinks) == 1 else _Tee(sinks)
+
+    def start_turn(self, cancel: threading.Event) -> SpeechWorker:
+        return SpeechWorker(self.synth, self.sink, cancel).start()
+
+    def end_turn(self, worker: SpeechWorker, asked_at: float, answered_at: float) -> SpeechStats:
+        """Wait for the answer to be spoken and log when its first audio was ready."""
+        worker.finish()
+        if not worker.wait(DRAIN_TIMEOUT_S + 5.0):
+            _LOGGER.warning("Speech did not finish within %.0f s", DRAIN_TIMEOUT_S + 5.0)
+        first = self.sink.first_audio_at()
+        if first is not None:
+            _LOGGER.info("Speech: first audio %.0f ms after the question; the answer was finished at %.0f ms%s",
+                         (first - asked_at) * 1000.0, (answered_at - asked_at) * 1000.0,
+                         " (speech started before the answer was complete)" if first < answered_at else "")
+        return worker.stats
+
+    def close(self) -> None:
+        self.sink.close()
+
+    def __enter__(self) -> Speaking:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object per question per line (answer, sentences, timings)")
     parser.add_argument("--long", action="store_true", help="allow the longer answer budget (llm.max_new_tokens_long)")
+    parser.add_argument("--speak", action="store_true", help="speak the answer, sentence by sentence as it is written")
+    parser.add_argument("--out", metavar="WAV", help="write the spoken answer to a WAV file")
     add_common(parser)
     parser.set_defaults(func=main)
     return parser
@@ -187,15 +190,32 @@ def main(args: argparse.Namespace) -> int:
             out.write(delta)
             out.flush()
 
+    speaking = _speaking(cfg, args)
     for number, question in enumerate(questions):
         if args.independent and number:
             asker.reset()
         if many and not args.json:
             out.write(f"> {question}\n")
-        record = asker.ask(question, cancel, show, lambda _sentence: None, long=True if args.long else None)
+        asked_at = time.monotonic()
+        worker = speaking.start_turn(cancel) if speaking else None
+        on_sentence = worker.say if worker else (lambda _sentence: None)
+        record = asker.ask(question, cancel, show, on_sentence, long=True if args.long else None)
+        if speaking and worker:
+            speaking.end_turn(worker, asked_at, time.monotonic())
         if args.json:
             out.write(record.json() + "\n")
         else:
             out.write("\n\n" if many else "\n")
         out.flush()
+    if speaking:
+        speaking.close()  # an error on the way leaves the WAV to wave.Wave_write.__del__
     return EXIT_OK
+
+
+def _speaking(cfg: Any, args: argparse.Namespace) -> Any:
+    """The voice and its sinks for --speak / --out (issue 5), or None."""
+    if not (getattr(args, "speak", False) or getattr(args, "out", None)):
+        return None
+    from appliance.tts import Speaking
+
+    return Speaking(cfg, speak=args.speak, out=args.out)

@@ -1,0 +1,124 @@
+"""`appliance ask --out/--speak` with a fake model and a fake voice: speech starts before the answer ends."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from appliance import cli
+from appliance.audio import AudioChunk, read_wav
+from appliance.stages import AnswerStats
+
+RATE = 22050
+SENTENCE_AUDIO_S = 0.4  # seconds of tone the fake voice makes per sentence
+
+
+class SlowChat:
+    """Writes three sentences, a few characters every 20 ms, like a small model on a slow board."""
+
+    answer = "The Moon is Earth's only natural satellite. It is about 4.5 billion years old. It has no air."
+
+    def __init__(self) -> None:
+        self.finished_at: float | None = None
+
+    def stream(self, question: str, cancel: threading.Event, **_: Any) -> Iterator[str]:
+        for i in range(0, len(self.answer), 4):
+            if cancel.is_set():
+                return
+            time.sleep(0.02)
+            yield self.answer[i:i + 4]
+        self.finished_at = time.monotonic()
+
+    @property
+    def last_stats(self) -> AnswerStats:
+        return AnswerStats(tokens=25, stop_reason="stop")
+
+    def reset(self) -> None: ...
+
+
+class ToneVoice:
+    """A synthesizer that answers every sentence with a tone and remembers when and what."""
+
+    rate = RATE
+
+    def __init__(self) -> None:
+        self.spoken: list[tuple[float, str]] = []
+
+    def synthesize(self, text: str) -> Iterator[AudioChunk]:
+        self.spoken.append((time.monotonic(), text))
+        t = np.arange(int(SENTENCE_AUDIO_S * RATE)) / RATE
+        yield AudioChunk.from_float(0.3 * np.sin(2 * np.pi * 330 * t), RATE)
+
+
+@pytest.fixture
+def fakes(monkeypatch: pytest.MonkeyPatch) -> tuple[SlowChat, ToneVoice]:
+    from appliance import tts
+    from appliance.commands import ask
+
+    chat, voice = SlowChat(), ToneVoice()
+    monkeypatch.setattr(ask.Asker, "_load_chat", lambda self: chat)
+    monkeypatch.setattr(tts.PiperSynthesizer, "from_config", classmethod(lambda cls, cfg: voice))
+    return chat, voice
+
+
+def test_out_writes_each_sentence_and_starts_before_the_answer_ends(
+        fakes: tuple[SlowChat, ToneVoice], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chat, voice = fakes
+    out = tmp_path / "reply.wav"
+    assert cli.main(["ask", "--out", str(out), "Tell me a short fact about the moon."]) == 0
+    texts = [text for _, text in voice.spoken]
+    assert texts == ["The Moon is Earth's only natural satellite.", "It is about 4.5 billion years old.",
+                     "It has no air."]
+    assert chat.finished_at is not None and voice.spoken[0][0] < chat.finished_at
+    audio = read_wav(out)
+    assert audio.rate == RATE and audio.duration_s == pytest.approx(3 * SENTENCE_AUDIO_S, abs=0.01)
+    assert "(speech started before the answer was complete)" in capsys.readouterr().err  # the log line
+
+
+def test_speak_and_out_together_feed_both(fakes: tuple[SlowChat, ToneVoice], tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from appliance import speaker
+
+    played: list[AudioChunk] = []
+
+    class FakeSpeaker:
+        def __init__(self, cfg: Any, rate: int | None = None) -> None:
+            self.first: float | None = None
+
+        def wait_ready(self, timeout: float) -> bool:
+            return True
+
+        def play(self, chunk: AudioChunk) -> None:
+            self.first = self.first or time.monotonic()
+            played.append(chunk)
+
+        def stop(self) -> None: ...
+
+        def drain(self, timeout: float) -> bool:
+            return True
+
+        def first_audio_at(self) -> float | None:
+            return self.first
+
+        def mark_turn(self) -> None:
+            self.first = None
+
+        def close(self) -> None: ...
+
+    monkeypatch.setattr(speaker, "SpeakerSink", FakeSpeaker)
+    out = tmp_path / "both.wav"
+    assert cli.main(["ask", "--speak", "--out", str(out), "Moon?"]) == 0
+    assert len(played) == 3
+    assert read_wav(out).duration_s == pytest.approx(sum(c.duration_s for c in played), abs=0.01)
+
+
+def test_without_speech_options_no_voice_is_loaded(fakes: tuple[SlowChat, ToneVoice]) -> None:
+    _chat, voice = fakes
+    assert cli.main(["ask", "Moon?"]) == 0
+    assert voice.spoken == []
