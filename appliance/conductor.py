@@ -84,6 +84,7 @@ class Conductor:
         self._on_turn = on_turn or (lambda rec: None)
         self._on_state = on_state or (lambda state: None)
         self._on_event = on_event or (lambda name, **fields: None)
+        self._log_events = on_event is None
         self.clock = clock
         self.state = State.IDLE
         self.heartbeat = 0
@@ -406,7 +407,7 @@ class Conductor:
                **fields: Any) -> None:
         if exc is not None and tb is None:
             tb = "".join(traceback.format_exception(exc))
-        if name == "error":
+        if name == "error" and self._log_events:  # else the event callback (service.Journal) logs it
             _LOGGER.error("%s", message + (f"\n{tb}" if tb and _LOGGER.isEnabledFor(logging.DEBUG) else ""))
         try:
             self._on_event(name, message=message, traceback=tb, **fields)

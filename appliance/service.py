@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from appliance.conductor import Conductor, State
+from appliance.log import under_journald
 from appliance.config import Config
 from appliance.turn import TurnRecord
 
@@ -74,8 +75,11 @@ def watchdog_interval_s() -> float | None:
 class Journal:
     """Structured journald entries: one per turn and one per event; transcripts only when allowed."""
 
-    def __init__(self, with_text: bool, sender: Callable[..., Any] | None = None) -> None:
+    def __init__(self, with_text: bool, sender: Callable[..., Any] | None = None,
+                 echo: bool | None = None) -> None:
         self.with_text = with_text
+        self.echo = not under_journald() if echo is None else echo
+        """Also log each entry as a plain line (stderr); under systemd the structured entry is the line."""
         self._sender = sender
         self._failed = False
 
@@ -93,12 +97,16 @@ class Journal:
                 _LOGGER.info("No journald entries (%s)", exc)
 
     def turn(self, record: TurnRecord) -> None:
-        _LOGGER.info("%s", record.summary())
-        if self.with_text:
-            _LOGGER.info("Heard %r; answered %r", record.transcript, record.answer)
+        if self.echo:
+            _LOGGER.info("%s", record.summary())
+            if self.with_text:
+                _LOGGER.info("Heard %r; answered %r", record.transcript, record.answer)
         self._send(record.summary(), 6 if record.outcome != "error" else 4, record.journal_fields(self.with_text))
 
     def event(self, name: str, message: str = "", traceback: str | None = None, **fields: Any) -> None:
+        if self.echo and name in ("error", "watchdog"):
+            detail = f"\n{traceback}" if traceback and _LOGGER.isEnabledFor(logging.DEBUG) else ""
+            _LOGGER.error("%s%s", message or name, detail)
         data = {"APPLIANCE_EVENT": name, **{k.upper(): v for k, v in fields.items()}}
         if traceback:
             data["TRACEBACK"] = traceback
@@ -163,8 +171,8 @@ class Watchdog:
                 self._starved = ""
             elif why != self._starved:
                 self._starved = why
-                self.journal.event("watchdog", f"Watchdog not fed: {why}", reason=why)
-                _LOGGER.error("Watchdog not fed: %s; systemd will restart the service", why)
+                self.journal.event("watchdog", f"Watchdog not fed: {why}; systemd will restart the service",
+                                   reason=why)
 
     def _check_source(self) -> None:
         try:
@@ -174,11 +182,9 @@ class Watchdog:
         if status == self._source_status:
             return
         if status != "ok" and self._source_status == "ok" and self._was_ok:
-            _LOGGER.warning("Microphone: %s", status)
             self._lost = True
             self.journal.event("device_lost", f"Microphone lost: {status}", status=status)
         elif status == "ok" and self._lost:
-            _LOGGER.info("Microphone back")
             self._lost = False
             self.journal.event("device_back", "Microphone back")
         self._was_ok = self._was_ok or status == "ok"
