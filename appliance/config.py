@@ -129,6 +129,9 @@ class LlmConfig:
     """A few lines about the home (who lives here, rooms, guest Wi-Fi) added to the system prompt."""
     facts_max_tokens: int = _f(200, 0, 2048)
     """Tokens of the facts file at most, so the prompt stays cheap to process."""
+    history_trim: float = _f(0.6, 0.1, 1.0)
+    """Share (0-1) of the prompt room (n_ctx - max_new_tokens) the history is cut back to once it
+    overflows, so the next turns reuse the cache instead of reprocessing it all; 1.0 drops one turn at a time."""
 
 
 @dataclass(frozen=True)

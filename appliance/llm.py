@@ -80,17 +80,27 @@ def messages_for(system: str, turns: Sequence[Turn], question: str) -> list[Mess
     return out
 
 
-def fit_turns(system: str, turns: Sequence[Turn], question: str,
-              count: Callable[[list[Message]], int], limit: int) -> tuple[int, int] | None:
+def fit_turns(system: str, turns: Sequence[Turn], question: str, count: Callable[[list[Message]], int],
+              limit: int, trim_to: int | None = None) -> tuple[int, int] | None:
     """(index of the oldest turn kept, prompt tokens) for the newest whole turns within `limit`.
 
-    Oldest turns go first and a message is never cut; None when the question alone does not fit.
+    Everything is kept while it fits. Once it does not, the oldest turns go until the prompt is
+    within `trim_to` (a low-water mark; at least what fits in `limit`), so the following turns
+    extend a cached prompt instead of reprocessing it. A message is never cut; None when the
+    question alone does not fit.
     """
-    for first in range(len(turns) + 1):
+    tokens = count(messages_for(system, turns, question))
+    if tokens <= limit:
+        return 0, tokens
+    target = limit if trim_to is None else min(trim_to, limit)
+    fallback: tuple[int, int] | None = None
+    for first in range(1, len(turns) + 1):
         tokens = count(messages_for(system, turns[first:], question))
-        if tokens <= limit:
+        if tokens <= limit and fallback is None:
+            fallback = (first, tokens)
+        if tokens <= target:
             return first, tokens
-    return None
+    return fallback
 
 
 def trim_to_tokens(text: str, max_tokens: int, count: Callable[[str], int]) -> str:
@@ -198,11 +208,21 @@ class LlamaChat:
             facts = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise LlmError(f"llm.facts_file {path} cannot be read ({exc}); fix or remove it") from None
+        return self._with_facts(facts, str(path))
+
+    def _with_facts(self, facts: str, source: str) -> str:
+        system = self.cfg.system_prompt.strip()
         kept = trim_to_tokens(facts, self.cfg.facts_max_tokens, self.count_text)
         if len(kept) < len(facts.strip()):
-            _LOGGER.warning("Facts file %s is longer than llm.facts_max_tokens (%d); its end is left out",
-                            path, self.cfg.facts_max_tokens)
+            _LOGGER.warning("Facts in %s are longer than llm.facts_max_tokens (%d); the rest is left out",
+                            source, self.cfg.facts_max_tokens)
         return system + FACTS_HEADER + kept if kept else system
+
+    def set_facts(self, facts: str | None) -> None:
+        """Replace the house facts in the system prompt (None: none), start afresh and re-warm the cache."""
+        self.system = self._with_facts(facts, "the facts given") if facts else self.cfg.system_prompt.strip()
+        self.reset()
+        self.warm()
 
     def warm(self) -> None:
         """Process the part of the prompt every question shares (system prompt and role header) now."""
@@ -279,10 +299,10 @@ class LlamaChat:
             _LOGGER.info("Conversation idle for %.0f s: starting afresh", now - self._last_turn_at)
             self.turns.clear()
         budget = stats.max_new_tokens = self.budget_for(question, long)
-        fit = fit_turns(self.system, self.turns, question, self.count_messages, self.cfg.n_ctx - budget)
+        fit = self._fit(question, budget)
         if fit is None and budget > self.cfg.max_new_tokens:
             budget = stats.max_new_tokens = self.cfg.max_new_tokens
-            fit = fit_turns(self.system, self.turns, question, self.count_messages, self.cfg.n_ctx - budget)
+            fit = self._fit(question, budget)
         if fit is None:
             stats.prompt_tokens = self.count_messages(messages_for(self.system, [], question))
             stats.stop_reason = "too_long"
@@ -294,7 +314,7 @@ class LlamaChat:
             return
         first, _ = fit
         if first:
-            _LOGGER.debug("Dropping %d oldest turns to fit n_ctx", first)
+            _LOGGER.debug("Dropping the %d oldest turns to fit n_ctx %d", first, self.cfg.n_ctx)
             del self.turns[:first]
         prompt = self.tokenize_messages(messages_for(self.system, self.turns, question))
         stats.prompt_tokens = len(prompt)
@@ -302,6 +322,11 @@ class LlamaChat:
         answer = yield from self._generate(prompt, budget, cancel, stats, started)
         self.turns.append(Turn(question, answer))
         self._last_turn_at = self.clock()
+
+    def _fit(self, question: str, budget: int) -> tuple[int, int] | None:
+        room = self.cfg.n_ctx - budget
+        return fit_turns(self.system, self.turns, question, self.count_messages, room,
+                         int(room * self.cfg.history_trim))
 
     def _generate(self, prompt: list[int], budget: int, cancel: threading.Event, stats: LlmStats,
                   started: float) -> Iterator[str]:

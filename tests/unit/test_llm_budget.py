@@ -46,13 +46,26 @@ def test_a_question_that_alone_does_not_fit_gives_none() -> None:
     assert fit_turns("sys", turns, words(10, "w"), count, limit=alone) == (1, alone)
 
 
+def test_overflow_trims_to_the_low_water_mark_so_later_turns_reuse_the_cache() -> None:
+    turns = [Turn(words(10, f"u{i}_"), words(10, f"a{i}_")) for i in range(5)]
+    # 5 turns: 12 + 140 = 152 > 100. Without a low-water mark, one turn at a time: 3 turns (96).
+    assert fit_turns("the system", turns, "q1 q2", count, limit=100) == (2, 96)
+    # Trimmed to 60: only the newest turn (40) stays; the next turns then extend this prompt.
+    assert fit_turns("the system", turns, "q1 q2", count, limit=100, trim_to=60) == (4, 40)
+    # While everything fits, nothing is trimmed, whatever the mark.
+    assert fit_turns("the system", turns[:3], "q1 q2", count, limit=100, trim_to=10) == (0, 96)
+    # A question alone over the mark (70 > 30): as many turns as fit the limit stay (one, 98).
+    assert fit_turns("the system", turns, words(60, "q"), count, limit=100, trim_to=30) == (4, 98)
+
+
 @settings(max_examples=300, deadline=None)
 @given(sizes=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 60)), max_size=30),
-       question=st.integers(0, 80), limit=st.integers(10, 400))
-def test_budget_properties(sizes: list[tuple[int, int]], question: int, limit: int) -> None:
+       question=st.integers(0, 80), limit=st.integers(10, 400), share=st.sampled_from([None, 0.3, 0.6, 1.0]))
+def test_budget_properties(sizes: list[tuple[int, int]], question: int, limit: int, share: float | None) -> None:
     turns = [Turn(words(u, f"u{i}_"), words(a, f"a{i}_")) for i, (u, a) in enumerate(sizes)]
     q = words(question, "q")
-    fit = fit_turns("system prompt", turns, q, count, limit)
+    trim_to = None if share is None else int(limit * share)
+    fit = fit_turns("system prompt", turns, q, count, limit, trim_to)
     alone = count(messages_for("system prompt", [], q))
     if alone > limit:
         assert fit is None
@@ -60,8 +73,17 @@ def test_budget_properties(sizes: list[tuple[int, int]], question: int, limit: i
     assert fit is not None
     first, tokens = fit
     assert tokens == count(messages_for("system prompt", turns[first:], q)) <= limit
-    if first > 0:  # as many turns as fit: one more would overflow
-        assert count(messages_for("system prompt", turns[first - 1:], q)) > limit
+    full = count(messages_for("system prompt", turns, q))
+    if full <= limit:
+        assert first == 0  # nothing is dropped while everything fits
+    elif first > 0:
+        # Only as many turns dropped as needed to get under the mark (or, failing that, the limit).
+        one_more = count(messages_for("system prompt", turns[first - 1:], q))
+        target = limit if trim_to is None else min(trim_to, limit)
+        if tokens <= target:
+            assert one_more > target
+        else:  # the mark cannot be reached even with no history: keep what fits the limit
+            assert alone > target and one_more > limit
 
 
 def test_facts_are_trimmed_to_whole_lines_within_the_budget() -> None:
