@@ -1,4 +1,4 @@
-"""What a sink plays from: a gap-free sample buffer with a quick fade-out stop, and WavSink (a file as speaker)."""
+"""What sinks play from: a gap-free sample buffer with a quick fade-out stop; WavSink (a file as speaker)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import AudioChunk, Converter, float_to_int16
 
-FADE_MS: Final = 5  # milliseconds of fade-out on stop(): long enough against a click, short enough to be instant
+FADE_MS: Final = 5  # ms of fade-out on stop(): long enough against a click, short enough to feel instant
 BLOCK_MS: Final = 20  # milliseconds per device callback (and per tick of WavSink's clock)
 MAX_BUFFER_S: Final = 120.0  # seconds of audio play() accepts ahead of the device before it blocks
 PLAY_BLOCK_TIMEOUT_S: Final = 30.0  # play() never waits longer than this for room in the buffer

@@ -46,7 +46,8 @@ def output_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
     for try_rate in (rate, int(info["default_samplerate"])):
         for channels in channel_options:
             try:
-                sd.check_output_settings(device=device, samplerate=try_rate, channels=channels, dtype="float32")
+                sd.check_output_settings(device=device, samplerate=try_rate, channels=channels,
+                                         dtype="float32")
                 return try_rate, channels
             except Exception:  # PortAudio: invalid sample rate / channel count
                 continue
@@ -227,7 +228,8 @@ class SpeakerSink:
             self._opened_at = self._last_callback_at = time.monotonic()
             self._block_s = (rate * BLOCK_MS // 1000) / rate
             stream = sd.OutputStream(device=index, samplerate=rate, channels=channels, dtype="float32",
-                                     blocksize=rate * BLOCK_MS // 1000, latency=self.cfg.output_latency_ms / 1000.0,
+                                     blocksize=rate * BLOCK_MS // 1000,
+                                     latency=self.cfg.output_latency_ms / 1000.0,
                                      callback=self._callback, finished_callback=self._on_finished)
             stream.start()
         except Exception as exc:  # PortAudioError, LookupError, ValueError: all mean "not now"

@@ -295,7 +295,8 @@ class Speaking:
         self.synth = synth if synth is not None else PiperSynthesizer.from_config(cfg)
         sinks: list[Any] = []
         if speak:
-            speaker = SpeakerSink(cfg.audio, rate=self.synth.rate)  # opened now: the device starts while the model thinks
+            # Opened now, so the device gets through its start-up while the model thinks.
+            speaker = SpeakerSink(cfg.audio, rate=self.synth.rate)
             speaker.wait_ready(SPEAKER_READY_TIMEOUT_S)
             sinks.append(speaker)
         if out is not None:
@@ -312,7 +313,8 @@ class Speaking:
             _LOGGER.warning("Speech did not finish within %.0f s", DRAIN_TIMEOUT_S + 5.0)
         first = self.sink.first_audio_at()
         if first is not None:
-            _LOGGER.info("Speech: first audio %.0f ms after the question; the answer was finished at %.0f ms%s",
+            _LOGGER.info("Speech: first audio %.0f ms after the question; "
+                         "the answer was finished at %.0f ms%s",
                          (first - asked_at) * 1000.0, (answered_at - asked_at) * 1000.0,
                          " (speech started before the answer was complete)" if first < answered_at else "")
         return worker.stats

@@ -115,8 +115,8 @@ def bench_piper(reps: int) -> None:
     cfg = Config()
     model = models.resolve("voice", cfg).path
     threads = sorted({cfg.tts.onnx_threads, os.cpu_count() or 1})
-    synths = {t: PiperSynthesizer.from_config(dataclasses.replace(cfg, tts=dataclasses.replace(cfg.tts, onnx_threads=t)))
-              for t in threads}
+    synths = {t: PiperSynthesizer.from_config(
+        dataclasses.replace(cfg, tts=dataclasses.replace(cfg.tts, onnx_threads=t))) for t in threads}
     cli = PiperCli(model, next(iter(synths.values())).rate)
     first: dict[str, list[float]] = {f"ours, {t} thread(s)": [] for t in threads} | {"piper CLI": []}
     rtf: dict[str, list[float]] = {k: [] for k in first}
@@ -139,7 +139,8 @@ def bench_piper(reps: int) -> None:
     cli_first = statistics.median(first["piper CLI"])
     for name in first:
         if name != "piper CLI":
-            print(f"  ratio {name} / piper CLI (first audio): {statistics.median(first[name]) / cli_first:.2f}"
+            ratio = statistics.median(first[name]) / cli_first
+            print(f"  ratio {name} / piper CLI (first audio): {ratio:.2f}"
                   "  (target <= 1.1)")
     print("  (the CLI's onnxruntime uses its default thread pool, all cores; the appliance caps it with "
           "tts.onnx_threads)")
@@ -211,13 +212,13 @@ def bench_ask(rounds: int) -> None:
                     naive.append(naive_turn(question))
     print(f"\nappliance ask, first audio ready, Qwen stand-in {qwen_path().name}: "
           f"{len(QUESTIONS)} questions x {rounds} rounds, interleaved (medians)")
-    print(f"  streamed (first clause/sentence to Piper while the model writes): {median_ms(streamed):6.0f} ms")
-    print(f"  naive (whole answer, then Piper):                                 {median_ms(naive):6.0f} ms")
-    print(f"  whole answer written (streamed runs):                             {median_ms(answers):6.0f} ms")
+    print(f"  streamed (first clause to Piper while the model writes): {median_ms(streamed):6.0f} ms")
+    print(f"  naive (whole answer, then Piper):                        {median_ms(naive):6.0f} ms")
+    print(f"  whole answer written (streamed runs):                    {median_ms(answers):6.0f} ms")
     ratios = [s / n for s, n in zip(streamed, naive)]
     print(f"  ratio streamed / naive: {statistics.median(ratios):.2f} (median of {len(ratios)} pairs; "
           f"range {min(ratios):.2f}-{max(ratios):.2f})")
-    print("  (first audio = the first chunk handed to the sink; a speaker adds its own output latency to both)")
+    print("  (first audio = the first chunk handed to the sink; a speaker adds its output latency to both)")
 
 
 def main() -> None:

@@ -91,7 +91,8 @@ def test_stop_silences_the_device_within_100_ms(pulse: Any, piper: Any, tmp_path
     reference = resample(spoken, MONITOR_RATE).to_float()[:, 0]
     offset, score = best_alignment(recorded, np.asarray(reference[: int(1.2 * MONITOR_RATE)]))
     assert score > 0.8, (f"the start of the speech is not in the recording (correlation {score:.2f}, "
-                         f"{len(recorded) / MONITOR_RATE:.2f} s recorded, rms {np.sqrt(np.mean(recorded**2)):.4f}, "
+                         f"{len(recorded) / MONITOR_RATE:.2f} s recorded, "
+                         f"rms {np.sqrt(np.mean(recorded**2)):.4f}, "
                          f"first audio {first - queued_at:.2f} s after play)")
     loud = np.flatnonzero(np.abs(recorded) > 2e-3)
     sounded_s = (loud[-1] - offset) / MONITOR_RATE

@@ -19,14 +19,14 @@ def test_ask_out_writes_the_spoken_answer(tmp_path: Path, transcribe: Any) -> No
     config = tmp_path / "appliance.yaml"
     config.write_text("llm:\n  seed: 1234\n", encoding="utf-8")
     out = tmp_path / "reply.wav"
-    done = subprocess.run([sys.executable, "-m", "appliance.cli", "ask", "--config", str(config), "--out", str(out),
-                           "Tell me a short fact about the moon."],
+    done = subprocess.run([sys.executable, "-m", "appliance.cli", "ask", "--config", str(config),
+                           "--out", str(out), "Tell me a short fact about the moon."],
                           capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
     assert done.returncode == 0, done.stderr
     answer = done.stdout.strip()
     assert answer
-    timing = re.search(r"Speech: first audio (\d+) ms after the question; the answer was finished at (\d+) ms",
-                       done.stderr)
+    timing = re.search(r"Speech: first audio (\d+) ms after the question; "
+                       r"the answer was finished at (\d+) ms", done.stderr)
     assert timing, done.stderr
     audio = read_wav(out)
     assert audio.duration_s > 1.0

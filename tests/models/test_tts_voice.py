@@ -34,7 +34,8 @@ SENTENCES = [
         ("Today it is 20°C & sunny in the garden.", {"degrees", "celsius", "sunny", "garden"}),
     ],
 )
-def test_piper_speech_is_heard_back_by_whisper(piper: Any, transcribe: Any, text: str, words: set[str]) -> None:
+def test_piper_speech_is_heard_back_by_whisper(piper: Any, transcribe: Any, text: str,
+                                               words: set[str]) -> None:
     chunks = list(piper.synthesize(text))
     assert chunks and all(c.rate == piper.rate for c in chunks)
     heard = transcribe(concat(chunks))

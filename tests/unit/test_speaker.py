@@ -114,7 +114,8 @@ class FakeSD:
 
 
 def config(**kw: Any) -> AudioConfig:
-    return AudioConfig(**{"output_latency_ms": 20, "stall_timeout_s": 0.5, "retry_backoff_s": [0.1, 0.2], **kw})
+    defaults = {"output_latency_ms": 20, "stall_timeout_s": 0.5, "retry_backoff_s": [0.1, 0.2]}
+    return AudioConfig(**{**defaults, **kw})
 
 
 def first_sound(samples: np.ndarray, threshold: float = 1e-4) -> int:

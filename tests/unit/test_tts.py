@@ -76,8 +76,8 @@ def test_damaged_voice_is_a_clear_error(tmp_path: Path) -> None:
     model = tmp_path / "voice.onnx"
     model.write_bytes(b"not a model")
     (tmp_path / "voice.onnx.json").write_text(
-        '{"num_symbols": 10, "num_speakers": 1, "audio": {"sample_rate": 22050}, "espeak": {"voice": "en-us"},'
-        ' "phoneme_id_map": {}, "phoneme_type": "espeak"}')
+        '{"num_symbols": 10, "num_speakers": 1, "audio": {"sample_rate": 22050},'
+        ' "espeak": {"voice": "en-us"}, "phoneme_id_map": {}, "phoneme_type": "espeak"}')
     with pytest.raises(VoiceError, match="cannot be loaded.*download it again"):
         load_voice(model, threads=1)
 
