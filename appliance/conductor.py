@@ -101,6 +101,7 @@ class Conductor:
         self._listen_started = 0.0
         self._utt_audio_s = 0.0
         self._jobs: list[Job] = []
+        self._lingering: list[tuple[Job, float]] = []  # cancelled workers that have not returned yet
         self._speech: Job | None = None
         self._thinking_played = False
         self._follow_up_until = 0.0
@@ -252,6 +253,9 @@ class Conductor:
             self._start_speech(turn, [reply.text])
             return
         turn.route = "llm"
+        if self.stuck_s() is not None:  # never two answers in one llama context at once
+            self._fail("llm", RuntimeError("the language model has not returned from a cancelled answer"), now)
+            return
         llm, sentences = answer.generate(self.chat, turn, self._cancel, self._splitter_factory, self.clock)
         self._jobs.append(llm)
         llm.start()
@@ -341,7 +345,15 @@ class Conductor:
             job.join(JOIN_TIMEOUT_S)
             if job.alive:
                 _LOGGER.warning("Worker %s still running after cancel", job.name)
+                self._lingering.append((job, time.monotonic()))
         self._jobs, self._speech = [], None
+
+    def stuck_s(self) -> float | None:
+        """Seconds the oldest cancelled worker has failed to return (a hung model call), or None."""
+        self._lingering = [(job, since) for job, since in self._lingering if job.alive]
+        if not self._lingering:
+            return None
+        return time.monotonic() - min(since for _, since in self._lingering)
 
     def _finish_turn(self, outcome: str | None, now: float, record: bool = True) -> None:
         turn = self._turn

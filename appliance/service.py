@@ -21,6 +21,7 @@ _LOGGER = logging.getLogger(__name__)
 SYSLOG_IDENTIFIER: Final = "appliance"
 STOP_TIMEOUT_S: Final = 3.0  # seconds to wait for the conductor after SIGTERM (systemd allows us 5 s here)
 MONITOR_INTERVAL_S: Final = 0.5  # seconds between looks at the microphone status
+STUCK_LIMIT_S: Final = 30.0  # seconds a cancelled worker may take to return (a long prefill on a Pi)
 STALE_FACTOR: Final = 1.5  # a loop or microphone quiet for longer than 1.5 feed intervals is not fed
 FREEZE_ENV: Final = "APPLIANCE_DEBUG_FREEZE"
 """Debug hook: with APPLIANCE_DEBUG_FREEZE=1 in the environment, SIGUSR2 freezes (and a second
@@ -144,6 +145,9 @@ class Watchdog:
         limit_s = (self.interval_s or MONITOR_INTERVAL_S) * STALE_FACTOR
         if beat_age_s > limit_s:
             return False, "the conductor loop has not turned"
+        stuck_s = self.conductor.stuck_s() if hasattr(self.conductor, "stuck_s") else None
+        if stuck_s is not None and stuck_s > STUCK_LIMIT_S:
+            return False, f"a cancelled model call has not returned for {stuck_s:.0f} s"
         if frames_age_s > limit_s and self._source_status == "ok":
             return False, "the microphone delivered no audio"
         return True, ""

@@ -362,3 +362,22 @@ def test_freeze_hook_stops_the_heartbeat() -> None:
     h.c.stop()
     thread.join(WAIT_S)
     assert h.c.heartbeat > frozen + 2 and not thread.is_alive()
+
+
+def test_a_model_call_that_ignores_cancel_is_never_run_twice_at_once() -> None:
+    h = Harness()
+    h.chat.hang_hard.set()  # llama_decode hung: cancel is not seen
+    h.ask()
+    h.clock.t += h.cfg.conversation.think_timeout_s + 1
+    h.wait_idle()
+    assert h.records[0].outcome == "timeout"
+    assert h.c.stuck_s() is not None  # the service's watchdog stops feeding after STUCK_LIMIT_S
+    h.ask()  # the next question is refused with an apology rather than a second call into the model
+    h.wait(lambda: len(h.records) == 2)
+    assert h.records[1].outcome == "error" and "cancelled answer" in h.records[1].error
+    assert h.chat.questions == ["what is the capital of France"] and h.chat.most_active == 1
+    h.chat.hang_hard.clear()  # the call returns at last: the model is usable again
+    h.wait(lambda: h.c.stuck_s() is None)
+    h.ask()
+    h.wait(lambda: len(h.records) == 3)
+    assert h.records[2].outcome == "answered"

@@ -186,10 +186,24 @@ class FakeChat:
         self.cancelled = threading.Event()
         self.fail_after: int | None = None
         self.hang = threading.Event()
+        self.hang_hard = threading.Event()
+        """While set, stream() ignores cancel (a hung llama_decode) until it is cleared."""
+        self.active = 0
+        self.most_active = 0
         self._stats = AnswerStats()
 
     def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
+        self.active += 1
+        self.most_active = max(self.most_active, self.active)
+        try:
+            yield from self._stream(question, cancel)
+        finally:
+            self.active -= 1
+
+    def _stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
         self.questions.append(question)
+        while self.hang_hard.is_set():
+            time.sleep(0.01)
         if self.hang.is_set():
             while not cancel.wait(0.01):
                 pass

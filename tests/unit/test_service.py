@@ -217,3 +217,14 @@ def _splitter():
     from test_conductor_fakes import FakeSplitter
 
     return FakeSplitter()
+
+
+def test_watchdog_starves_when_a_cancelled_model_call_never_returns(notify: NotifySocket,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    conductor, source = Ticking(), FakeSource()
+    conductor.stuck_s = lambda: 31.0  # type: ignore[attr-defined]
+    dog = Watchdog(conductor, source, Notifier(), RecordingJournal(), lambda: "Thinking", watchdog_interval_s())
+    ok, why = dog.healthy(0.0, 0.0)
+    assert not ok and "cancelled model call" in why
+    conductor.stuck_s = lambda: 3.0  # type: ignore[attr-defined]  # a slow cancel is not a hang yet
+    assert dog.healthy(0.0, 0.0) == (True, "")
