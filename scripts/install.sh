@@ -243,6 +243,49 @@ dev_stamp_text() {
   printf 'extras %s\n' "$DEV_EXTRAS"
   printf 'python %s\n' "$(python_version "$ROOT/.venv/bin/python")"
   printf 'models %s\n' "${DEV_MODEL_PACKAGES[*]}"
+  printf 'llama %s %s\n' "$DEV_LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS"
+}
+
+# llama-cpp-python has no binary wheel. pip's own wheel cache is keyed by the source package
+# only, not by CMAKE_ARGS, so a -march=native build (which picked up AMX on this kind of
+# x86 VM, where AMX instructions trap: SIGILL on any prompt of 32+ tokens) would be reused
+# for ever. A development build is portable (AVX2/FMA/F16C) and kept in a cache of our own,
+# named by its flags, so every checkout on the machine shares one 5-minute build.
+DEV_LLAMA_VERSION="0.3.36"
+DEV_LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF"
+DEV_WHEEL_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/appliance/wheels"
+
+dev_llama() {
+  local venv="$1" key dir wheel
+  key="$(printf '%s %s' "$DEV_LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-12)"
+  dir="$DEV_WHEEL_CACHE/llama-$key"
+  wheel="$(find "$dir" -name 'llama_cpp_python-*.whl' 2>/dev/null | head -n 1)"
+  if [[ -z "$wheel" ]]; then
+    info "building llama-cpp-python $DEV_LLAMA_VERSION with CMAKE_ARGS='$DEV_LLAMA_CMAKE_ARGS' into $dir (~5 minutes on 2 cores)"
+    mkdir -p "$dir"
+    CMAKE_ARGS="$DEV_LLAMA_CMAKE_ARGS" PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip wheel \
+      --progress-bar off --no-cache-dir --no-deps -w "$dir" "llama-cpp-python==$DEV_LLAMA_VERSION" \
+      || die "$EX_UNAVAILABLE" "llama-cpp-python did not build; build-essential and cmake (step 1) are needed"
+    wheel="$(find "$dir" -name 'llama_cpp_python-*.whl' | head -n 1)"
+  else
+    info "llama-cpp-python wheel already built: $wheel"
+  fi
+  pip_install "$venv" --force-reinstall --no-deps "$wheel"
+  pip_install "$venv" "llama-cpp-python==$DEV_LLAMA_VERSION" # its own dependencies
+}
+
+dev_llama_smoke() {
+  # A 48-token prompt through the dev model: catches a build this CPU cannot run.
+  "$1/bin/python" - <<'PY' 2>&1
+import contextlib, io
+from appliance import config, models
+from llama_cpp import Llama
+path = models.resolve("llm", config.Config()).path
+with contextlib.redirect_stderr(io.StringIO()):
+    llm = Llama(str(path), n_ctx=256, n_threads=1, verbose=False)
+    llm.eval(llm.tokenize(b"hello " * 48))
+print("llama.cpp ran a 48-token prompt")
+PY
 }
 
 dev_install() {
@@ -267,7 +310,8 @@ dev_install() {
     else
       info "no record of an earlier install (${stamp#"$ROOT"/}): installing"
     fi
-    info "pip install -e .[$DEV_EXTRAS] (llama-cpp-python compiles on the first run: ~5 minutes on 2 cores)"
+    dev_llama "$venv"
+    info "pip install -e .[$DEV_EXTRAS]"
     if ! pip_install "$venv" -e "${ROOT}[$DEV_EXTRAS]"; then
       die "$EX_UNAVAILABLE" "pip could not install the package. Missing Debian packages (see step 1) are the usual cause: build-essential, cmake, pkg-config, libsystemd-dev, python3-dev."
     fi
@@ -280,6 +324,10 @@ dev_install() {
     if ! problems="$(check_pins "$venv" "${DEV_MODEL_PACKAGES[@]}" 2>&1)"; then
       die "$EX_SOFTWARE" "development models not at their pinned versions: $problems"
     fi
+    if ! problems="$(dev_llama_smoke "$venv")"; then
+      die "$EX_SOFTWARE" "llama.cpp cannot run a prompt on this CPU: $problems"
+    fi
+    info "$problems"
     dev_stamp_text >"$stamp"
     info "every requirement met, every module imports; recorded in ${stamp#"$ROOT"/}"
     CHANGED=1
