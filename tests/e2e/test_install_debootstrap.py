@@ -180,6 +180,7 @@ def debian_root(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
         assert not still, f"could not unmount {still}; {root} was left in place"
 
 
+@pytest.mark.timeout(2400)  # debootstrap, apt and pip inside the root: minutes, not the usual 10
 def test_install_in_a_fresh_debian_root_then_doctor_then_nothing_changes(debian_root) -> None:
     root, log = debian_root
     install = (f"cd /{SOURCE_IN_ROOT} && scripts/install.sh --no-blas --models-from /{MODELS_IN_ROOT} "
