@@ -52,6 +52,8 @@ class LlmStats(AnswerStats):
     """Prompt tokens llama.cpp had to process (prompt_tokens - cached_prompt_tokens)."""
     prompt_eval_ms: float | None = None
     """Milliseconds spent processing those prompt tokens."""
+    generation_ms: float | None = None
+    """Milliseconds from the first token to the last (the span tokens_per_s is measured over)."""
     total_ms: float | None = None
     history_turns: int = 0
     """Earlier turns that fitted into this prompt."""
@@ -392,6 +394,7 @@ class LlamaChat:
             stats.prompt_eval_ms = probe["eval_s"] * 1000 if "eval_s" in probe else None
         if first_at is not None and last_at is not None and last_at > first_at and received > 1:
             # Each token after the first cost one decode: the streamed generation rate.
+            stats.generation_ms = (last_at - first_at) * 1000
             stats.tokens_per_s = (received - 1) / (last_at - first_at)
         stats.total_ms = (time.monotonic() - started) * 1000
         _LOGGER.debug("Answer: %d prompt tokens (%d cached), %d tokens, %s", stats.prompt_tokens,
