@@ -78,7 +78,7 @@ class TurnRecord:
         stats = self.stats or AnswerStats()
         llm = self.route == "llm"
 
-        def num(value: float | int | None) -> str:
+        def num(value: float | None) -> str:
             return "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
 
         fields = {
