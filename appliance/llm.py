@@ -24,7 +24,7 @@ TOO_LONG_REPLY: Final = "Sorry, that question is too long for me. Could you ask 
 FACTS_HEADER: Final = "\n\nFacts about this home:\n"
 # Questions that ask for more than a sentence or two get the longer token budget.
 LONG_ANSWER: Final = re.compile(
-    r"\b(tell me more|explain|in detail|describe|elaborate|a story|step by step|longer answer)\b", re.I)
+    r"\b(tell me more|explain|in detail|describe|elaborate|a story|step by step|longer answer)\b", re.IGNORECASE)
 TOP_K: Final = 40  # llama.cpp's default candidate cut before top_p
 MIN_P: Final = 0.05  # llama.cpp's default
 PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes

@@ -148,7 +148,7 @@ def worker(model: Path, threads: int, flash_attn: bool) -> None:
 
     cfg = Config()
     llm_cfg = dataclasses.replace(cfg.llm, n_threads=threads, n_threads_batch=threads, flash_attn=flash_attn,
-                                  max_new_tokens_long=TG_TOKENS, seed=1234)
+                                  max_new_tokens_long=TG_TOKENS, seed=1234, answer_timeout_s=RUN_TIMEOUT_S)
     started = time.monotonic()
     chat = LlamaChat(llm_cfg, model, idle_reset_s=cfg.conversation.idle_reset_s)
     chat.load()
@@ -196,7 +196,8 @@ def _round(chat: Any, pp_question: str) -> dict[str, Any]:
     llama.reset()
     cold = _ask(chat, COLD_QUESTION)
     chat.reset()
-    chat.warm()
+    llama.reset()
+    chat.warm()  # as at start-up: only the system prompt is cached
     boot = _ask(chat, COLD_QUESTION)
     follow = _ask(chat, FOLLOW_UP, first_token_only=True)
     # Generation, streamed through the chat path (sampling, detokenising, the cancel checks).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -89,7 +91,7 @@ def test_output_does_not_depend_on_chunking(text: str, cuts: list[int], min_word
     bounds = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
     splitter = SentenceSplitter(min_words)
     chunked: list[str] = []
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         chunked += splitter.add(text[a:b])
     chunked += splitter.finish()
     assert chunked == whole
