@@ -44,7 +44,7 @@ class AudioConfig:
     """Seconds without a frame before the microphone is declared lost and reopened."""
     retry_backoff_s: list[float] = _f([1.0, 2.0, 5.0, 10.0])
     """Seconds between reopen attempts of a lost device; the last value repeats."""
-    output_latency_ms: int = _f(60, 5, 1000)
+    output_latency_ms: int = _f(40, 5, 1000)
     """Milliseconds of output buffering: low for a quick stop, high enough to never underrun."""
 
 
