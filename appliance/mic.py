@@ -8,19 +8,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Final, Self
+from typing import Any, Self
 
 import numpy as np
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, read_wav
 from appliance.config import AudioConfig
+from appliance.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper, rescan
 
 _LOGGER = logging.getLogger(__name__)
 
-WATCH_INTERVAL_S: Final = 0.25  # how often the keeper thread checks the stream
-CLOSE_TIMEOUT_S: Final = 2.0  # a dead device may hang PortAudio's close; never wait longer
-FIRST_FRAME_GRACE_S: Final = 5.0  # a fresh stream may take ~2 s to deliver (PulseAudio's ALSA plugin)
 
 
 class _Reblocker:
@@ -131,7 +128,7 @@ def input_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
     return int(info["default_samplerate"]), channels
 
 
-class MicSource:
+class MicSource(DeviceKeeper):
     """A microphone as 80 ms chunks of 16 kHz mono int16 that keeps trying when the device goes away.
 
     The PortAudio callback only copies into a bounded queue. A keeper thread opens the stream,
@@ -139,28 +136,24 @@ class MicSource:
     with capped backoff. read() converts (down-mix, soxr) and re-blocks on the caller's thread.
     """
 
+    KIND = "microphone"
+
     def __init__(self, cfg: AudioConfig, sd_module: Any = None) -> None:
+        super().__init__(cfg.retry_backoff_s, sd_module)
         self.cfg = cfg
         self.chunk_samples = cfg.rate * cfg.chunk_ms // 1000
         self.frames_read = 0
         self.overflows = 0
         self.reopens = 0
-        self._sd = sd_module
         self._queue: queue.Queue[tuple[int, int, int, bytes]] = queue.Queue(maxsize=cfg.queue_chunks)
         self._reblock = _Reblocker(self.chunk_samples, cfg.rate)
         self._converter: Converter | None = None
         self._format: tuple[int, int, int] | None = None  # generation, rate, channels
-        self._lock = threading.Lock()
-        self._stream: Any = None
         self._generation = 0
         self._last_frame_at = 0.0
         self._opened_at = 0.0
         self._stream_error: str | None = None
         self._status = f"Opening microphone {self._device_label()!r}"
-        self._lost_since: float | None = None
-        self._attempt = 0
-        self._stop = threading.Event()
-        self._wake = threading.Event()
         self._overflow_logged_at = 0.0
         self._keeper = threading.Thread(target=self._keep, name="mic-keeper", daemon=True)
         self._keeper.start()
@@ -217,27 +210,6 @@ class MicSource:
                 self.overflows += 1
         return callback
 
-    # ---- keeper thread ---------------------------------------------------------------------
-    def _keep(self) -> None:
-        while not self._stop.is_set():
-            try:
-                if self._stream is None:
-                    self._try_open()
-                else:
-                    self._check_stream()
-                self._log_overflows()
-            except Exception:  # the keeper must never die: log and keep going
-                _LOGGER.exception("Microphone keeper error")
-                self._close_stream()
-            self._wake.wait(self._next_wait())
-            self._wake.clear()
-
-    def _next_wait(self) -> float:
-        if self._stream is not None:
-            return WATCH_INTERVAL_S
-        backoff = self.cfg.retry_backoff_s or [1.0]
-        return backoff[min(max(self._attempt - 1, 0), len(backoff) - 1)]
-
     def _device_label(self) -> str:
         return "default" if self.cfg.input_device is None else str(self.cfg.input_device)
 
@@ -248,7 +220,7 @@ class MicSource:
             try:
                 index = find_input_device(sd, self.cfg.input_device)
             except LookupError:
-                _rescan(sd)  # a hot-plugged device appears only after PortAudio re-enumerates
+                rescan(sd)  # a hot-plugged device appears only after PortAudio re-enumerates
                 index = find_input_device(sd, self.cfg.input_device)
             rate, channels = input_format(sd, index, self.cfg.rate)
             generation = self._generation + 1
@@ -285,7 +257,7 @@ class MicSource:
         stalled_s = time.monotonic() - self._last_frame_at
         limit_s = self.cfg.stall_timeout_s
         if self._last_frame_at == self._opened_at:  # no frame yet from this stream
-            limit_s = max(limit_s, FIRST_FRAME_GRACE_S)
+            limit_s = max(limit_s, OPEN_GRACE_S)
         problem = self._stream_error
         if problem is None and stalled_s > limit_s:
             problem = f"no audio for {stalled_s:.1f} s"
@@ -301,60 +273,12 @@ class MicSource:
             self._attempt = max(self._attempt, 1)
 
     def _lost(self, reason: str) -> None:
-        backoff = self.cfg.retry_backoff_s or [1.0]
-        wait = backoff[min(max(self._attempt - 1, 0), len(backoff) - 1)]
-        if self._lost_since is None:
-            self._lost_since = time.monotonic()
-            _LOGGER.warning("%s; retrying every %s s (backoff)", reason[:1].upper() + reason[1:],
-                            "/".join(f"{b:g}" for b in backoff))
-        else:
-            _LOGGER.debug("%s; next try in %.0f s", reason, wait)
+        self._note_lost(reason)
         self._status = f"Waiting for microphone {self._device_label()!r}"
 
-    def _close_stream(self) -> None:
-        with self._lock:
-            stream, self._stream = self._stream, None
-        if stream is None:
-            return
-        closer = threading.Thread(target=_quietly_close, args=(stream,), name="mic-close", daemon=True)
-        closer.start()
-        closer.join(CLOSE_TIMEOUT_S)
-        if closer.is_alive():
-            _LOGGER.warning("Closing the lost microphone stream hangs; leaving it behind")
-
-    def _log_overflows(self) -> None:
+    def _after_watch(self) -> None:
         now = time.monotonic()
         if self.overflows and now - self._overflow_logged_at > 60.0:
             self._overflow_logged_at = now
             _LOGGER.warning("Microphone queue overflowed %d times so far (the reader falls behind)",
                             self.overflows)
-
-    def _sounddevice(self) -> Any:
-        if self._sd is None:
-            try:
-                import sounddevice
-            except OSError as exc:
-                raise ApplianceError(f"PortAudio is not available ({exc}); install libportaudio2",
-                                     EXIT_CONFIG) from None
-            self._sd = sounddevice
-        return self._sd
-
-
-def _quietly_close(stream: Any) -> None:
-    for step in (stream.abort, stream.close):
-        try:
-            step()
-        except Exception as exc:  # noqa: BLE001 - the device is already gone
-            _LOGGER.debug("Closing the lost stream: %s", exc)
-
-
-def _rescan(sd: Any) -> None:
-    """Make PortAudio enumerate devices again (it lists them once, at initialisation)."""
-    terminate = getattr(sd, "_terminate", None)
-    initialize = getattr(sd, "_initialize", None)
-    if terminate is None or initialize is None:
-        return
-    try:
-        terminate()
-    finally:
-        initialize()

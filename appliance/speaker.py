@@ -5,22 +5,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import AudioChunk, Converter
 from appliance.config import AudioConfig
+from appliance.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, WATCH_INTERVAL_S, DeviceKeeper, rescan
 from appliance.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
 
 __all__ = ["SpeakerSink", "WavSink", "find_output_device", "output_format"]
 
 _LOGGER = logging.getLogger(__name__)
 
-WATCH_INTERVAL_S: Final = 0.25  # seconds between the keeper's checks of the stream
-CLOSE_TIMEOUT_S: Final = 2.0  # a dead device may hang PortAudio's close; never wait longer
-OPEN_GRACE_S: Final = 5.0  # a fresh stream may take a while to call back the first time
 
 
 def find_output_device(sd: Any, wanted: str | int | None) -> int | None:
@@ -54,7 +51,7 @@ def output_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
     return int(info["default_samplerate"]), channel_options[-1]
 
 
-class SpeakerSink:
+class SpeakerSink(DeviceKeeper):
     """The Sink of stages.py over a sounddevice OutputStream that stays open between sentences.
 
     The stream opens at the rate of the first chunk (the voice's) when the device takes it, else at
@@ -62,28 +59,24 @@ class SpeakerSink:
     logs it once, reopens with the microphone's backoff, and play() drops audio until it is back.
     """
 
+    KIND = "speaker"
+
     def __init__(self, cfg: AudioConfig, rate: int | None = None, sd_module: Any = None) -> None:
+        super().__init__(cfg.retry_backoff_s, sd_module)
         self.cfg = cfg
         self.dropped_s = 0.0
         self.reopens = 0
-        self._sd = sd_module
         self._rate_wanted: int | None = None
         self._playback: Playback | None = None
         self._converter: Converter | None = None
         self._converter_rate = 0
         self._latency_s = cfg.output_latency_ms / 1000.0
         self._channels = 1
-        self._stream: Any = None
         self._stream_error: str | None = None
         self._last_callback_at = 0.0
         self._opened_at = 0.0
         self._live = threading.Event()  # the device consumes in real time (past its start-up prefill)
         self._block_s = BLOCK_MS / 1000.0
-        self._lost_since: float | None = None
-        self._attempt = 0
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._wake = threading.Event()
         self._keeper: threading.Thread | None = None
         if rate is not None:
             self._start(rate)
@@ -218,7 +211,7 @@ class SpeakerSink:
             try:
                 index = find_output_device(sd, self.cfg.output_device)
             except LookupError:
-                _rescan(sd)
+                rescan(sd)
                 index = find_output_device(sd, self.cfg.output_device)
             assert self._rate_wanted is not None
             rate, channels = output_format(sd, index, self._rate_wanted)
@@ -247,25 +240,6 @@ class SpeakerSink:
                          "" if rate == self._rate_wanted else f"; resampling from {self._rate_wanted} Hz")
         self._lost_since, self._attempt = None, 0
 
-    def _keep(self) -> None:
-        while not self._stop.is_set():
-            try:
-                if self._stream is None:
-                    self._try_open()
-                else:
-                    self._check_stream()
-            except Exception:  # the keeper must never die: log and keep going
-                _LOGGER.exception("Speaker keeper error")
-                self._close_stream()
-            self._wake.wait(self._next_wait())
-            self._wake.clear()
-
-    def _next_wait(self) -> float:
-        if self._stream is not None:
-            return WATCH_INTERVAL_S
-        backoff = self.cfg.retry_backoff_s or [1.0]
-        return backoff[min(max(self._attempt - 1, 0), len(backoff) - 1)]
-
     def _check_stream(self) -> None:
         stalled_s = time.monotonic() - self._last_callback_at
         limit_s = self.cfg.stall_timeout_s
@@ -293,52 +267,7 @@ class SpeakerSink:
     def _lost(self, reason: str) -> None:
         if self._playback is not None:
             self._playback.clear()
-        if self._lost_since is None:
-            self._lost_since = time.monotonic()
-            backoff = self.cfg.retry_backoff_s or [1.0]
-            _LOGGER.warning("%s; dropping speech and retrying every %s s (backoff)",
-                            reason[:1].upper() + reason[1:], "/".join(f"{b:g}" for b in backoff))
-        else:
-            _LOGGER.debug("%s", reason)
-
-    def _close_stream(self) -> None:
-        with self._lock:
-            stream, self._stream = self._stream, None
-        if stream is None:
-            return
-        closer = threading.Thread(target=_quietly_close, args=(stream,), name="speaker-close", daemon=True)
-        closer.start()
-        closer.join(CLOSE_TIMEOUT_S)
-        if closer.is_alive():
-            _LOGGER.warning("Closing the lost speaker stream hangs; leaving it behind")
+        self._note_lost(reason, "dropping speech and ")
 
     def _device_label(self) -> str:
         return "default" if self.cfg.output_device is None else str(self.cfg.output_device)
-
-    def _sounddevice(self) -> Any:
-        if self._sd is None:
-            try:
-                import sounddevice
-            except OSError as exc:
-                raise ApplianceError(f"PortAudio is not available ({exc}); install libportaudio2",
-                                     EXIT_CONFIG) from None
-            self._sd = sounddevice
-        return self._sd
-
-
-def _quietly_close(stream: Any) -> None:
-    for action in (stream.abort, stream.close):
-        try:
-            action()
-        except Exception:
-            pass
-
-
-def _rescan(sd: Any) -> None:
-    """Make PortAudio enumerate devices again (it lists them once, at initialisation)."""
-    terminate, initialize = getattr(sd, "_terminate", None), getattr(sd, "_initialize", None)
-    if terminate is not None and initialize is not None:
-        try:
-            terminate()
-        finally:
-            initialize()
