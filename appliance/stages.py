@@ -119,7 +119,8 @@ class AnswerStats:
     ttft_ms: float | None = None
     tokens_per_s: float | None = None
     stop_reason: str = ""
-    """'stop', 'length', 'cancelled' or 'timeout'."""
+    """'stop' (end of answer), 'length' (token budget), 'cancelled', 'timeout', 'too_long' (the
+    question alone does not fit the context) or 'skill' (answered locally, no model)."""
 
 
 class Chat(Protocol):
