@@ -27,7 +27,7 @@ from appliance.stages import (
     Utterance,
     WakeDetector,
 )
-from appliance.turn import Job, TurnRecord
+from appliance.turn import Job, TurnRecord, release_memory
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -368,6 +368,7 @@ class Conductor:
                 self._on_turn(turn)
             except Exception:
                 _LOGGER.exception("Recording turn %d failed", turn.turn_id)
+        release_memory()
         self._set_state(State.IDLE)
 
     # ---------------------------------------------------------------- helpers
