@@ -51,11 +51,14 @@ def sentences(tokens: queue.Queue, cancel: threading.Event, splitter: Any) -> It
 
 def speak(tts: Any, sink: Any, turn: TurnRecord, pieces: Iterable[str], cancel: threading.Event,
           clock: Callable[[], float], for_speech: Callable[[str], str] = lambda text: text,
-          before: Callable[[], None] | None = None) -> Job:
+          before: Callable[[], None] | None = None,
+          interject: Callable[[], list[str]] | None = None) -> Job:
     """A Job that hands sentences to tts.SpeechWorker as they come and waits until they are heard.
 
     The worker starts at the first sentence, so an earcon played before it (`before`, or the
-    conductor's "thinking" sound) never counts as the answer's first audio.
+    conductor's "thinking" sound) never counts as the answer's first audio. After each sentence,
+    `interject` may return messages that cannot wait for the end of the answer (a timer that has
+    just finished); they are spoken next, and are not part of the answer.
     """
 
     def run() -> None:
@@ -76,6 +79,8 @@ def speak(tts: Any, sink: Any, turn: TurnRecord, pieces: Iterable[str], cancel: 
                     turn.first_sentence_at = clock()
                 turn.answer_parts.append(sentence)
                 worker.say(text)
+                for message in interject() if interject is not None else ():
+                    worker.say(for_speech(message))
             if worker is None:
                 return
             worker.finish()

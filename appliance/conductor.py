@@ -265,7 +265,8 @@ class Conductor:
         """A thread that hands sentences to tts.SpeechWorker as they come and waits until they are heard."""
         before = (lambda: self._earcon(earcon)) if earcon else None
         self._speech = answer.speak(self.tts, self.sink, turn, sentences, self._cancel, self.clock,
-                                    for_speech=self._for_speech, before=before)
+                                    for_speech=self._for_speech, before=before,
+                                    interject=self._due_timer_texts)
         self._jobs.append(self._speech)
         self._speech.start()
 
@@ -373,15 +374,21 @@ class Conductor:
 
     # ---------------------------------------------------------------- helpers
 
-    def _announce_timers(self, now: float) -> None:
+    def _due_timer_texts(self) -> list[str]:
+        """Messages of timers that are due, looked at every TIMER_CHECK_S: while idle from the loop,
+        while answering from the speech thread, which says them after the current sentence."""
+        now = self.clock()
         if self.timers is None or now < self._next_timer_check:
-            return
+            return []
         self._next_timer_check = now + TIMER_CHECK_S
         try:
-            texts = [getattr(a, "text", a) for a in self.timers.due()]
+            return [getattr(a, "text", a) for a in self.timers.due()]
         except Exception as exc:
             self._event("error", f"Timers failed: {exc}", stage="timers", exc=exc)
-            return
+            return []
+
+    def _announce_timers(self, now: float) -> None:
+        texts = self._due_timer_texts()
         if texts:
             self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
             self._cancel = threading.Event()
