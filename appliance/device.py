@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from appliance import EXIT_CONFIG, ApplianceError
 
@@ -100,6 +100,24 @@ class DeviceKeeper:
                                      EXIT_CONFIG) from None
             self._sd = sounddevice
         return self._sd
+
+
+def find_device(sd: Any, wanted: str | int | None, direction: Literal["input", "output"]) -> int | None:
+    """A PortAudio device index for input or output: by index, by name substring, or None for the
+    system default; LookupError when nothing matches."""
+    key, slot = ("max_input_channels", 0) if direction == "input" else ("max_output_channels", 1)
+    devices = sd.query_devices()
+    if wanted is None:
+        default = sd.default.device[slot]
+        return None if default is None or default < 0 else int(default)
+    if isinstance(wanted, int):
+        if 0 <= wanted < len(devices) and devices[wanted][key] > 0:
+            return wanted
+        raise LookupError(f"no {direction} device with index {wanted}")
+    for index, device in enumerate(devices):
+        if wanted.lower() in device["name"].lower() and device[key] > 0:
+            return index
+    raise LookupError(f"no {direction} device named like {wanted!r}")
 
 
 def quietly_close(stream: Any) -> None:

@@ -14,10 +14,9 @@ import numpy as np
 
 from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, read_wav
 from appliance.config import AudioConfig
-from appliance.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper, rescan
+from appliance.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper, find_device, rescan
 
 _LOGGER = logging.getLogger(__name__)
-
 
 
 class _Reblocker:
@@ -88,24 +87,6 @@ class WavSource:
 
     def close(self) -> None:
         self.frames_read = len(self._samples) // self.chunk_samples
-
-
-def find_input_device(sd: Any, wanted: str | int | None) -> int | None:
-    """A PortAudio input device index: by index, by name substring, or None for the default."""
-    devices = sd.query_devices()
-    if wanted is None:
-        default = sd.default.device[0]
-        if default is None or default < 0:
-            return None
-        return int(default)
-    if isinstance(wanted, int):
-        if 0 <= wanted < len(devices) and devices[wanted]["max_input_channels"] > 0:
-            return wanted
-        raise LookupError(f"no input device with index {wanted}")
-    for index, device in enumerate(devices):
-        if wanted.lower() in device["name"].lower() and device["max_input_channels"] > 0:
-            return index
-    raise LookupError(f"no input device named like {wanted!r}")
 
 
 def input_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
@@ -218,10 +199,10 @@ class MicSource(DeviceKeeper):
         self._attempt += 1
         try:
             try:
-                index = find_input_device(sd, self.cfg.input_device)
+                index = find_device(sd, self.cfg.input_device, "input")
             except LookupError:
                 rescan(sd)  # a hot-plugged device appears only after PortAudio re-enumerates
-                index = find_input_device(sd, self.cfg.input_device)
+                index = find_device(sd, self.cfg.input_device, "input")
             rate, channels = input_format(sd, index, self.cfg.rate)
             generation = self._generation + 1
             blocksize = rate * self.cfg.chunk_ms // 1000

@@ -11,29 +11,19 @@ import numpy as np
 
 from appliance.audio import AudioChunk, Converter
 from appliance.config import AudioConfig
-from appliance.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, WATCH_INTERVAL_S, DeviceKeeper, rescan
+from appliance.device import (
+    CLOSE_TIMEOUT_S,
+    OPEN_GRACE_S,
+    WATCH_INTERVAL_S,
+    DeviceKeeper,
+    find_device,
+    rescan,
+)
 from appliance.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
 
-__all__ = ["SpeakerSink", "WavSink", "find_output_device", "output_format"]
+__all__ = ["SpeakerSink", "WavSink", "output_format"]
 
 _LOGGER = logging.getLogger(__name__)
-
-
-
-def find_output_device(sd: Any, wanted: str | int | None) -> int | None:
-    """A PortAudio output device index: by index, by name substring, or None for the default."""
-    devices = sd.query_devices()
-    if wanted is None:
-        default = sd.default.device[1]
-        return None if default is None or default < 0 else int(default)
-    if isinstance(wanted, int):
-        if 0 <= wanted < len(devices) and devices[wanted]["max_output_channels"] > 0:
-            return wanted
-        raise LookupError(f"no output device with index {wanted}")
-    for index, device in enumerate(devices):
-        if wanted.lower() in device["name"].lower() and device["max_output_channels"] > 0:
-            return index
-    raise LookupError(f"no output device named like {wanted!r}")
 
 
 def output_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
@@ -209,10 +199,10 @@ class SpeakerSink(DeviceKeeper):
         self._attempt += 1
         try:
             try:
-                index = find_output_device(sd, self.cfg.output_device)
+                index = find_device(sd, self.cfg.output_device, "output")
             except LookupError:
                 rescan(sd)
-                index = find_output_device(sd, self.cfg.output_device)
+                index = find_device(sd, self.cfg.output_device, "output")
             assert self._rate_wanted is not None
             rate, channels = output_format(sd, index, self._rate_wanted)
             if self._playback is None or self._playback.rate != rate:
