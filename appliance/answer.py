@@ -16,8 +16,12 @@ _END: Final = object()  # end of the token stream
 
 
 def generate(chat: Any, turn: TurnRecord, cancel: threading.Event, splitter_factory: Callable[[], Any],
-             clock: Callable[[], float]) -> tuple[Job, Iterator[str]]:
-    """A Job that streams the model's answer into a queue, and the sentences split from that queue."""
+             clock: Callable[[], float], on_done: Callable[[], None] | None = None) -> tuple[Job, Iterator[str]]:
+    """A Job that streams the model's answer into a queue, and the sentences split from that queue.
+
+    `on_done` runs on the job's thread once the model has returned (preempt.Preemption settles
+    its chat history there).
+    """
     tokens: queue.Queue = queue.Queue()
 
     def run() -> None:
@@ -32,6 +36,8 @@ def generate(chat: Any, turn: TurnRecord, cancel: threading.Event, splitter_fact
             turn.answer_done_at = clock()
             tokens.put(_END)
             turn.stats = chat.last_stats
+            if on_done is not None:
+                on_done()
 
     return Job("llm", run), sentences(tokens, cancel, splitter_factory())
 

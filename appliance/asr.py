@@ -48,6 +48,12 @@ class Endpointer:
         self._voiced_run_s = 0.0
         self._silence_s = 0.0
 
+    @property
+    def early_point(self) -> bool:
+        """True once the trailing silence after speech reaches asr.early_silence_s (0: never)."""
+        early = self.cfg.early_silence_s
+        return early > 0 and self.heard_speech and self._silence_s >= early - 1e-9
+
     def preroll(self, chunk: AudioChunk) -> None:
         self.vad.probability(chunk)
 
@@ -74,12 +80,21 @@ class Endpointer:
 
 
 class _Utterance:
-    """One question: feeds the engine and the endpointer, returns a Transcript at the end."""
+    """One question: feeds the engine and the endpointer, returns a Transcript at the end.
+
+    `early` is a transcript made once the speaker has paused for asr.early_silence_s, while the
+    endpoint (asr.endpoint_silence_s) is still being confirmed; it is None again as soon as speech
+    goes on. The conductor may start answering from it. When the endpoint confirms the same
+    pause, Whisper's early text is the final text (the silence after it adds no words); Vosk
+    finishes its own decoding, which is cheap.
+    """
 
     def __init__(self, engine: _Engine, endpointer: Endpointer, preroll: list[AudioChunk]) -> None:
         self.engine = engine
         self.endpointer = endpointer
         self.done: Transcript | None = None
+        self.early: Transcript | None = None
+        self._early_for: float | None = None
         self.started_at = time.monotonic()
         for chunk in preroll:
             endpointer.preroll(chunk)
@@ -91,8 +106,20 @@ class _Utterance:
         self.engine.accept(chunk)
         outcome = self.endpointer.feed(chunk)
         if outcome is None:
+            self._track_early()
             return None
         return self._end(outcome)
+
+    def _track_early(self) -> None:
+        ep = self.endpointer
+        if self.early is not None and self.early.speech_end_s != ep.speech_end_s:
+            _LOGGER.debug("Speech went on after the early transcript")
+            self.early = None
+        if self.early is None and ep.early_point and ep.speech_end_s != self._early_for:
+            self._early_for = ep.speech_end_s  # one early transcript per pause
+            self.early = Transcript(text=self.engine.early().strip(), outcome="early",
+                                    speech_end_s=ep.speech_end_s, final_at=time.monotonic())
+            _LOGGER.debug("Early transcript after %.2f s: %r", ep.elapsed_s, self.early.text)
 
     def finish(self) -> Transcript:
         if self.done is not None:
@@ -100,7 +127,10 @@ class _Utterance:
         return self._end("speech" if self.endpointer.heard_speech else "no_speech")
 
     def _end(self, outcome: str) -> Transcript:
-        text = self.engine.final(skip=outcome == "no_speech").strip()
+        early = self.early
+        same_pause = early is not None and outcome == "speech" and early.speech_end_s == self.endpointer.speech_end_s
+        text = self.engine.final(skip=outcome == "no_speech", early=early.text if same_pause and early else None)
+        text = text.strip()
         self.done = Transcript(text=text, outcome=outcome, speech_end_s=self.endpointer.speech_end_s,
                                final_at=time.monotonic())
         _LOGGER.debug("Utterance ended (%s) after %.2f s of audio: %r", outcome,
@@ -111,7 +141,11 @@ class _Utterance:
 class _Engine(Protocol):
     def accept(self, chunk: AudioChunk) -> None: ...
 
-    def final(self, skip: bool) -> str: ...
+    def early(self) -> str:
+        """The text so far, while the speaker pauses (the stream goes on afterwards)."""
+
+    def final(self, skip: bool, early: str | None = None) -> str:
+        """The whole text; `early` is the early text when no speech came after it."""
 
 
 class _BaseRecognizer:
@@ -191,7 +225,11 @@ class _VoskEngine:
                 self._partial = partial
                 _LOGGER.debug("Partial: %s", partial)
 
-    def final(self, skip: bool) -> str:
+    def early(self) -> str:
+        partial = json.loads(self.rec.PartialResult()).get("partial", "")
+        return " ".join([*self.segments, partial]).strip()
+
+    def final(self, skip: bool, early: str | None = None) -> str:
         text = json.loads(self.rec.FinalResult()).get("text", "")
         return " ".join([*self.segments, text]).strip()
 
@@ -231,9 +269,14 @@ class _WhisperEngine:
     def accept(self, chunk: AudioChunk) -> None:
         self.chunks.append(chunk.to_float()[:, 0])
 
-    def final(self, skip: bool) -> str:
+    def early(self) -> str:
+        return self.transcribe(np.concatenate(self.chunks)) if self.chunks else ""
+
+    def final(self, skip: bool, early: str | None = None) -> str:
         if skip or not self.chunks:
             return ""
+        if early is not None:
+            return early
         return self.transcribe(np.concatenate(self.chunks))
 
 

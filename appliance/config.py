@@ -76,6 +76,9 @@ class AsrConfig:
     """Path to a CTranslate2 Whisper model folder; null resolves it from the models folder."""
     endpoint_silence_s: float = _f(0.6, 0.1, 5.0)
     """Seconds of trailing silence after speech that end the question."""
+    early_silence_s: float = _f(0.2, 0.0, 5.0)
+    """Seconds of silence after speech when a transcript is made early, before the question is
+    confirmed over (less than endpoint_silence_s); 0 turns it off."""
     no_speech_timeout_s: float = _f(6.0, 1.0, 60)
     """Seconds after the wake word with no speech before the turn gives up."""
     max_utterance_s: float = _f(12.0, 2.0, 120)
@@ -170,6 +173,9 @@ class ConversationConfig:
     """Seconds of listening to one question at most, a guard for a recognizer that never ends."""
     think_timeout_s: float = _f(15.0, 1.0, 600)
     """Seconds from the question to the first sentence of the answer before the turn gives up."""
+    preemptive: bool = True
+    """Start answering from the early transcript (asr.early_silence_s); nothing is heard before the
+    question is confirmed over, and the answer is dropped if the person goes on speaking."""
 
 
 @dataclass(frozen=True)
@@ -331,6 +337,9 @@ def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
     validator = _Validator(source, base_dir)
     validator.index(node, "")
     cfg = validator.build(Config, data, "")
+    if not validator.problems and cfg.asr.early_silence_s >= cfg.asr.endpoint_silence_s:
+        validator.add("asr.early_silence_s", f"must be less than asr.endpoint_silence_s "
+                      f"({_num(cfg.asr.endpoint_silence_s)}), or 0 to turn it off; got {_num(cfg.asr.early_silence_s)}")
     if validator.problems:
         raise ConfigError(source, validator.problems)
     return dataclasses.replace(cfg, source=source)

@@ -283,6 +283,14 @@ class LlamaChat:
         self.turns.clear()
         self._last_turn_at = None
 
+    def forget(self, question: str) -> bool:
+        """Take back the last turn if it answered `question`: an answer started early and dropped
+        because the person went on speaking was never heard, so the history must not keep it."""
+        if self.turns and self.turns[-1].user == " ".join(question.split()):
+            self.turns.pop()
+            return True
+        return False
+
     def budget_for(self, question: str, long: bool | None = None) -> int:
         """Tokens the answer may use: the long budget when asked for ("explain", "tell me more")."""
         if long is None:

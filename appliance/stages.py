@@ -124,6 +124,9 @@ class AnswerStats:
 
 
 class Chat(Protocol):
+    """The language model. It may also have `forget(question)`, which takes back the last turn
+    (a preemptive answer that was dropped unheard); without it such a turn stays in the history."""
+
     def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
         """Text deltas of the answer; stops early when `cancel` is set."""
 

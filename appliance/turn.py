@@ -29,6 +29,10 @@ def _ms(start: float | None, end: float | None) -> float | None:
     return round((end - start) * 1000.0, 1)
 
 
+def _not_before(mark: float | None, earlier: float | None) -> float | None:
+    return mark if mark is None or earlier is None else max(mark, earlier)
+
+
 @dataclass
 class TurnRecord:
     """What happened in one turn; the marks are time.monotonic() values."""
@@ -47,6 +51,8 @@ class TurnRecord:
     transcript: str = ""
     answer_parts: list[str] = field(default_factory=list)
     end_turn: bool = False
+    preemptive: bool = False
+    """The answer was started from the early transcript, before the question was confirmed over."""
     stats: AnswerStats | None = None
     wake_at: float | None = None
     speech_end_at: float | None = None
@@ -65,12 +71,19 @@ class TurnRecord:
         return " ".join(p.strip() for p in self.answer_parts if p.strip())
 
     def timings_ms(self) -> dict[str, float | None]:
-        """The six latency terms in milliseconds (None when the turn did not get that far)."""
+        """The six latency terms in milliseconds (None when the turn did not get that far).
+
+        A preemptive answer may have its first token or sentence before the transcript was
+        confirmed: such a mark counts from the confirmation, so no term is negative and the four
+        terms still add up to speech_end_to_first_audio.
+        """
+        first_token = _not_before(self.first_token_at, self.transcript_at)
+        first_sentence = _not_before(self.first_sentence_at, first_token)
         return {
             "speech_end_to_transcript": _ms(self.speech_end_at, self.transcript_at),
-            "transcript_to_first_token": _ms(self.transcript_at, self.first_token_at),
-            "first_token_to_first_sentence": _ms(self.first_token_at, self.first_sentence_at),
-            "first_sentence_to_first_audio": _ms(self.first_sentence_at, self.first_audio_at),
+            "transcript_to_first_token": _ms(self.transcript_at, first_token),
+            "first_token_to_first_sentence": _ms(first_token, first_sentence),
+            "first_sentence_to_first_audio": _ms(first_sentence, self.first_audio_at),
             "speech_end_to_first_audio": _ms(self.speech_end_at, self.first_audio_at),
             "turn_total": _ms(self.wake_at, self.end_at),
         }
@@ -101,6 +114,8 @@ class TurnRecord:
             fields["ERROR"] = self.error
         if self.intent:
             fields["INTENT"] = self.intent
+        if self.preemptive:
+            fields["PREEMPTIVE"] = "1"
         if with_text:
             fields["TRANSCRIPT"] = self.transcript
             fields["ANSWER"] = self.answer

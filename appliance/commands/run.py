@@ -213,11 +213,11 @@ def listen_record(rec: Any, paced: bool) -> dict[str, Any]:
 
     if rec is None:
         return {"wake": None, "transcript": None, "route": None, "answer": None, "outcome": None,
-                "timings_ms": {k: None for k in TIMING_KEYS}, "paced": paced}
+                "timings_ms": {k: None for k in TIMING_KEYS}, "preemptive": False, "paced": paced}
     wake = None if rec.wake_word is None else {"word": rec.wake_word, "score": rec.wake_score, "at_s": rec.wake_at_s}
     return {"wake": wake, "transcript": rec.transcript if rec.transcript_at is not None else None,
             "route": rec.route or None, "answer": rec.answer, "outcome": rec.outcome,
-            "timings_ms": rec.timings_ms(), "paced": paced,
+            "timings_ms": rec.timings_ms(), "preemptive": rec.preemptive, "paced": paced,
             "llm": None if rec.stats is None or rec.route != "llm" else
             {"tokens": rec.stats.tokens, "prompt_tokens": rec.stats.prompt_tokens,
              "cached_prompt_tokens": rec.stats.cached_prompt_tokens, "tokens_per_s": rec.stats.tokens_per_s}}

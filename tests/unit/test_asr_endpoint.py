@@ -85,13 +85,20 @@ class FakeEngine:
     def __init__(self) -> None:
         self.accepted = 0
         self.skipped = None
+        self.early_calls: list[int] = []
+        self.reused: str | None = None
 
     def accept(self, c: AudioChunk) -> None:
         self.accepted += 1
 
-    def final(self, skip: bool) -> str:
+    def early(self) -> str:
+        self.early_calls.append(self.accepted)
+        return f" early at {self.accepted} "
+
+    def final(self, skip: bool, early: str | None = None) -> str:
         self.skipped = skip
-        return "" if skip else f" heard {self.accepted} chunks "
+        self.reused = early
+        return "" if skip else early or f" heard {self.accepted} chunks "
 
 
 class FakeRecognizer(_BaseRecognizer):
@@ -107,7 +114,8 @@ class FakeRecognizer(_BaseRecognizer):
 
 def test_utterance_feeds_preroll_then_chunks_and_reports_once() -> None:
     vad = ScriptedVad("##" + "####" + "." * 50)  # 2 pre-roll, 4 speech, 8 x 80 ms >= 0.6 s silence
-    rec = FakeRecognizer(Config(), Path("/nowhere"), vad_factory=lambda: vad)
+    cfg = dataclasses.replace(Config(), asr=AsrConfig(early_silence_s=0.0))
+    rec = FakeRecognizer(cfg, Path("/nowhere"), vad_factory=lambda: vad)
     utterance = rec.start([chunk(), chunk()])
     assert vad.resets == 1
     results = [utterance.feed(chunk()) for _ in range(14)]
@@ -130,6 +138,58 @@ def test_no_speech_skips_the_engine_and_finish_reports_what_was_heard() -> None:
     for _ in range(3):
         assert u2.feed(chunk()) is None
     assert u2.finish().outcome == "speech"
+
+
+def early_recognizer(script: str, early_s: float = 0.24, endpoint_s: float = 0.64) -> FakeRecognizer:
+    cfg = dataclasses.replace(Config(), asr=AsrConfig(early_silence_s=early_s, endpoint_silence_s=endpoint_s))
+    return FakeRecognizer(cfg, Path("/nowhere"), vad_factory=lambda: ScriptedVad(script))
+
+
+def test_early_transcript_after_a_short_pause_becomes_the_final_one() -> None:
+    rec = early_recognizer("####" + "." * 50)
+    utterance = rec.start([])
+    seen = []
+    for _ in range(12):
+        result = utterance.feed(chunk())
+        seen.append(utterance.early.text if utterance.early else None)
+        if result is not None:
+            break
+    # 3 chunks (0.24 s) of silence after 4 of speech: the early text is made once, at chunk 7.
+    assert rec.engine.early_calls == [7]
+    assert seen[5] is None and seen[6] == "early at 7"
+    assert result is not None and result.outcome == "speech" and len(seen) == 12
+    assert result.text == "early at 7" and rec.engine.reused == "early at 7"  # not decoded twice
+
+
+def test_speech_after_the_early_transcript_withdraws_it_and_the_end_decodes_everything() -> None:
+    rec = early_recognizer("####...###" + "." * 50)
+    utterance = rec.start([])
+    results = []
+    for i in range(30):
+        results.append(utterance.feed(chunk()))
+        if i == 6:
+            assert utterance.early is not None and utterance.early.text == "early at 7"
+        if i == 7:
+            assert utterance.early is None  # the person went on
+        if results[-1] is not None:
+            break
+    assert rec.engine.early_calls == [7, 13]  # one early text per pause
+    final = results[-1]
+    assert final is not None and final.text == "early at 13"
+
+
+def test_early_transcript_off_and_no_speech_never_make_one() -> None:
+    rec = early_recognizer("####" + "." * 50, early_s=0.0)
+    utterance = rec.start([])
+    while utterance.feed(chunk()) is None:
+        pass
+    assert rec.engine.early_calls == [] and rec.engine.reused is None
+    cfg = dataclasses.replace(Config(), asr=AsrConfig(no_speech_timeout_s=1.0, early_silence_s=0.2))
+    silent = FakeRecognizer(cfg, Path("/nowhere"), vad_factory=lambda: ScriptedVad(""))
+    u2 = silent.start([])
+    while u2.feed(chunk()) is None:
+        pass
+    assert silent.engine.early_calls == []
 
 
 def test_strip_wake_echo() -> None:

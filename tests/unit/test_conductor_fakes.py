@@ -118,7 +118,11 @@ class FakeWake:
 
 
 class FakeUtterance:
-    """Collects SAY:text chunks; two SIL chunks after speech end it; `no_speech_chunks` of silence give up."""
+    """Collects SAY:text chunks; two SIL chunks after speech end it; `no_speech_chunks` of silence give up.
+
+    With `asr.early` one SIL chunk after speech makes an early transcript (withdrawn by more
+    speech), as asr.py's does at asr.early_silence_s; `asr.final_suffix` makes the final text differ.
+    """
 
     def __init__(self, asr: FakeAsr, preroll_chunks: int) -> None:
         self.asr = asr
@@ -126,6 +130,7 @@ class FakeUtterance:
         self.silence = 0
         self.fed = 0  # stream time counts from after the wake word, as in asr.py
         self.speech_started = False
+        self.early: Transcript | None = None
 
     def feed(self, c: AudioChunk) -> Transcript | None:
         if self.asr.fail_feed:
@@ -134,12 +139,14 @@ class FakeUtterance:
         text = label(c)
         if text.startswith("SAY:"):
             self.words.append(text[4:])
-            self.speech_started, self.silence = True, 0
+            self.speech_started, self.silence, self.early = True, 0, None
             return None
         self.silence += 1
+        if self.speech_started and self.silence == 1 and self.asr.early:
+            self.early = Transcript(" ".join(self.words), "early", speech_end_s=self.fed * 0.08 - 0.08)
         if self.speech_started and self.silence >= 2:
             end_s = self.fed * 0.08 - 0.16
-            return Transcript(" ".join(self.words), "speech", speech_end_s=end_s)
+            return Transcript(" ".join(self.words) + self.asr.final_suffix, "speech", speech_end_s=end_s)
         if not self.speech_started and self.silence >= self.asr.no_speech_chunks:
             return Transcript("", "no_speech")
         return None
@@ -156,6 +163,8 @@ class FakeAsr:
         self.fail_start = False
         self.fail_feed = False
         self.no_speech_chunks = 1000
+        self.early = False
+        self.final_suffix = ""
 
     def start(self, preroll: list[AudioChunk]) -> FakeUtterance:
         if self.fail_start:
@@ -190,7 +199,12 @@ class FakeChat:
         """While set, stream() ignores cancel (a hung llama_decode) until it is cleared."""
         self.active = 0
         self.most_active = 0
+        self.forgotten: list[str] = []
         self._stats = AnswerStats()
+
+    def forget(self, question: str) -> bool:
+        self.forgotten.append(question)
+        return True
 
     def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
         self.active += 1

@@ -1,0 +1,149 @@
+"""Answering before the question is confirmed over (preemptive generation).
+
+The endpointer needs asr.endpoint_silence_s of silence to be sure the question is over, and
+that wait comes before every answer. Once the speaker has paused for asr.early_silence_s, the
+recognizer makes an early transcript; the conductor starts the language model and speech on
+it at once, into a HeldSink that keeps the audio back. When the endpoint confirms the same
+words, the held audio is released and the answer is already under way. When the person goes
+on speaking (or the final words differ, or a local skill answers), the early answer is
+cancelled, its audio thrown away unheard and its turn taken back out of the chat history.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from appliance.audio import AudioChunk
+from appliance.turn import Job, TurnRecord
+
+
+class HeldSink:
+    """A Sink that keeps everything back until release(), then plays it and passes the rest through.
+
+    stop() before the release throws the held audio away without touching the real speaker
+    (which may still be playing the wake earcon); after it, it stops the speaker.
+    """
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+        self.released_at: float | None = None
+        self._held: list[AudioChunk] = []
+        self._mark = False
+        self._first_play_at: float | None = None
+        self._open = threading.Event()
+        self._lock = threading.Lock()
+
+    @property
+    def released(self) -> bool:
+        return self._open.is_set()
+
+    def release(self) -> None:
+        """Play what is held, in order, and let later audio straight through."""
+        with self._lock:
+            if self._open.is_set():
+                return
+            self.released_at = time.monotonic()
+            if self._mark:
+                self.sink.mark_turn()
+            for chunk in self._held:
+                self.sink.play(chunk)
+            self._held.clear()
+            self._open.set()
+
+    def play(self, chunk: AudioChunk) -> None:
+        with self._lock:
+            if self._first_play_at is None:
+                self._first_play_at = time.monotonic()
+            if not self._open.is_set():
+                self._held.append(chunk)
+                return
+        self.sink.play(chunk)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._held.clear()
+            if not self._open.is_set():
+                return
+        self.sink.stop()
+
+    def drain(self, timeout: float) -> bool:
+        """Nothing can play out before the release; after it, the speaker's own drain."""
+        started = time.monotonic()
+        if not self._open.wait(timeout):
+            return False
+        return bool(self.sink.drain(max(0.0, timeout - (time.monotonic() - started))))
+
+    def first_audio_at(self) -> float | None:
+        """The speaker's own mark; for a sink without one, when the first chunk could be heard."""
+        if not self._open.is_set():
+            return None
+        mark = self.sink.first_audio_at()
+        if mark is not None or self._first_play_at is None or self.released_at is None:
+            return mark
+        return max(self._first_play_at, self.released_at)
+
+    def mark_turn(self) -> None:
+        with self._lock:
+            if self._open.is_set():
+                self.sink.mark_turn()
+            else:
+                self._mark = True  # passed on at the release: nothing of this turn is heard before
+
+    def close(self) -> None:
+        """The real speaker belongs to the conductor; nothing to close here."""
+
+
+def same_words(a: str, b: str) -> bool:
+    """Whether two transcripts say the same thing (spacing and letter case aside)."""
+    return a.split() == b.split() or a.casefold().split() == b.casefold().split()
+
+
+@dataclass
+class Preemption:
+    """An answer under way from an early transcript: its two jobs, its own cancel, its held speech."""
+
+    text: str
+    turn: TurnRecord
+    """The record the jobs write into; it becomes the turn's record on commit."""
+    gate: HeldSink
+    chat: Any
+    cancel: threading.Event = field(default_factory=threading.Event)
+    jobs: list[Job] = field(default_factory=list)
+    _dropped: bool = False
+    _returned: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def model_returned(self) -> None:
+        """Called on the model's thread when its call is over (answer.generate's on_done)."""
+        with self._lock:
+            self._returned = True
+            if self._dropped:
+                self._forget()
+
+    def drop(self, join_timeout_s: float) -> list[Job]:
+        """Cancel it unheard; returns the jobs that have not returned within the timeout.
+
+        Its turn leaves the chat history exactly once: here if the model has already returned,
+        else on the model's thread when it does (so a later question never sees it).
+        """
+        with self._lock:
+            self._dropped = True
+            if self._returned:
+                self._forget()
+        self.cancel.set()
+        self.gate.stop()
+        for job in self.jobs:
+            job.join(join_timeout_s)
+        return [job for job in self.jobs if job.alive]
+
+    def commit(self) -> None:
+        """The question is over and its words are the early ones: let the answer be heard."""
+        self.gate.release()
+
+    def _forget(self) -> None:
+        forget = getattr(self.chat, "forget", None)
+        if forget is not None:
+            forget(self.turn.transcript)
