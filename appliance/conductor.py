@@ -17,7 +17,7 @@ from typing import Any, Final
 from appliance import answer
 from appliance.audio import AudioChunk
 from appliance.config import Config
-from appliance.preempt import HeldSink, Preemption, same_words
+from appliance.preempt import EarlyAnswers, HeldSink, Preemption
 from appliance.stages import (
     Chat,
     Recognizer,
@@ -105,10 +105,8 @@ class Conductor:
         self._jobs: list[Job] = []
         self._lingering: list[tuple[Job, float]] = []  # cancelled workers that have not returned yet
         self._speech: Job | None = None
-        self._pre: Preemption | None = None
-        self._early_seen: Transcript | None = None
-        self.preemptions = {"started": 0, "used": 0, "dropped": 0}
-        """Answers started from an early transcript, and what became of them (bench figures)."""
+        self.early = EarlyAnswers(self._start_early, JOIN_TIMEOUT_S)
+        """Answers started from an early transcript, before the question is confirmed over."""
         self._thinking_played = False
         self._follow_up_until = 0.0
         self._ignore_until = 0.0
@@ -183,7 +181,6 @@ class Conductor:
                                 wake_at_s=getattr(hit, "at_s", None))
         self._cancel = threading.Event()
         self._thinking_played = False
-        self._early_seen = None
         if hit is not None:
             self._event("wake", f"Wake word {hit.word} (score={hit.score:.2f})", wake_word=hit.word,
                         wake_score=f"{hit.score:.3f}", turn_id=self.turns)
@@ -215,7 +212,8 @@ class Conductor:
             self._fail("asr", exc, now)
             return
         if result is None:
-            self._follow_early(turn, utt)
+            if self.cfg.conversation.preemptive:
+                self._linger(self.early.follow(turn, getattr(utt, "early", None), self.stuck_s() is None))
             conv = self.cfg.conversation
             if self.state is State.FOLLOW_UP and now >= self._follow_up_until \
                     and not _heard_speech(utt):
@@ -235,18 +233,8 @@ class Conductor:
             return
         self._respond(turn, now)
 
-    def _follow_early(self, turn: TurnRecord, utt: Utterance) -> None:
-        """Start an answer from the utterance's early transcript; drop it when speech goes on."""
-        early: Transcript | None = getattr(utt, "early", None)
-        if self._pre is not None and (early is None or not same_words(early.text, self._pre.text)):
-            self._drop_preemption("the person went on speaking")
-        if early is None or early is self._early_seen or not self.cfg.conversation.preemptive:
-            return
-        self._early_seen = early
-        if self._pre is None and early.text.strip() and self.stuck_s() is None:
-            self._preempt(turn, early.text.strip())
-
-    def _preempt(self, turn: TurnRecord, text: str) -> None:
+    def _start_early(self, turn: TurnRecord, text: str) -> Preemption:
+        """The jobs of an answer to an early transcript, its speech held back (preempt.py)."""
         pre = Preemption(text, dataclasses.replace(turn, transcript=text, route="llm", answer_parts=[]),
                          HeldSink(self.sink), self.chat)
         llm, sentences = answer.generate(self.chat, pre.turn, pre.cancel, self._splitter_factory, self.clock,
@@ -255,33 +243,12 @@ class Conductor:
                               for_speech=self._for_speech,
                               interject=lambda: self._due_timer_texts() if pre.gate.released else [])
         pre.jobs = [llm, speech]
-        self._pre = pre
-        self.preemptions["started"] += 1
-        _LOGGER.debug("Answering early from %r", text)
-        llm.start()
-        speech.start()
+        return pre
 
-    def _drop_preemption(self, reason: str) -> None:
-        pre, self._pre = self._pre, None
-        if pre is None:
-            return
-        self.preemptions["dropped"] += 1
-        _LOGGER.debug("Early answer dropped: %s", reason)
-        for job in pre.drop(JOIN_TIMEOUT_S):
+    def _linger(self, jobs: list[Job]) -> None:
+        for job in jobs:
             _LOGGER.warning("Worker %s still running after cancel", job.name)
             self._lingering.append((job, time.monotonic()))
-
-    def _commit_preemption(self, turn: TurnRecord) -> None:
-        """The confirmed question is the early one: its answer, already under way, becomes the turn's."""
-        pre, self._pre = self._pre, None
-        assert pre is not None
-        self.preemptions["used"] += 1
-        rec = pre.turn
-        rec.transcript, rec.transcript_at, rec.speech_end_at = turn.transcript, turn.transcript_at, turn.speech_end_at
-        rec.preemptive = True
-        self._turn, self._cancel = rec, pre.cancel
-        self._jobs, self._speech = list(pre.jobs), pre.jobs[-1]
-        pre.commit()
 
     def _speech_end(self, result: Transcript, now: float) -> float:
         """time.monotonic() of the end of speech: the stream position mapped onto the clock."""
@@ -300,7 +267,7 @@ class Conductor:
                 self._fail("skills", exc, now)
                 return
         if reply is not None:
-            self._drop_preemption("a local skill answers")
+            self._linger(self.early.drop("a local skill answers"))
             turn.route, turn.intent = "skill", reply.intent
             turn.first_token_at = turn.answer_done_at = self.clock()
             if reply.end_turn:
@@ -310,11 +277,15 @@ class Conductor:
             self._start_speech(turn, [reply.text])
             return
         turn.route = "llm"
-        if self._pre is not None:
-            if same_words(self._pre.text, turn.transcript):
-                self._commit_preemption(turn)
-                return
-            self._drop_preemption("the final transcript differs")
+        pre = self.early.take(turn.transcript)
+        if pre is not None:  # the answer is already under way: it becomes this turn's
+            rec = pre.turn
+            rec.transcript, rec.transcript_at, rec.speech_end_at = turn.transcript, turn.transcript_at, turn.speech_end_at
+            rec.preemptive = True
+            self._turn, self._cancel = rec, pre.cancel
+            self._jobs, self._speech = list(pre.jobs), pre.jobs[-1]
+            return
+        self._linger(self.early.drop("the final transcript differs"))
         if self.stuck_s() is not None:  # never two answers in one llama context at once
             self._fail("llm", RuntimeError("the language model has not returned from a cancelled answer"), now)
             return
@@ -402,14 +373,12 @@ class Conductor:
             self._finish_turn(self._turn.outcome or outcome, self.clock())
 
     def _cancel_jobs(self) -> None:
-        self._drop_preemption("the turn ended")
+        self._linger(self.early.drop("the turn ended"))
         self._cancel.set()
         self._safe(self.sink.stop)
         for job in self._jobs:
             job.join(JOIN_TIMEOUT_S)
-            if job.alive:
-                _LOGGER.warning("Worker %s still running after cancel", job.name)
-                self._lingering.append((job, time.monotonic()))
+        self._linger([job for job in self._jobs if job.alive])
         self._jobs, self._speech = [], None
 
     def stuck_s(self) -> float | None:

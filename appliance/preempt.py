@@ -11,13 +11,18 @@ cancelled, its audio thrown away unheard and its turn taken back out of the chat
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from appliance.audio import AudioChunk
+from appliance.stages import Transcript
 from appliance.turn import Job, TurnRecord
+
+_LOGGER = logging.getLogger(__name__)
 
 
 class HeldSink:
@@ -147,3 +152,55 @@ class Preemption:
         forget = getattr(self.chat, "forget", None)
         if forget is not None:
             forget(self.turn.transcript)
+
+
+class EarlyAnswers:
+    """The conductor's early answers: at most one at a time, started, dropped or taken over.
+
+    `start(turn, text)` builds a Preemption with its jobs (the conductor knows the stages);
+    the jobs that do not return within `join_timeout_s` of a drop are handed back, so the
+    conductor can refuse to run the model twice at once.
+    """
+
+    def __init__(self, start: Callable[[TurnRecord, str], Preemption], join_timeout_s: float) -> None:
+        self._start = start
+        self.join_timeout_s = join_timeout_s
+        self.pending: Preemption | None = None
+        self.counts = {"started": 0, "used": 0, "dropped": 0}
+        """Early answers started, and what became of them (bench figures)."""
+        self._seen: Transcript | None = None
+
+    def follow(self, turn: TurnRecord, early: Transcript | None, may_start: bool) -> list[Job]:
+        """Track the utterance's early transcript: drop a stale answer, start one for a new pause."""
+        lingering: list[Job] = []
+        if self.pending is not None and (early is None or not same_words(early.text, self.pending.text)):
+            lingering = self.drop("the person went on speaking")
+        if early is None or early is self._seen or not early.text.strip():
+            return lingering
+        self._seen = early
+        if self.pending is None and may_start:
+            self.pending = self._start(turn, early.text.strip())
+            self.counts["started"] += 1
+            _LOGGER.debug("Answering early from %r", self.pending.text)
+            for job in self.pending.jobs:
+                job.start()
+        return lingering
+
+    def take(self, transcript: str) -> Preemption | None:
+        """The early answer when its words are the confirmed ones, released to be heard; else None."""
+        pre = self.pending
+        if pre is None or not same_words(pre.text, transcript):
+            return None
+        self.pending = None
+        self.counts["used"] += 1
+        pre.commit()
+        return pre
+
+    def drop(self, reason: str) -> list[Job]:
+        """Cancel the early answer unheard (if any); returns its jobs that are still running."""
+        pre, self.pending = self.pending, None
+        if pre is None:
+            return []
+        self.counts["dropped"] += 1
+        _LOGGER.debug("Early answer dropped: %s", reason)
+        return pre.drop(self.join_timeout_s)

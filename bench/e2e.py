@@ -4,8 +4,10 @@
     .venv/bin/python bench/e2e.py --questions 5 --model smollm2 --json bench/out/e2e.json
 
 Both pipelines run the same conductor, models and recordings, interleaved question by question:
-  streaming: sentences go to Piper while the model still writes; playback starts at the first one.
-  naive:     whole transcript, whole answer, whole speech synthesized, then play.
+  streaming: an early transcript after a short pause starts the answer while the end of the
+             question is being confirmed (its audio is held until then); sentences go to Piper
+             while the model still writes; playback starts at the first one.
+  naive:     whole transcript after the endpoint, whole answer, whole speech synthesized, then play.
 Each recording ("Hey Jarvis. <question>") is paced in real time, so the end-of-speech time is real.
 The speaker is a clock that "plays" each chunk in real time, so drain() waits as a speaker would.
 Prints medians and 95th percentiles of each term and the ratio streaming/naive (target <= 0.35),
@@ -15,6 +17,7 @@ and draws one turn of each as a PNG timeline (bench/out/timeline.png and docs/ti
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import json
 import shutil
@@ -229,20 +232,26 @@ def main() -> int:
     stages = build_stages(cfg, sink=ClockSink(), mic=False)
     print(f"models loaded in {time.monotonic() - started:.1f} s; model {Path(cfg.llm.model).name}", flush=True)
     wavs = make_questions(stages["tts"], args.questions, OUT / "questions")
-    naive_stages = dict(stages, chat=NaiveChat(stages["chat"]), tts=NaiveTts(stages["tts"]))
+    naive_cfg = dataclasses.replace(cfg, asr=dataclasses.replace(cfg.asr, early_silence_s=0.0),
+                                    conversation=dataclasses.replace(cfg.conversation, preemptive=False))
+    naive_asr = copy.copy(stages["asr"])  # the same loaded models; transcribes only after the endpoint
+    naive_asr.cfg = naive_cfg
+    naive_stages = dict(stages, asr=naive_asr, chat=NaiveChat(stages["chat"]), tts=NaiveTts(stages["tts"]))
     rows: dict[str, list[dict[str, Any]]] = {"streaming": [], "naive": []}
     example: dict[str, Any] = {}
     for i, wav in enumerate(wavs):
         order = ["streaming", "naive"] if i % 2 == 0 else ["naive", "streaming"]
         for name in order:
             records: list[Any] = []
-            result = listen_turn(str(wav), cfg, stages=stages if name == "streaming" else naive_stages,
+            result = listen_turn(str(wav), cfg if name == "streaming" else naive_cfg,
+                                 stages=stages if name == "streaming" else naive_stages,
                                  splitter_factory=None if name == "streaming" else WholeText, records=records)
             rows[name].append(result)
             if i == 0 and records:
                 example[name] = records[0]
             t = result["timings_ms"]
-            print(f"{i:2d} {name:9} {result['outcome']!s:9} first audio {t['speech_end_to_first_audio']!s:>7} ms  "
+            early = "early" if result.get("preemptive") else ""
+            print(f"{i:2d} {name:9} {result['outcome']!s:9} {early:5} first audio {t['speech_end_to_first_audio']!s:>7} ms  "
                   f"{(result['answer'] or '')[:60]!r}", flush=True)
     figures = {name: summarize([r for r in rs if r["outcome"] == "answered"]) for name, rs in rows.items()}
     key = "speech_end_to_first_audio"
