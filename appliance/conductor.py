@@ -59,7 +59,7 @@ def _heard_speech(utt: Utterance) -> bool:
 def _default_splitter(cfg: Config) -> Any:
     from appliance.sentences import SentenceSplitter
 
-    return SentenceSplitter(first_clause_min_words=cfg.conversation.first_clause_min_words)
+    return SentenceSplitter(cfg.conversation.first_clause_min_words, cfg.conversation.first_phrase_max_words)
 
 
 class Conductor:

@@ -25,6 +25,14 @@ NEVER_SPLIT: Final = frozenset({
 SPLIT_IF_CAPITAL: Final = frozenset({"etc", "a.m", "p.m", "inc", "ltd", "co", "corp", "jan", "feb",
                                      "aug", "sept", "oct", "nov", "dec", "min", "max"})
 _DOTTED: Final = re.compile(r"(?:[a-z]\.)+[a-z]")
+# Words that begin a new phrase: the first piece may leave just before one of them when no
+# punctuation comes early ("The capital of France | is Paris."), as RealtimeTTS's
+# force_first_fragment_after_words does, but at a phrase boundary rather than at any word.
+PHRASE_STARTS: Final = frozenset({
+    "is", "are", "was", "were", "has", "have", "had", "can", "will", "would", "because", "which",
+    "who", "that", "and", "but", "so", "with", "by", "for", "in", "on", "at", "from", "about",
+    "when", "where", "while", "than", "like", "after", "before", "during", "into", "through",
+})
 LIST_NUMBER_MAX_DIGITS: Final = 3
 
 
@@ -34,11 +42,14 @@ class SentenceSplitter:
     A cut is made only once the text that decides it has arrived (the first character of the
     next sentence), so the output is the same however the text was chunked. The first piece
     of an answer may end at a clause mark (comma, semicolon, colon) after `first_clause_min_words`
-    words, so speech can start sooner; 0 turns that off.
+    words, so speech can start sooner; 0 turns that off. With `first_phrase_max_words`, a first
+    piece with no punctuation in its first words also leaves before the first phrase-starting
+    word (PHRASE_STARTS) from word `first_clause_min_words` to word `first_phrase_max_words`.
     """
 
-    def __init__(self, first_clause_min_words: int = 0) -> None:
+    def __init__(self, first_clause_min_words: int = 0, first_phrase_max_words: int = 0) -> None:
         self.first_clause_min_words = first_clause_min_words
+        self.first_phrase_max_words = first_phrase_max_words
         self._text = ""
         self._start = 0
         self._pieces = 0
@@ -90,6 +101,25 @@ class SentenceSplitter:
 
     def _next_cut(self, final: bool) -> tuple[int, int] | None:
         """(end of the piece, where the next one begins), or None until more text decides."""
+        return self._phrase_cut(final) or self._punctuation_cut(final)
+
+    def _phrase_cut(self, final: bool) -> tuple[int, int] | None:
+        """A first piece that leaves before a phrase-starting word, once that word is complete."""
+        if not self._clause_allowed() or self.first_phrase_max_words <= self.first_clause_min_words:
+            return None
+        words = list(re.finditer(r"\S+", self._text[self._start:]))
+        for n, word in enumerate(words[: self.first_phrase_max_words + 1]):
+            end = self._start + word.end()
+            if any(ch in TERMINATORS or ch in CLAUSE_MARKS or ch in CJK_TERMINATORS for ch in word.group()):
+                return None  # punctuation decides this piece
+            if end == len(self._text) and not final:
+                return None  # the word may go on
+            if n >= self.first_clause_min_words and word.group().lower() in PHRASE_STARTS:
+                begin = self._start + word.start()
+                return self._start + words[n - 1].end(), begin
+        return None
+
+    def _punctuation_cut(self, final: bool) -> tuple[int, int] | None:
         text = self._text
         n = len(text)
         i = self._start
@@ -166,7 +196,7 @@ def _skip(text: str, i: int, chars: str) -> int:
     return i
 
 
-def split_all(text: str, first_clause_min_words: int = 0) -> list[str]:
+def split_all(text: str, first_clause_min_words: int = 0, first_phrase_max_words: int = 0) -> list[str]:
     """Split a whole text at once (what streaming the same text produces)."""
-    splitter = SentenceSplitter(first_clause_min_words)
+    splitter = SentenceSplitter(first_clause_min_words, first_phrase_max_words)
     return splitter.add(text) + splitter.finish()

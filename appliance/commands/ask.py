@@ -139,7 +139,8 @@ class Asker:
 
         chat = self.chat
         record = Record(question=question, route="llm")
-        splitter = SentenceSplitter(self.cfg.conversation.first_clause_min_words)
+        conv = self.cfg.conversation
+        splitter = SentenceSplitter(conv.first_clause_min_words, conv.first_phrase_max_words)
         parts: list[str] = []
         for delta in _stream(chat, question, cancel, long):
             parts.append(delta)

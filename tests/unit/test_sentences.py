@@ -55,6 +55,31 @@ def test_first_clause_leaves_early_after_enough_words() -> None:
         "The train leaves at 7:30 on the dot,", "so hurry."]
 
 
+def test_first_phrase_leaves_before_a_phrase_word_when_no_punctuation_comes() -> None:
+    assert split_all("The capital of France is Paris. It is big.", 4, 6) == [
+        "The capital of France", "is Paris.", "It is big."]
+    assert split_all("Romeo and Juliet were written by William Shakespeare.", 4, 6) == [
+        "Romeo and Juliet were written", "by William Shakespeare."]
+    # Not before word 4 (min), not after word 6 (max), never inside a number, and only the first piece.
+    assert split_all("A spider has eight legs.", 4, 6) == ["A spider has eight legs."]
+    assert split_all("The moon is approximately 384,000 kilometres away from Earth.", 4, 6) == [
+        "The moon is approximately 384,000 kilometres away from Earth."]
+    assert split_all("Light from the Sun is scattered by the air and blue light is scattered most.", 4, 6) == [
+        "Light from the Sun", "is scattered by the air and blue light is scattered most."]
+    # Punctuation inside the window decides instead; 0 turns the phrase cut off.
+    assert split_all("Bees produce honey, which is sweet.", 3, 6) == ["Bees produce honey,", "which is sweet."]
+    assert split_all("The capital of France is Paris.", 4, 0) == ["The capital of France is Paris."]
+
+
+def test_first_phrase_waits_until_the_phrase_word_is_complete() -> None:
+    splitter = SentenceSplitter(4, 6)
+    assert splitter.add("The capital of France is") == []  # "is" could still become "island"
+    assert splitter.add("land") == []
+    assert splitter.add(" is") == []
+    assert splitter.add(" big.") == ["The capital of France island"]
+    assert splitter.finish() == ["is big."]
+
+
 def test_streaming_yields_a_sentence_once_the_next_word_arrives() -> None:
     splitter = SentenceSplitter()
     assert splitter.add("The capital") == []
@@ -77,7 +102,7 @@ def test_cjk_terminator_needs_no_space_but_waits_for_the_run_to_end() -> None:
 _ATOMS = st.sampled_from([
     "Hello", " world", ".", " ", "!", "?", "…", "...", ",", ";", ":", "\n", "3.14", "7:30", "Dr.",
     " Mr.", " e.g.", " U.S.", " a.m.", "1.", " 2.", "\"", ")", "。", "！", "你好", " the", " Then",
-    " it", "3,000", "J.", "  ", "p.m.", "etc.",
+    " it", "3,000", "J.", "  ", "p.m.", "etc.", " is", " and", " island", " by",
 ])
 _TEXTS = st.lists(_ATOMS, max_size=40).map("".join) | st.text(
     alphabet=st.sampled_from(list("ab .!?,:;\n3。…\"'AB")), max_size=80)
@@ -85,18 +110,18 @@ _TEXTS = st.lists(_ATOMS, max_size=40).map("".join) | st.text(
 
 @settings(max_examples=400, deadline=None)
 @given(text=_TEXTS, cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=12),
-       min_words=st.sampled_from([0, 1, 3]))
-def test_output_does_not_depend_on_chunking(text: str, cuts: list[int], min_words: int) -> None:
-    whole = split_all(text, min_words)
+       min_words=st.sampled_from([0, 1, 3]), phrase_words=st.sampled_from([0, 2, 6]))
+def test_output_does_not_depend_on_chunking(text: str, cuts: list[int], min_words: int, phrase_words: int) -> None:
+    whole = split_all(text, min_words, phrase_words)
     bounds = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
-    splitter = SentenceSplitter(min_words)
+    splitter = SentenceSplitter(min_words, phrase_words)
     chunked: list[str] = []
     for a, b in itertools.pairwise(bounds):
         chunked += splitter.add(text[a:b])
     chunked += splitter.finish()
     assert chunked == whole
     # One character at a time, too; and no text is lost or invented.
-    splitter = SentenceSplitter(min_words)
+    splitter = SentenceSplitter(min_words, phrase_words)
     by_char = [p for ch in text for p in splitter.add(ch)] + splitter.finish()
     assert by_char == whole
     assert "".join("".join(whole).split()) == "".join(text.split())
