@@ -12,7 +12,7 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from appliance import EXIT_CONFIG, ApplianceError
+from appliance import EXIT_CONFIG, ApplianceError, whisper_fast
 from appliance.audio import PIPELINE_RATE, AudioChunk
 from appliance.config import AsrConfig, Config
 from appliance.stages import Transcript
@@ -255,10 +255,8 @@ class WhisperRecognizer(_BaseRecognizer):
     def transcribe(self, samples: np.ndarray) -> str:
         """Whole float32 16 kHz mono audio to text (used by the engine and by benchmarks)."""
         self.load()
-        segments, _info = self._model.transcribe(
-            samples.astype(np.float32), language=WHISPER_LANGUAGE, beam_size=WHISPER_BEAM,
-            vad_filter=False, condition_on_previous_text=False, without_timestamps=True)
-        return " ".join(s.text.strip() for s in segments).strip()
+        # A 10 s encoder window instead of 30 s (3x faster); doubtful results are redone in 30 s.
+        return whisper_fast.transcribe(self._model, samples, WHISPER_LANGUAGE, WHISPER_BEAM).text
 
 
 class _WhisperEngine:
