@@ -220,6 +220,8 @@ def main() -> int:
     parser.add_argument("--model", default="qwen", help="qwen (the stand-in), smollm2, or a GGUF path")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--png", metavar="PATH", default=str(OUT / "timeline.png"))
+    parser.add_argument("--llm-threads", type=int, default=None,
+                        help="llm.n_threads for both pipelines (default: the config's, cores minus one)")
     args = parser.parse_args()
 
     from appliance import log
@@ -227,6 +229,8 @@ def main() -> int:
 
     log.setup("WARNING")
     cfg = config_for(args.model)
+    if args.llm_threads:
+        cfg = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, n_threads=args.llm_threads))
     (OUT / "state").mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     stages = build_stages(cfg, sink=ClockSink(), mic=False)
@@ -251,8 +255,9 @@ def main() -> int:
                 example[name] = records[0]
             t = result["timings_ms"]
             early = "early" if result.get("preemptive") else ""
+            first = records[0].answer_parts[0] if records and records[0].answer_parts else ""
             print(f"{i:2d} {name:9} {result['outcome']!s:9} {early:5} first audio {t['speech_end_to_first_audio']!s:>7} ms  "
-                  f"{(result['answer'] or '')[:60]!r}", flush=True)
+                  f"{first[:40]!r:42} {(result['answer'] or '')[:50]!r}", flush=True)
     figures = {name: summarize([r for r in rs if r["outcome"] == "answered"]) for name, rs in rows.items()}
     key = "speech_end_to_first_audio"
     print(f"\n{'term (ms)':34} {'streaming med':>14} {'p95':>8} {'naive med':>10} {'p95':>8}")
