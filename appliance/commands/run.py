@@ -204,7 +204,9 @@ def listen_turn(path: str, cfg: Config, out: str | None = None, fast: bool = Fal
     if journal is not None:
         for rec in records:
             journal.turn(rec)
-    return listen_record(records[0] if records else None, paced=not fast)
+    record = listen_record(records[0] if records else None, paced=not fast)
+    record["early_answers"] = dict(conductor.early.counts)
+    return record
 
 
 def listen_record(rec: Any, paced: bool) -> dict[str, Any]:

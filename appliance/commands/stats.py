@@ -107,8 +107,9 @@ def summarize(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
                   and (not llm_only or e.get("ROUTE") == "llm")]
         figures[key] = ({"n": len(values), "median": percentile(values, 50), "p95": percentile(values, 95)}
                         if values else {"n": 0, "median": None, "p95": None})
+    early = sum(1 for e in entries if e.get("PREEMPTIVE") == "1")
     return {"turns": len(entries), "outcomes": {o: outcomes.get(o, 0) for o in OUTCOMES},
-            "routes": dict(routes), "figures": figures}
+            "routes": dict(routes), "early_answers": early, "figures": figures}
 
 
 def render(summary: dict[str, Any], since: str | None) -> str:
@@ -116,6 +117,9 @@ def render(summary: dict[str, Any], since: str | None) -> str:
     if summary["turns"]:
         lines.append("outcomes: " + ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items()))
         lines.append("routes:   " + ", ".join(f"{k} {v}" for k, v in sorted(summary["routes"].items())))
+        llm = summary["routes"].get("llm", 0)
+        if llm:
+            lines.append(f"answers started before the question was confirmed over: {summary['early_answers']} of {llm}")
         lines.append(f"{'':36} {'n':>5} {'median':>9} {'p95':>9}")
         for key, label in FIGURES.items():
             fig = summary["figures"][key]

@@ -32,7 +32,10 @@ def _turn(outcome: str, route: str, first_audio: str, tps: str = "", tokens: str
 def test_summary_medians_and_p95() -> None:
     entries = [_turn("answered", "llm", str(ms), "40", "20") for ms in range(100, 1100, 100)]  # 100..1000
     entries += [_turn("answered", "skill", "50"), _turn("no_speech", "", ""), _turn("cancelled", "llm", "", "30", "5")]
+    for e in entries[:7]:
+        e["PREEMPTIVE"] = "1"
     s = summarize(entries)
+    assert s["early_answers"] == 7
     assert s["turns"] == 13
     assert s["outcomes"] == {"answered": 11, "no_speech": 1, "cancelled": 1, "error": 0, "timeout": 0}
     assert s["routes"] == {"llm": 11, "skill": 1, "none": 1}
@@ -45,6 +48,7 @@ def test_summary_medians_and_p95() -> None:
     text = render(s, "today")
     assert text.splitlines()[0] == "13 turns since today"
     assert "end of speech to first audio (ms)" in text and "  950" in text
+    assert "answers started before the question was confirmed over: 7 of 11" in text
 
 
 def test_no_turns() -> None:

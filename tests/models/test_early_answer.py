@@ -1,0 +1,80 @@
+"""Early answers with the real models: a pause inside a question starts an answer that is dropped unheard.
+
+"What is the capital of France, ... and what do people speak there?" with a 0.45 s pause after
+the first half: Whisper's early transcript of the first half starts the model, the rest of the
+question drops that answer (its speech was held back and is never heard, its turn leaves the
+chat history), and the whole question's answer, started early again in the final pause, is the
+one heard.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from appliance.config import Config
+
+PAUSE_S = 0.4  # seconds of silence inside the question
+
+
+@pytest.fixture(scope="module")
+def stages(llm_config: Config, tmp_path_factory):
+    from appliance.commands.run import build_stages
+    from appliance.speaker import WavSink
+
+    out = tmp_path_factory.mktemp("early") / "reply.wav"
+    cfg = _config(llm_config, tmp_path_factory.mktemp("state"))
+    return cfg, out, build_stages(cfg, sink=WavSink(str(out), realtime=True), mic=False)
+
+
+def _config(base: Config, state: Path) -> Config:
+    # Greedy decoding, so the 135M test model's answer is its most likely one.
+    return dataclasses.replace(base, asr=dataclasses.replace(base.asr, engine="whisper"),
+                               llm=dataclasses.replace(base.llm, temperature=0.0),
+                               service=dataclasses.replace(base.service, state_dir=str(state)))
+
+
+def _words(text: str) -> list[str]:
+    return "".join(ch if ch.isalnum() else " " for ch in text.lower()).split()
+
+
+def test_a_pause_inside_the_question_drops_the_early_answer_unheard(speech, stages) -> None:
+    from appliance.audio import read_wav, resample
+    from appliance.commands.run import listen_turn
+
+    cfg, out, loaded = stages
+    from tests.fixtures.speech import load, voiced_span
+
+    def voiced(text: str) -> np.ndarray:  # the clip without Piper's own leading and trailing silence
+        samples = load(speech(text))
+        start, end = voiced_span(samples)
+        return samples[int(start * 16000):int(end * 16000)]
+
+    # A 0.4 s pause: longer than asr.early_silence_s (0.2 s), shorter than the endpoint's 0.6 s.
+    question = speech.join([0.5, speech("hey jarvis"), 0.4, voiced("what is the capital of France,"), PAUSE_S,
+                            voiced("and what do people speak there?"), 1.2])
+    loaded["chat"].reset()
+    record = listen_turn(str(question), cfg, stages=loaded)
+    loaded["sink"].close()
+    print(f"\nearly answers {record['early_answers']}; heard {record['transcript']!r}; answered {record['answer']!r}")
+    assert record["outcome"] == "answered", record
+    assert "speak" in _words(record["transcript"]), record["transcript"]
+    assert "capital of france" in " ".join(_words(record["transcript"])), record["transcript"]
+    # The first half was answered early and dropped; the whole question's early answer was used.
+    assert record["early_answers"]["dropped"] >= 1, record["early_answers"]
+    assert record["early_answers"]["used"] == 1 and record["preemptive"]
+    # Only the confirmed question stays in the conversation.
+    turns = loaded["chat"].turns
+    assert [_words(t.user) for t in turns] == [_words(record["transcript"])], turns
+    # Nothing of the dropped answer was heard: the reply says the answer's words and no others.
+    from appliance import models
+    from appliance.asr import WhisperRecognizer
+
+    whisper = WhisperRecognizer(cfg, models.resolve("whisper", cfg).path).load()
+    heard = whisper.transcribe(resample(read_wav(out), 16000).to_float()[:, 0].astype(np.float32))
+    said, spoken = _words(record["answer"]), _words(heard)
+    assert said and len(set(said) & set(spoken)) >= len(set(said)) // 2, (heard, record["answer"])
+    assert len(spoken) <= len(said) + 2, (heard, record["answer"])
