@@ -235,7 +235,8 @@ class Conductor:
 
     def _start_early(self, turn: TurnRecord, text: str) -> Preemption:
         """The jobs of an answer to an early transcript, its speech held back (preempt.py)."""
-        pre = Preemption(text, dataclasses.replace(turn, transcript=text, route="llm", answer_parts=[]),
+        pre = Preemption(text, dataclasses.replace(turn, transcript=text, route="llm", answer_parts=[],
+                                                   early_at=self.clock()),
                          HeldSink(self.sink), self.chat)
         llm, sentences = answer.generate(self.chat, pre.turn, pre.cancel, self._splitter_factory, self.clock,
                                          on_done=pre.model_returned)

@@ -57,6 +57,8 @@ class TurnRecord:
     wake_at: float | None = None
     speech_end_at: float | None = None
     transcript_at: float | None = None
+    early_at: float | None = None
+    """When an early answer started from the early transcript (before transcript_at), if one did."""
     first_token_at: float | None = None
     first_sentence_at: float | None = None
     first_audio_at: float | None = None

@@ -191,9 +191,10 @@ def draw_timeline(turns: dict[str, Any], path: Path) -> None:
         def s(x: float | None, t0: float = rec.speech_end_at) -> float | None:
             return None if x is None else x - t0
 
+        model_start = rec.early_at if rec.early_at is not None else rec.transcript_at
         bars = [("speech", s(rec.wake_at), 0.0),
                 ("ASR", 0.0, s(rec.transcript_at)),
-                ("language model", s(rec.transcript_at), s(rec.answer_done_at)),
+                ("language model", s(model_start), s(rec.answer_done_at)),
                 ("first sentence", s(rec.first_token_at), s(rec.first_sentence_at)),
                 ("speech synthesis + play", s(rec.first_sentence_at), s(rec.audio_done_at))]
         for row, (label, start, end) in enumerate(bars):
@@ -203,6 +204,13 @@ def draw_timeline(turns: dict[str, Any], path: Path) -> None:
         if first is not None:
             ax.axvline(first, color="#e53935", lw=2)
             ax.text(first, len(bars) - 0.4, f" first audio {first * 1000:.0f} ms", color="#e53935", va="top")
+        if rec.early_at is not None:  # the answer began from the early transcript, its audio held back
+            ax.axvline(s(rec.early_at), color="#7b1fa2", lw=1, ls="--")
+            ax.text(s(rec.early_at), -0.45, " early transcript: answer starts", color="#7b1fa2", va="bottom",
+                    fontsize=8)
+            ax.axvline(s(rec.transcript_at), color="#1565c0", lw=1, ls=":")
+            ax.text(s(rec.transcript_at), len(bars) - 1.4, " end of question confirmed", color="#1565c0",
+                    fontsize=8)
         ax.axvline(0, color="black", lw=1)
         ax.set_yticks(range(len(bars)), [b[0] for b in bars])
         ax.invert_yaxis()

@@ -46,6 +46,7 @@ def test_the_answer_starts_early_but_is_heard_only_after_the_endpoint() -> None:
     assert h.c.early.counts == {"started": 1, "used": 1, "dropped": 0} and h.chat.forgotten == []
     (rec,) = h.records
     assert rec.outcome == "answered" and rec.preemptive and rec.route == "llm"
+    assert rec.early_at is not None and rec.early_at < rec.transcript_at  # started a chunk before the end
     assert rec.answer == "Paris is the capital. It is in France."
     assert rec.journal_fields()["PREEMPTIVE"] == "1"
     t = rec.timings_ms()
