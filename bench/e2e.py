@@ -254,6 +254,9 @@ def main() -> int:
     for i, wav in enumerate(wavs):
         order = ["streaming", "naive"] if i % 2 == 0 else ["naive", "streaming"]
         for name in order:
+            # Each question starts a fresh conversation (system prompt still cached), as questions
+            # asked minutes apart do (llm idle reset): otherwise 40 answers pile up in one context.
+            stages["chat"].reset()
             records: list[Any] = []
             result = listen_turn(str(wav), cfg if name == "streaming" else naive_cfg,
                                  stages=stages if name == "streaming" else naive_stages,
