@@ -110,8 +110,10 @@ class SentenceSplitter:
         words = list(re.finditer(r"\S+", self._text[self._start:]))
         for n, word in enumerate(words[: self.first_phrase_max_words + 1]):
             end = self._start + word.end()
-            if any(ch in TERMINATORS or ch in CLAUSE_MARKS or ch in CJK_TERMINATORS for ch in word.group()):
-                return None  # punctuation decides this piece
+            before = self._text[self._start + (words[n - 1].end() if n else 0):self._start + word.start()]
+            if "\n" in before or any(ch in TERMINATORS or ch in CLAUSE_MARKS or ch in CJK_TERMINATORS
+                                      for ch in word.group()):
+                return None  # a line break or punctuation decides this piece
             if end == len(self._text) and not final:
                 return None  # the word may go on
             if n >= self.first_clause_min_words and word.group().lower() in PHRASE_STARTS:

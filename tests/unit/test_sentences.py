@@ -69,6 +69,8 @@ def test_first_phrase_leaves_before_a_phrase_word_when_no_punctuation_comes() ->
     # Punctuation inside the window decides instead; 0 turns the phrase cut off.
     assert split_all("Bees produce honey, which is sweet.", 3, 6) == ["Bees produce honey,", "which is sweet."]
     assert split_all("The capital of France is Paris.", 4, 0) == ["The capital of France is Paris."]
+    # A line break ends the piece before any phrase word after it can.
+    assert split_all("France\n  Hello there is big", 1, 6) == ["France", "Hello there is big"]
 
 
 def test_first_phrase_waits_until_the_phrase_word_is_complete() -> None:
@@ -102,7 +104,7 @@ def test_cjk_terminator_needs_no_space_but_waits_for_the_run_to_end() -> None:
 _ATOMS = st.sampled_from([
     "Hello", " world", ".", " ", "!", "?", "…", "...", ",", ";", ":", "\n", "3.14", "7:30", "Dr.",
     " Mr.", " e.g.", " U.S.", " a.m.", "1.", " 2.", "\"", ")", "。", "！", "你好", " the", " Then",
-    " it", "3,000", "J.", "  ", "p.m.", "etc.", " is", " and", " island", " by",
+    " it", "3,000", "J.", "  ", "p.m.", "etc.", " is", " and", " island", " by", " because", " capital",
 ])
 _TEXTS = st.lists(_ATOMS, max_size=40).map("".join) | st.text(
     alphabet=st.sampled_from(list("ab .!?,:;\n3。…\"'AB")), max_size=80)
