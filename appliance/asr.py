@@ -127,10 +127,9 @@ class _Utterance:
         return self._end("speech" if self.endpointer.heard_speech else "no_speech")
 
     def _end(self, outcome: str) -> Transcript:
-        early = self.early
-        same_pause = early is not None and outcome == "speech" and early.speech_end_s == self.endpointer.speech_end_s
-        text = self.engine.final(skip=outcome == "no_speech", early=early.text if same_pause and early else None)
-        text = text.strip()
+        early = self.early  # None once speech went on after it (_track_early)
+        reuse = early.text if early is not None and outcome == "speech" else None
+        text = self.engine.final(skip=outcome == "no_speech", early=reuse).strip()
         self.done = Transcript(text=text, outcome=outcome, speech_end_s=self.endpointer.speech_end_s,
                                final_at=time.monotonic())
         _LOGGER.debug("Utterance ended (%s) after %.2f s of audio: %r", outcome,
