@@ -92,10 +92,16 @@ def test_more_than_thirty_seconds_goes_to_the_library_in_30_s_windows(model, spe
     assert words(first) + words(second) == words(result.text)
 
 
-def test_a_loop_in_a_too_short_window_is_redone_in_the_full_window(model, speech, spy, monkeypatch) -> None:
-    """With 2 s of context tiny.en says "Good night. Good night. Good night..."; the guard catches it."""
+def test_a_loop_in_a_too_short_window_is_never_returned(model, speech, spy, monkeypatch) -> None:
+    """With 2 s of context tiny.en often says "Good night. Good night. Good night..."; the guard
+    redoes that in the 30 s window. Piper samples its voice afresh each session and not every
+    sample loops, so the check is that no loop comes out; tests/unit/test_whisper_fast_guards.py
+    proves the guard itself on a scripted model."""
     monkeypatch.setattr(whisper_fast, "MIN_CONTEXT_S", 2.0)
     samples = question(speech, "good night")
     result = whisper_fast.transcribe(model, samples)
-    assert spy.frames == [300, 3000]  # the 3 s window, then the library's 30 s
-    assert result == ("Good night.", "repeats")
+    assert words(result.text) == ["good", "night"], result
+    if result.path == "short":
+        assert spy.frames == [300]  # this sample did not loop in the 3 s window
+    else:
+        assert result.path == "repeats" and spy.frames == [300, 3000], (result, spy.frames)
