@@ -278,12 +278,9 @@ class Conductor:
             self._start_speech(turn, [reply.text])
             return
         turn.route = "llm"
-        pre = self.early.take(turn.transcript)
+        pre = self.early.take(turn)
         if pre is not None:  # the answer is already under way: it becomes this turn's
-            rec = pre.turn
-            rec.transcript, rec.transcript_at, rec.speech_end_at = turn.transcript, turn.transcript_at, turn.speech_end_at
-            rec.preemptive = True
-            self._turn, self._cancel = rec, pre.cancel
+            self._turn, self._cancel = pre.turn, pre.cancel
             self._jobs, self._speech = list(pre.jobs), pre.jobs[-1]
             return
         self._linger(self.early.drop("the final transcript differs"))

@@ -103,7 +103,7 @@ class HeldSink:
 
 def same_words(a: str, b: str) -> bool:
     """Whether two transcripts say the same thing (spacing and letter case aside)."""
-    return a.split() == b.split() or a.casefold().split() == b.casefold().split()
+    return a.casefold().split() == b.casefold().split()
 
 
 @dataclass
@@ -186,13 +186,19 @@ class EarlyAnswers:
                 job.start()
         return lingering
 
-    def take(self, transcript: str) -> Preemption | None:
-        """The early answer when its words are the confirmed ones, released to be heard; else None."""
+    def take(self, confirmed: TurnRecord) -> Preemption | None:
+        """The early answer when its words are the confirmed turn's, released to be heard; else None.
+
+        Its record (pre.turn) becomes the turn's: it takes the confirmed transcript and its marks.
+        """
         pre = self.pending
-        if pre is None or not same_words(pre.text, transcript):
+        if pre is None or not same_words(pre.text, confirmed.transcript):
             return None
         self.pending = None
         self.counts["used"] += 1
+        rec = pre.turn
+        rec.transcript, rec.transcript_at = confirmed.transcript, confirmed.transcript_at
+        rec.speech_end_at, rec.preemptive = confirmed.speech_end_at, True
         pre.commit()
         return pre
 
