@@ -48,16 +48,64 @@ MIN_PYTHON="3.11"
 # ----------------------------------------------------------------------------------------------
 # Output
 
-step() { printf '\n==> %s\n' "$*"; }
+CURRENT_STEP="" # named in every error message
+step() {
+  CURRENT_STEP="$*"
+  printf '\n==> %s\n' "$*"
+}
 info() { printf '    %s\n' "$*"; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }
 die() {
   # die CODE MESSAGE...: a clear message and a distinct exit code (sysexits.h where one fits).
   local code="$1"
   shift
-  printf '\nERROR: %s\n' "$*" >&2
+  if [[ -n "$CURRENT_STEP" ]]; then
+    printf '\nERROR in step "%s": %s\n' "$CURRENT_STEP" "$*" >&2
+  else
+    printf '\nERROR: %s\n' "$*" >&2
+  fi
   exit "$code"
 }
+
+on_error() {
+  # The ERR trap: a command failed that no check above expected. Say which, where, and where the
+  # log is, instead of ending in silence (set -e alone exits without a word).
+  local status="$1" line="$2" command="$3" where="${FUNCNAME[1]:-main}"
+  if ((BASH_SUBSHELL > 0)); then
+    # inside $(...): the detail; the script's own line is reported by the shell that ran it
+    printf '    (inside %s, line %s: "%s" exited with status %s)\n' "$where" "$line" "$command" "$status" >&2
+    exit "$status"
+  fi
+  trap - ERR
+  if [[ -n "$CURRENT_STEP" ]]; then
+    printf '\nERROR: step "%s" failed unexpectedly.\n' "$CURRENT_STEP" >&2
+  else
+    printf '\nERROR: install.sh failed unexpectedly, before its first step.\n' >&2
+  fi
+  printf '  %s line %s (%s): "%s" exited with status %s.\n' "$SCRIPT" "$line" "$where" "$command" "$status" >&2
+  if [[ -n "${LOG_FILE_IN_USE:-}" ]]; then
+    printf '  Everything this run printed is in %s.\n' "$LOG_FILE_IN_USE" >&2
+  fi
+  printf '  Run it again after fixing the cause shown above; a second run resumes where this one stopped.\n' >&2
+  exit "$EX_SOFTWARE"
+}
+
+start_log() {
+  # start_log FILE ARGS...: everything from here on goes to the terminal and to FILE.
+  local file="$1"
+  shift
+  mkdir -p "$(dirname "$file")"
+  exec > >(tee -a "$file") 2> >(tee -a "$file" >&2)
+  LOG_FILE_IN_USE="$file"
+  printf '\n===== %s: %s %s\n' "$(date -Is)" "$SCRIPT" "$*"
+}
+
+trap_errors() {
+  # Inherited by functions and $(...) (errtrace), so no failure anywhere goes unreported.
+  set -o errtrace
+  trap 'on_error "$?" "$LINENO" "$BASH_COMMAND"' ERR
+}
+
 readonly EX_USAGE=64 EX_UNAVAILABLE=69 EX_SOFTWARE=70 EX_OSFILE=72 EX_CANTCREAT=73 EX_NOPERM=77 EX_CONFIG=78
 
 usage() {
@@ -243,35 +291,66 @@ dev_stamp_text() {
   printf 'extras %s\n' "$DEV_EXTRAS"
   printf 'python %s\n' "$(python_version "$ROOT/.venv/bin/python")"
   printf 'models %s\n' "${DEV_MODEL_PACKAGES[*]}"
-  printf 'llama %s %s\n' "$DEV_LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS"
+  printf 'llama %s %s\n' "$LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS"
 }
 
-# llama-cpp-python has no binary wheel. pip's own wheel cache is keyed by the source package
-# only, not by CMAKE_ARGS, so a -march=native build (which picked up AMX on this kind of
-# x86 VM, where AMX instructions trap: SIGILL on any prompt of 32+ tokens) would be reused
-# for ever. A development build is portable (AVX2/FMA/F16C) and kept in a cache of our own,
-# named by its flags, so every checkout on the machine shares one 5-minute build.
-DEV_LLAMA_VERSION="0.3.36"
-DEV_LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF"
+# llama-cpp-python has no binary wheel: both modes compile it. pip's own wheel cache is keyed by
+# the source package only, not by CMAKE_ARGS or the CPU, so it could hand back a build made with
+# other flags or for another CPU (a -march=native build that used AMX, which traps on some x86
+# VMs; an Arm build with SVE, which a Pi 5 lacks). So pip's cache is bypassed, and built wheels
+# are kept in a cache of our own, one folder per version, flags and (for native builds) CPU.
+LLAMA_VERSION="0.3.36" # within pyproject.toml's llama-cpp-python requirement (a unit test checks)
+DEV_LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF" # portable (AVX2/FMA/F16C on x86), whatever the CPU
 DEV_WHEEL_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/appliance/wheels"
+DEV_LOG_FILE="$ROOT/.cache/install-dev.log"
+
+cached_wheel() {
+  # cached_wheel DIR: the path of the llama_cpp_python wheel in DIR, or nothing (DIR may not exist).
+  local found=("$1"/llama_cpp_python-*.whl)
+  if [[ -f "${found[0]}" ]]; then printf '%s\n' "${found[0]}"; fi
+}
+
+wheel_key() { printf '%s\n' "$@" | sha256sum | cut -c1-16; }
+
+build_llama_wheel() {
+  # build_llama_wheel DIR CMAKE_ARGS: the wheel, built into DIR (made whole or not at all).
+  # APPLIANCE_LLAMA_WHEEL=FILE hands over a wheel built elsewhere instead (for instance on a faster
+  # machine with the same flags); it is checked exactly like a wheel built here.
+  local dir="$1" cmake_args="$2" partial="$1.partial"
+  rm -rf "$partial"
+  mkdir -p "$partial"
+  if [[ -n "${APPLIANCE_LLAMA_WHEEL:-}" ]]; then
+    [[ -f "$APPLIANCE_LLAMA_WHEEL" ]] || die "$EX_OSFILE" "APPLIANCE_LLAMA_WHEEL=$APPLIANCE_LLAMA_WHEEL is not a file"
+    info "using the wheel handed over in APPLIANCE_LLAMA_WHEEL: $APPLIANCE_LLAMA_WHEEL"
+    cp "$APPLIANCE_LLAMA_WHEEL" "$partial/"
+  else
+    info "building llama-cpp-python $LLAMA_VERSION with CMAKE_ARGS=\"$cmake_args\" (5-10 minutes on 2-4 cores)"
+    if ! CMAKE_ARGS="$cmake_args" FORCE_CMAKE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV_FOR_BUILD/bin/python" \
+      -m pip wheel --progress-bar off --no-cache-dir --no-deps -w "$partial" "llama-cpp-python==$LLAMA_VERSION"; then
+      rm -rf "$partial"
+      die "$EX_UNAVAILABLE" "llama-cpp-python $LLAMA_VERSION did not build (its output is above). build-essential and cmake are needed (the Debian packages step), and the package index must be reachable."
+    fi
+  fi
+  [[ -n "$(cached_wheel "$partial")" ]] || die "$EX_SOFTWARE" "no llama_cpp_python wheel came out in $partial"
+  rm -rf "$dir"
+  mv "$partial" "$dir"
+}
+
+dev_wheel_dir() { printf '%s\n' "$DEV_WHEEL_CACHE/llama-$(wheel_key "$LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS" "$(uname -m)")"; }
 
 dev_llama() {
-  local venv="$1" key dir wheel
-  key="$(printf '%s %s' "$DEV_LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-12)"
-  dir="$DEV_WHEEL_CACHE/llama-$key"
-  wheel="$(find "$dir" -name 'llama_cpp_python-*.whl' 2>/dev/null | head -n 1)"
+  local venv="$1" dir wheel
+  dir="$(dev_wheel_dir)"
+  wheel="$(cached_wheel "$dir")"
   if [[ -z "$wheel" ]]; then
-    info "building llama-cpp-python $DEV_LLAMA_VERSION with CMAKE_ARGS='$DEV_LLAMA_CMAKE_ARGS' into $dir (~5 minutes on 2 cores)"
-    mkdir -p "$dir"
-    CMAKE_ARGS="$DEV_LLAMA_CMAKE_ARGS" PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip wheel \
-      --progress-bar off --no-cache-dir --no-deps -w "$dir" "llama-cpp-python==$DEV_LLAMA_VERSION" \
-      || die "$EX_UNAVAILABLE" "llama-cpp-python did not build; build-essential and cmake (step 1) are needed"
-    wheel="$(find "$dir" -name 'llama_cpp_python-*.whl' | head -n 1)"
+    info "no llama-cpp-python wheel built with these flags yet (looked in $dir)"
+    VENV_FOR_BUILD="$venv" build_llama_wheel "$dir" "$DEV_LLAMA_CMAKE_ARGS"
+    wheel="$(cached_wheel "$dir")"
   else
     info "llama-cpp-python wheel already built: $wheel"
   fi
   pip_install "$venv" --force-reinstall --no-deps "$wheel"
-  pip_install "$venv" "llama-cpp-python==$DEV_LLAMA_VERSION" # its own dependencies
+  pip_install "$venv" "llama-cpp-python==$LLAMA_VERSION" # its own dependencies
 }
 
 dev_llama_smoke() {
@@ -290,6 +369,7 @@ PY
 
 dev_install() {
   local venv="$ROOT/.venv" stamp="$ROOT/.venv/.appliance-dev-stamp" problems
+  start_log "$DEV_LOG_FILE" --dev
   step "Development set-up of $ROOT"
 
   step "1/5 Debian packages (${#DEV_DEBIAN_PACKAGES[@]})"
@@ -313,7 +393,7 @@ dev_install() {
     dev_llama "$venv"
     info "pip install -e .[$DEV_EXTRAS]"
     if ! pip_install "$venv" -e "${ROOT}[$DEV_EXTRAS]"; then
-      die "$EX_UNAVAILABLE" "pip could not install the package. Missing Debian packages (see step 1) are the usual cause: build-essential, cmake, pkg-config, libsystemd-dev, python3-dev."
+      die "$EX_UNAVAILABLE" "pip could not install the package (its own words are above). The usual causes: the package index cannot be reached (check the network, or pip's index-url), or Debian packages of step 1 are missing (build-essential, cmake, pkg-config, libsystemd-dev, python3-dev)."
     fi
     step "3b/5 Development models: pip install --no-deps ${DEV_MODEL_PACKAGES[*]}"
     pip_install "$venv" --no-deps "${DEV_MODEL_PACKAGES[@]}"
@@ -409,6 +489,7 @@ PI_VENV="/opt/appliance/venv" # systemd/appliance.service runs $PI_VENV/bin/appl
 CONFIG_DIR="/etc/appliance"
 STATE_DIR="/var/lib/appliance"
 MODELS_DIR="/var/lib/appliance/models"
+PI_WHEEL_CACHE="/var/cache/appliance/wheels" # llama.cpp builds, one folder per version, flags and CPU
 UNIT_NAME="appliance.service"
 UNIT_PATH="/etc/systemd/system/appliance.service"
 LOG_FILE="${APPLIANCE_INSTALL_LOG:-/var/log/appliance-install.log}"
@@ -425,12 +506,6 @@ DT_MODEL="${APPLIANCE_DT_MODEL:-/proc/device-tree/model}"
 MEMINFO="${APPLIANCE_MEMINFO:-/proc/meminfo}"
 ARCH="${APPLIANCE_ARCH:-$(uname -m)}"
 
-start_log() {
-  # Everything from here on goes to the terminal and to the log file.
-  mkdir -p "$(dirname "$LOG_FILE")"
-  exec > >(tee -a "$LOG_FILE") 2>&1
-  printf '\n===== %s: %s %s\n' "$(date -Is)" "$SCRIPT" "$*"
-}
 
 check_os() {
   local id="" version="" like="" pretty=""
@@ -479,7 +554,10 @@ check_board() {
   esac
 }
 
-memory_mb() { awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' "$MEMINFO"; }
+memory_mb() {
+  # MB of memory, or nothing when MEMINFO cannot be read (the caller says so).
+  if [[ -r "$MEMINFO" ]]; then awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' "$MEMINFO"; fi
+}
 
 check_memory() {
   local total
@@ -521,7 +599,7 @@ ensure_user() {
     info "created system user $APP_USER"
     CHANGED=1
   fi
-  if ! id -nG "$APP_USER" | tr ' ' '\n' | grep -qx audio; then
+  if [[ " $(id -nG "$APP_USER") " != *" audio "* ]]; then
     getent group audio >/dev/null || groupadd --system audio
     usermod -aG audio "$APP_USER"
     info "added $APP_USER to the audio group"
@@ -553,85 +631,70 @@ pi_stamp_text() {
   printf 'extra %s\n' "${PI_EXTRA_PACKAGES[*]}"
 }
 
-llama_requirement() {
-  # The llama-cpp-python requirement of pyproject.toml, e.g. llama-cpp-python>=0.3.36,<0.4
-  "$PI_VENV/bin/python" - "$ROOT/pyproject.toml" <<'PY'
-import sys, tomllib
-deps = tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]
-print(next(d for d in deps if d.replace("_", "-").lower().startswith("llama-cpp-python")))
-PY
+cpu_identity() {
+  # What a native build depends on: the architecture, what gcc's -mcpu/-march=native resolves to,
+  # the CPU's model and feature lines, and the emulated CPU when running under qemu-user.
+  local native="" native_flag="-mcpu=native"
+  [[ "$ARCH" == x86_64 || "$ARCH" == amd64 ]] && native_flag="-march=native"
+  if command -v cc >/dev/null 2>&1; then
+    native="$(cc "$native_flag" -E -v - </dev/null 2>&1 | grep -o -- '-m[a-z0-9-]*=[^ ]*' | sort -u | tr '\n' ' ' || true)"
+  fi
+  printf 'arch %s\nnative %s\n' "$ARCH" "$native"
+  grep -E '^(CPU (implementer|variant|part)|Features|model name|flags)[[:space:]]*:' /proc/cpuinfo 2>/dev/null | sort -u || true
+  printf 'qemu %s\n' "${QEMU_CPU:-}"
 }
 
-llama_build_report() {
-  # Prints "info: <llama.cpp system info>" and "backends: CPU BLAS ..." from llama.cpp itself.
-  "$PI_VENV/bin/python" - <<'PY'
-import ctypes, pathlib, llama_cpp
-print("info:", llama_cpp.llama_print_system_info().decode(errors="replace").strip())
-names = []
-lib_dir = pathlib.Path(llama_cpp.__file__).parent / "lib"
-for lib in sorted(lib_dir.glob("libggml.so*")) or sorted(lib_dir.glob("libggml*.so*")):
-    try:
-        ggml = ctypes.CDLL(str(lib))
-        ggml.ggml_backend_reg_get.restype = ctypes.c_void_p
-        ggml.ggml_backend_reg_get.argtypes = [ctypes.c_size_t]
-        ggml.ggml_backend_reg_name.restype = ctypes.c_char_p
-        ggml.ggml_backend_reg_name.argtypes = [ctypes.c_void_p]
-        names = [ggml.ggml_backend_reg_name(ggml.ggml_backend_reg_get(i)).decode()
-                 for i in range(ggml.ggml_backend_reg_count())]
-        break
-    except (OSError, AttributeError):
-        continue
-print("backends:", " ".join(names) or "unknown")
-PY
+pi_llama_cmake_args() {
+  local args="-DGGML_NATIVE=ON"
+  if [[ "$BLAS" == 1 ]]; then args+=" -DGGML_BLAS=ON -DGGML_BLAS_VENDOR=OpenBLAS"; fi
+  printf '%s\n' "$args"
 }
 
-llama_build_problems() {
-  # Prints what is wrong with the installed llama.cpp build for this machine and --no-blas.
-  local report
-  report="$(llama_build_report 2>&1)" || {
-    echo "llama_cpp does not load: $report"
-    return
-  }
-  local backends
-  backends="$(sed -n 's/^backends: //p' <<<"$report")"
-  if [[ "$ARCH" == aarch64 || "$ARCH" == arm64 ]] && ! grep -q 'NEON = 1' <<<"$report"; then
-    echo "no NEON in llama.cpp's system info"
-  fi
-  if [[ "$BLAS" == 1 && " $backends " != *" BLAS "* ]]; then
-    echo "no BLAS backend (backends: $backends)"
-  fi
-  if [[ "$BLAS" == 0 && " $backends " == *" BLAS "* ]]; then
-    echo "built with BLAS, but --no-blas asks for a build without"
-  fi
+llama_check() {
+  # llama_check LIB_DIR: llama.cpp's own report of the build in LIB_DIR, judged for this CPU and
+  # for --no-blas (appliance/llama_build.py, the same rules as `appliance doctor`); fails on a problem.
+  "$PI_VENV/bin/python" "$ROOT/appliance/llama_build.py" --lib-dir "$1" --blas "$([[ "$BLAS" == 1 ]] && echo yes || echo no)"
+}
+
+installed_llama_lib() {
+  # The lib folder of the llama_cpp package installed in the venv, or nothing.
+  "$PI_VENV/bin/python" -c 'import importlib.util as u; s = u.find_spec("llama_cpp"); print(s.submodule_search_locations[0] + "/lib" if s else "")' 2>/dev/null || true
 }
 
 ensure_llama() {
-  local cmake_args="-DGGML_NATIVE=ON" requirement problems
-  [[ "$BLAS" == 1 ]] && cmake_args+=" -DGGML_BLAS=ON -DGGML_BLAS_VENDOR=OpenBLAS"
-  requirement="$(llama_requirement)"
-  if "$PI_VENV/bin/python" -c 'import llama_cpp' >/dev/null 2>&1; then
-    problems="$(llama_build_problems)"
-    if [[ -z "$problems" ]]; then
-      info "llama-cpp-python already built as wanted ($([[ "$BLAS" == 1 ]] && echo "with" || echo "without") BLAS)"
-      llama_build_report | sed 's/^/    /'
-      return 0
-    fi
-    info "rebuilding llama-cpp-python: $problems"
-    CMAKE_ARGS="$cmake_args" FORCE_CMAKE=1 pip_install "$PI_VENV" --no-cache-dir --force-reinstall --no-deps "$requirement"
-  else
-    info "building $requirement with CMAKE_ARGS=\"$cmake_args\" (about 10 minutes on a Pi 5; pip reuses a wheel it built before)"
-    CMAKE_ARGS="$cmake_args" FORCE_CMAKE=1 pip_install "$PI_VENV" "$requirement"
-    problems="$(llama_build_problems)"
-    if [[ -n "$problems" ]]; then
-      # pip's wheel cache does not know CMAKE_ARGS: a cached wheel may be the other build.
-      info "the installed build does not match ($problems): building it afresh"
-      CMAKE_ARGS="$cmake_args" FORCE_CMAKE=1 pip_install "$PI_VENV" --no-cache-dir --force-reinstall --no-deps "$requirement"
-    fi
+  local cmake_args key dir wheel stamp="$PI_VENV/.appliance-llama-build" report unpacked lib
+  cmake_args="$(pi_llama_cmake_args)"
+  key="$(wheel_key "$LLAMA_VERSION" "$cmake_args" "$(cpu_identity)")"
+  dir="$PI_WHEEL_CACHE/llama-$key"
+  lib="$(installed_llama_lib)"
+  if [[ -n "$lib" && -f "$stamp" && "$(cat "$stamp")" == "$key" ]] && report="$(llama_check "$lib" 2>&1)"; then
+    info "llama-cpp-python $LLAMA_VERSION is installed, built with CMAKE_ARGS=\"$cmake_args\" on this CPU"
+    printf '%s\n' "$report" | sed 's/^/    /'
+    return 0
   fi
+  wheel="$(cached_wheel "$dir")"
+  if [[ -n "$wheel" ]]; then
+    info "llama-cpp-python wheel for these flags and this CPU already built: $wheel"
+  else
+    VENV_FOR_BUILD="$PI_VENV" build_llama_wheel "$dir" "$cmake_args"
+    wheel="$(cached_wheel "$dir")"
+  fi
+  # Judge the build before it goes into the venv: unpacked, its library asked what it was built with.
+  unpacked="$(mktemp -d)"
+  "$PI_VENV/bin/python" -m zipfile -e "$wheel" "$unpacked"
+  info "what llama.cpp says of the build:"
+  if ! report="$(llama_check "$unpacked/llama_cpp/lib" 2>&1)"; then
+    printf '%s\n' "$report" | sed 's/^/    /'
+    rm -rf "$unpacked" "$dir"
+    die "$EX_SOFTWARE" "the llama.cpp build does not suit this machine (above), so it was not installed and was removed from $PI_WHEEL_CACHE. On a Pi, the Debian packages step must have installed build-essential, cmake and (for OpenBLAS) libopenblas-dev; --no-blas builds without OpenBLAS. The full build output is in $LOG_FILE."
+  fi
+  rm -rf "$unpacked"
+  printf '%s\n' "$report" | sed 's/^/    /'
+  pip_install "$PI_VENV" --force-reinstall --no-deps "$wheel"
+  pip_install "$PI_VENV" "llama-cpp-python==$LLAMA_VERSION" # its own dependencies (numpy, jinja2, ...)
+  printf '%s\n' "$key" >"$stamp"
   CHANGED=1
-  llama_build_report | sed 's/^/    /'
-  problems="$(llama_build_problems)"
-  [[ -z "$problems" ]] || die "$EX_SOFTWARE" "llama.cpp build check failed: $problems. See the build output above in $LOG_FILE; on a Pi, libopenblas-dev must be installed for the BLAS build (or use --no-blas)."
+  info "installed llama-cpp-python $LLAMA_VERSION from $wheel"
 }
 
 ensure_app_package() {
@@ -769,7 +832,7 @@ ensure_service() {
 
 pi_install() {
   is_root || die "$EX_NOPERM" "provisioning needs root: run  sudo $SCRIPT  (or $SCRIPT --dev for a development checkout)"
-  start_log "$@"
+  start_log "$LOG_FILE" "$@"
   step "1/8 Checking this machine"
   check_os
   check_arch
@@ -807,7 +870,7 @@ pi_install() {
 
 pi_uninstall() {
   is_root || die "$EX_NOPERM" "uninstalling needs root: run  sudo $SCRIPT --uninstall"
-  start_log "$@"
+  start_log "$LOG_FILE" "$@"
   step "Removing the appliance service and venv"
   if [[ -f "$UNIT_PATH" ]]; then
     if systemd_running; then
@@ -898,6 +961,7 @@ parse_args() {
 }
 
 main() {
+  trap_errors
   parse_args "$@"
   case "$MODE" in
     dev) dev_install ;;

@@ -65,7 +65,7 @@ def run_checks(config_path: str | None, checksums: bool = False) -> list[Check]:
     checks += check_models(cfg, checksums)
     checks.append(_guard("audio devices", check_audio))
     checks.append(_guard("cpu", check_cpu))
-    checks.append(_guard("llama.cpp", check_llama))
+    checks.append(_guard("llama.cpp build", check_llama))
     checks.append(_guard("memory", check_memory))
     checks += check_disk(cfg)
     return checks
@@ -176,18 +176,30 @@ def check_cpu() -> Check:
 
 
 def check_llama() -> Check:
+    """The installed llama.cpp build as the library itself reports it, judged for this CPU."""
+    from appliance import llama_build
+
+    lib_dir = llama_build.installed_lib_dir()
+    if lib_dir is None:
+        return Check("llama.cpp build", "fail", "llama-cpp-python is not installed")
     try:
-        import llama_cpp
-    except ImportError as exc:
-        return Check("llama.cpp", "fail", f"llama-cpp-python is not installed ({exc})")
-    info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
-    version = getattr(llama_cpp, "__version__", "?")
-    features = [part.strip() for part in info.replace("|", "\n").splitlines() if "= 1" in part]
-    status: Status = "ok"
-    if platform.machine() in ("aarch64", "arm64") and not any(f.startswith("NEON") for f in features):
-        status = "warn"
-    short = " ".join(f.split("=")[0].strip() for f in features)
-    return Check("llama.cpp", status, f"llama-cpp-python {version}; {short or info}")
+        report = llama_build.check(lib_dir)
+    except llama_build.BuildUnreadable as exc:
+        return Check("llama.cpp build", "fail", str(exc))
+    version = _distribution_version("llama-cpp-python")
+    detail = f"llama-cpp-python {version}; {report.summary()}"
+    if report.problems:
+        return Check("llama.cpp build", "warn", f"{detail}; {'; '.join(report.problems)}")
+    return Check("llama.cpp build", "ok", detail)
+
+
+def _distribution_version(name: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "?"
 
 
 def check_memory() -> Check:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
-from appliance import EXIT_CONFIG, EXIT_USAGE
+from appliance import EXIT_CONFIG, EXIT_SOFTWARE, EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "install.sh"
@@ -138,26 +141,46 @@ def test_disk_check_names_the_shortfall(tmp_path: Path) -> None:
     assert fine.returncode == 0, fine.stderr
 
 
-NEON_INFO = "info: CPU : NEON = 1 | ARM_FMA = 1 | FP16_VA = 1 | DOTPROD = 1 | LLAMAFILE = 1 |"
+def test_an_unexpected_failure_names_the_step_line_command_and_log(tmp_path: Path) -> None:
+    # What set -e alone does in silence: a command substitution whose pipeline fails (find on a
+    # folder that does not exist yet).
+    snippet = (f'trap_errors\nLOG_FILE_IN_USE="{tmp_path}/install.log"\nstep "3/5 The package"\n'
+               f'wheel="$(find "{tmp_path}/absent" -name "*.whl" 2>/dev/null | head -n 1)"\necho "not reached"')
+    result = sourced(snippet)
+    assert result.returncode == EXIT_SOFTWARE
+    assert "not reached" not in result.stdout
+    assert 'step "3/5 The package" failed unexpectedly' in result.stderr
+    assert re.search(r'line \d+ \(main\): "wheel="\$\(find .*" exited with status 1', result.stderr), result.stderr
+    assert f"{tmp_path}/install.log" in result.stderr
 
 
-@pytest.mark.parametrize(("arch", "blas", "report", "problem"), [
-    ("aarch64", 1, NEON_INFO + "\nbackends: BLAS CPU", ""),
-    ("aarch64", 0, NEON_INFO + "\nbackends: CPU", ""),
-    ("aarch64", 1, "info: CPU : ARM_FMA = 1 |\nbackends: BLAS CPU", "no NEON"),
-    ("aarch64", 1, NEON_INFO + "\nbackends: CPU", "no BLAS backend"),
-    ("aarch64", 0, NEON_INFO + "\nbackends: BLAS CPU", "--no-blas"),
-    ("x86_64", 0, "info: CPU : AVX2 = 1 |\nbackends: CPU", ""),
-])
-def test_llama_build_check(tmp_path: Path, arch: str, blas: int, report: str, problem: str) -> None:
-    (tmp_path / "report").write_text(report + "\n")
-    fake = f'llama_build_report() {{ cat "{tmp_path}/report"; }}'
-    result = sourced(f"{fake}\nBLAS={blas}\nllama_build_problems", {"APPLIANCE_ARCH": arch})
+def test_an_unexpected_failure_inside_a_function_names_the_function() -> None:
+    result = sourced('trap_errors\nstep "2/5 Python venv"\nbroken() { local x; x="$(false)"; echo "$x"; }\nbroken')
+    assert result.returncode == EXIT_SOFTWARE
+    assert 'step "2/5 Python venv" failed unexpectedly' in result.stderr
+    assert '(broken): "x="$(false)"" exited with status 1' in result.stderr
+
+
+def test_expected_failures_in_conditions_do_not_trip_the_trap() -> None:
+    result = sourced('trap_errors\nif ! x="$(false)"; then echo handled; fi\n[[ -f /no/such ]] || echo fine')
     assert result.returncode == 0, result.stderr
-    if problem:
-        assert problem in result.stdout
-    else:
-        assert result.stdout.strip() == ""
+    assert result.stdout.split() == ["handled", "fine"] and "ERROR" not in result.stderr
+
+
+def test_cached_wheel_on_an_absent_folder_is_empty_not_fatal(tmp_path: Path) -> None:
+    result = sourced(f'trap_errors\nw="$(cached_wheel "{tmp_path}/absent")"\necho "got[$w]"')
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "got[]"
+    (tmp_path / "llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl").write_bytes(b"")
+    found = sourced(f'cached_wheel "{tmp_path}"')
+    assert found.stdout.strip() == f"{tmp_path}/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"
+
+
+def test_the_llama_build_is_within_the_pyproject_requirement() -> None:
+    version = sourced('echo "$LLAMA_VERSION"').stdout.strip()
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    (wanted,) = [Requirement(d) for d in deps if Requirement(d).name == "llama-cpp-python"]
+    assert wanted.specifier.contains(version), (version, str(wanted))
 
 
 def _config_step(tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -201,3 +224,47 @@ def test_missing_debian_packages_without_root_are_named_with_the_command() -> No
     assert "carried-on" in result.stdout
     required = sourced(NOT_ROOT + "ensure_debian_packages 1 no-such-package-xyz")
     assert required.returncode == 77 and "sudo apt-get install -y no-such-package-xyz" in required.stderr
+
+
+def _pi_llama_step(tmp_path: Path, blas: int) -> subprocess.CompletedProcess[str]:
+    """ensure_llama of the Pi mode with the wheel this checkout's set-up built handed over as the build;
+    pip_install only records what it would install, so the venv under test stays untouched."""
+    wheel = sourced('cached_wheel "$(dev_wheel_dir)"').stdout.strip()
+    if not wheel:
+        pytest.fail("no llama-cpp-python wheel in this machine's cache: run scripts/install.sh --dev")
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True, exist_ok=True)
+    (venv / "bin/python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (venv / "bin/python").chmod(0o755)
+    snippet = (f'trap_errors\nPI_VENV="{venv}"; PI_WHEEL_CACHE="{tmp_path}/wheels"; BLAS={blas}\n'
+               f'pip_install() {{ shift; echo "$*" >>"{tmp_path}/pip-calls"; }}\n'
+               'ensure_llama\necho "CHANGED=$CHANGED"')
+    return sourced(snippet, {"APPLIANCE_LLAMA_WHEEL": wheel})
+
+
+def test_pi_llama_build_that_does_not_suit_is_refused_before_it_is_installed(tmp_path: Path) -> None:
+    # The development build has no BLAS backend, so the Pi mode with OpenBLAS must refuse it.
+    result = _pi_llama_step(tmp_path, blas=1)
+    assert result.returncode == EXIT_SOFTWARE, result.stdout + result.stderr
+    assert "problem: no BLAS backend" in result.stdout
+    assert "does not suit this machine" in result.stderr and "was not installed" in result.stderr
+    assert not (tmp_path / "pip-calls").exists()  # nothing went into the venv
+    assert not list((tmp_path / "wheels").glob("llama-*/*.whl"))  # and the bad build is not kept
+
+
+def test_pi_llama_build_is_checked_installed_then_recognised(tmp_path: Path) -> None:
+    first = _pi_llama_step(tmp_path, blas=0)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "features: " in first.stdout and "backends: CPU" in first.stdout
+    (kept,) = list((tmp_path / "wheels").glob("llama-*/llama_cpp_python-*.whl"))
+    calls = (tmp_path / "pip-calls").read_text().splitlines()
+    assert calls[0] == f"--force-reinstall --no-deps {kept}" and "CHANGED=1" in first.stdout
+    assert (tmp_path / "venv/.appliance-llama-build").read_text().strip() == kept.parent.name.removeprefix("llama-")
+
+    again = _pi_llama_step(tmp_path, blas=0)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "is installed, built with" in again.stdout and "CHANGED=0" in again.stdout
+    assert (tmp_path / "pip-calls").read_text().splitlines() == calls  # no second install
+
+    other_flags = _pi_llama_step(tmp_path, blas=1)  # other CMAKE_ARGS: another cache folder, built afresh
+    assert "using the wheel handed over" in other_flags.stdout

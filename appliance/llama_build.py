@@ -1,0 +1,184 @@
+"""What a llama.cpp build can do, read from the built library itself, and whether it suits this CPU.
+
+Standard library only: install.sh runs this file on a freshly built wheel (unpacked, before it is
+installed) and `appliance doctor` on the installed one, so both judge a build by the same rules:
+
+    python llama_build.py --lib-dir DIR [--blas yes|no|any] [--cpuinfo FILE]
+
+prints the build's features and backends, then one line per problem, and exits 1 when there is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import importlib.util
+import platform
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+# The CPU kernels llama.cpp compiles in on Arm, by the name its system info gives them, and the
+# /proc/cpuinfo feature that says this CPU can run them. A Pi 5 (Cortex-A76) has the first four.
+ARM_BASE: Final = ("NEON", "ARM_FMA")
+ARM_BY_CPU_FLAG: Final = {"asimdhp": "FP16_VA", "asimddp": "DOTPROD"}
+# Kernels a Cortex-A76 lacks: a build with them runs under an emulator's default CPU and dies with
+# SIGILL on a Pi.
+ARM_ONLY_WITH_CPU_FLAG: Final = {"SVE": "sve", "MATMUL_INT8": "i8mm", "SME": "sme"}
+X86_BY_CPU_FLAG: Final = {"avx2": "AVX2", "fma": "FMA", "f16c": "F16C"}
+X86_ONLY_WITH_CPU_FLAG: Final = {"AVX512": "avx512f", "AMX_INT8": "amx_int8"}
+EXIT_PROBLEM: Final = 1
+EXIT_UNREADABLE: Final = 2
+
+
+class BuildUnreadable(Exception):
+    """The library could not be loaded or asked what it was built with."""
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """A build's CPU features (those set to 1) and its ggml backends, and what is wrong with them."""
+
+    features: tuple[str, ...]
+    backends: tuple[str, ...]
+    problems: tuple[str, ...] = field(default=())
+
+    def summary(self) -> str:
+        return f"features: {' '.join(self.features) or 'none'}; backends: {' '.join(self.backends) or 'none'}"
+
+
+def installed_lib_dir() -> Path | None:
+    """The lib folder of the installed llama_cpp package, found without importing it."""
+    spec = importlib.util.find_spec("llama_cpp")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "lib"
+
+
+def _load(lib_dir: Path, stem: str) -> ctypes.CDLL:
+    candidates = sorted(lib_dir.glob(f"{stem}.so*")) + sorted(lib_dir.glob(f"{stem}.dylib"))
+    if not candidates:
+        raise BuildUnreadable(f"no {stem} library in {lib_dir}")
+    try:
+        return ctypes.CDLL(str(candidates[0]), mode=ctypes.RTLD_GLOBAL)
+    except OSError as exc:
+        raise BuildUnreadable(f"{candidates[0]} does not load: {exc}") from exc
+
+
+def read_build(lib_dir: Path) -> tuple[str, tuple[str, ...]]:
+    """llama.cpp's own system info line and the names of its registered ggml backends."""
+    if not lib_dir.is_dir():
+        raise BuildUnreadable(f"{lib_dir} is not a folder")
+    ggml = _load(lib_dir, "libggml")
+    llama = _load(lib_dir, "libllama")
+    llama.llama_print_system_info.restype = ctypes.c_char_p
+    info = (llama.llama_print_system_info() or b"").decode(errors="replace").strip()
+    ggml.ggml_backend_reg_count.restype = ctypes.c_size_t
+    ggml.ggml_backend_reg_get.restype = ctypes.c_void_p
+    ggml.ggml_backend_reg_get.argtypes = [ctypes.c_size_t]
+    ggml.ggml_backend_reg_name.restype = ctypes.c_char_p
+    ggml.ggml_backend_reg_name.argtypes = [ctypes.c_void_p]
+    names = tuple(ggml.ggml_backend_reg_name(ggml.ggml_backend_reg_get(i)).decode()
+                  for i in range(ggml.ggml_backend_reg_count()))
+    return info, names
+
+
+def features_on(info: str) -> tuple[str, ...]:
+    """The features a system info line sets to 1: 'CPU : NEON = 1 | SVE = 0 |' -> ('NEON',)."""
+    found = []
+    for part in info.replace("|", "\n").splitlines():
+        name, sep, value = part.rpartition("=")
+        name = name.split(":")[-1].strip()
+        if sep and value.strip() == "1" and name and name not in found:
+            found.append(name)
+    return tuple(found)
+
+
+def cpu_flags(cpuinfo: str) -> set[str]:
+    """CPU feature flags from /proc/cpuinfo text ('flags' on x86, 'Features' on Arm)."""
+    flags: set[str] = set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() in ("flags", "features"):
+            flags.update(value.split())
+    return flags
+
+
+def expected(machine: str, flags: set[str]) -> tuple[list[str], list[str]]:
+    """(features the build must have, features it must not have) on this machine and CPU.
+
+    With no CPU flags to go by (an unreadable /proc/cpuinfo), only the architecture's base is judged.
+    """
+    if machine in ("aarch64", "arm64"):
+        if not flags:
+            return list(ARM_BASE), []
+        required = list(ARM_BASE) + [feature for flag, feature in ARM_BY_CPU_FLAG.items() if flag in flags]
+        forbidden = [feature for flag, feature in ARM_BY_CPU_FLAG.items() if flag not in flags]
+        forbidden += [feature for feature, flag in ARM_ONLY_WITH_CPU_FLAG.items() if flag not in flags]
+        return required, forbidden
+    if not flags:
+        return [], []
+    if machine in ("x86_64", "amd64", "AMD64"):
+        required = [feature for flag, feature in X86_BY_CPU_FLAG.items() if flag in flags]
+        forbidden = [feature for feature, flag in X86_ONLY_WITH_CPU_FLAG.items() if flag not in flags]
+        return required, forbidden
+    return [], []
+
+
+def judge(features: tuple[str, ...], backends: tuple[str, ...], machine: str, flags: set[str],
+          blas: str = "any") -> BuildReport:
+    """The problems of a build with these features and backends on this machine ('blas': yes, no, any)."""
+    required, forbidden = expected(machine, flags)
+    problems = []
+    missing = [name for name in required if name not in features]
+    if missing:
+        problems.append(f"built without {' '.join(missing)}, which this CPU has: the model would run slower "
+                        "than it should")
+    extra = [name for name in forbidden if name in features]
+    if extra:
+        problems.append(f"built with {' '.join(extra)}, which this CPU does not have: it would stop with "
+                        "'illegal instruction'")
+    if blas == "yes" and "BLAS" not in backends:
+        problems.append("no BLAS backend, but the build was asked for OpenBLAS")
+    if blas == "no" and "BLAS" in backends:
+        problems.append("a BLAS backend, but the build was asked for none")
+    return BuildReport(features, backends, tuple(problems))
+
+
+def check(lib_dir: Path, blas: str = "any", cpuinfo: Path = Path("/proc/cpuinfo"),
+          machine: str | None = None) -> BuildReport:
+    """Read the build in lib_dir and judge it for this CPU."""
+    info, backends = read_build(lib_dir)
+    try:
+        flags = cpu_flags(cpuinfo.read_text(errors="replace"))
+    except OSError:
+        flags = set()
+    return judge(features_on(info), backends, machine or platform.machine(), flags, blas)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Check a llama.cpp build against this CPU.")
+    parser.add_argument("--lib-dir", type=Path, help="the llama_cpp/lib folder (default: the installed one)")
+    parser.add_argument("--blas", choices=("yes", "no", "any"), default="any",
+                        help="whether the build must (yes) or must not (no) have the BLAS backend")
+    parser.add_argument("--cpuinfo", type=Path, default=Path("/proc/cpuinfo"))
+    parser.add_argument("--machine", help="the architecture (default: this machine's)")
+    args = parser.parse_args(argv)
+    lib_dir = args.lib_dir or installed_lib_dir()
+    if lib_dir is None:
+        print("llama-cpp-python is not installed", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        report = check(lib_dir, args.blas, args.cpuinfo, args.machine)
+    except BuildUnreadable as exc:
+        print(f"cannot read the llama.cpp build: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(report.summary())
+    for problem in report.problems:
+        print(f"problem: {problem}")
+    return EXIT_PROBLEM if report.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

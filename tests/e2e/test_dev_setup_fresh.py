@@ -1,0 +1,86 @@
+"""`scripts/install.sh --dev` on a fresh copy of the checkout with an empty home and cache: as a new machine.
+
+The only thing handed over is the llama.cpp compile (5-10 minutes): the wheel this checkout's own
+set-up built goes in through APPLIANCE_LLAMA_WHEEL, the way a build lands in the wheel cache. The
+cache lookup, the cache folder, the venv, every pip download and the checks all run from nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from tests.fixtures.checkout import ROOT, copy_checkout
+
+FIRST_RUN_TIMEOUT_S: Final = 1800  # a fresh venv: every package downloaded (about 1 GB) and installed
+AGAIN_TIMEOUT_S: Final = 300
+BROKEN_TIMEOUT_S: Final = 600
+DEAD_INDEX: Final = "http://127.0.0.1:9/simple/"  # the discard port: nothing listens, refused at once
+
+pytestmark = pytest.mark.e2e
+
+
+def built_wheel() -> Path:
+    """The llama-cpp-python wheel install.sh --dev built for this checkout, from its cache."""
+    found = subprocess.run(["bash", "-c", f'source "{ROOT}/scripts/install.sh"; cached_wheel "$(dev_wheel_dir)"'],
+                           capture_output=True, text=True, timeout=60, check=False)
+    if not found.stdout.strip():
+        pytest.fail(f"no llama-cpp-python wheel in this machine's cache: run scripts/install.sh --dev first "
+                    f"({found.stderr.strip()})")
+    return Path(found.stdout.strip())
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    base = tmp_path_factory.mktemp("fresh-machine")
+    home, checkout = base / "home", base / "checkout"
+    home.mkdir()
+    copy_checkout(checkout)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("PIP_CACHE", "VIRTUAL_ENV", "APPLIANCE_", "PYTEST", "XDG_"))}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), APPLIANCE_LLAMA_WHEEL=str(built_wheel()))
+    yield checkout, env
+
+
+def install(checkout: Path, env: dict[str, str], timeout_s: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(checkout / "scripts/install.sh"), "--dev"], capture_output=True, text=True,
+                          timeout=timeout_s, env=env, check=False, cwd=checkout)
+
+
+def test_set_up_from_nothing_then_again_then_with_a_dead_index(fresh: tuple[Path, dict[str, str]]) -> None:
+    checkout, env = fresh
+    cache = Path(env["XDG_CACHE_HOME"])
+    assert not cache.exists() and not (checkout / ".venv").exists()
+
+    first = install(checkout, env, FIRST_RUN_TIMEOUT_S)
+    out = first.stdout + first.stderr
+    assert first.returncode == 0, out[-4000:]
+    assert f"no llama-cpp-python wheel built with these flags yet (looked in {cache}/appliance/wheels/llama-" in out
+    assert "using the wheel handed over in APPLIANCE_LLAMA_WHEEL" in out
+    assert len(list((cache / "appliance/wheels").glob("llama-*/llama_cpp_python-*.whl"))) == 1
+    assert "llama.cpp ran a 48-token prompt" in out
+    assert (checkout / ".venv/.appliance-dev-stamp").is_file()
+    version = subprocess.run([str(checkout / ".venv/bin/appliance"), "--version"], capture_output=True, text=True,
+                             timeout=60, env=env, check=False)
+    assert version.returncode == 0 and version.stdout.startswith("appliance "), version.stdout + version.stderr
+    assert (checkout / ".cache/install-dev.log").read_text().count("llama.cpp ran a 48-token prompt") == 1
+
+    again = install(checkout, env, AGAIN_TIMEOUT_S)
+    assert again.returncode == 0, (again.stdout + again.stderr)[-4000:]
+    assert "nothing changed: everything was already installed" in again.stdout
+    assert "handed over" not in again.stdout
+
+    # The index out of reach: the step that needed it is named, with what to do, never a bare exit.
+    (checkout / ".venv/.appliance-dev-stamp").unlink()
+    dead = {**env, "PIP_INDEX_URL": DEAD_INDEX, "PIP_EXTRA_INDEX_URL": "", "PIP_FIND_LINKS": "", "PIP_RETRIES": "0",
+            "PIP_TIMEOUT": "5"}
+    broken = install(checkout, dead, BROKEN_TIMEOUT_S)
+    assert broken.returncode != 0
+    assert "llama-cpp-python wheel already built" in broken.stdout  # the cache is found, no second build
+    assert 'ERROR in step "3/5 The package, editable' in broken.stderr, broken.stderr[-3000:]
+    assert "package index cannot be reached" in broken.stderr
