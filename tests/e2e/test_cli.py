@@ -46,7 +46,7 @@ def test_config_check_ok_names_the_source(tmp_path: Path) -> None:
     assert run("config", "check", env={"APPLIANCE_CONFIG": str(good)}).stdout.strip() == f"ok: {good}"
 
 
-def test_config_check_reports_the_issue_example(tmp_path: Path) -> None:
+def test_config_check_names_each_problem_with_its_key_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("llm: {n_ctxx: 1024}\naudio: {rate: fast}\n")
     out = run("config", "check", str(bad))

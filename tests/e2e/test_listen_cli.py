@@ -1,4 +1,4 @@
-"""`appliance listen --wav` as a subprocess: the done-when check of issue 4 and its errors."""
+"""`appliance listen --wav --hear-only` in a subprocess: wake word and question in room noise; errors."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ TIMEOUT_S = 180
 
 
 def listen(*args: str) -> subprocess.CompletedProcess:
-    """The hearing-only part of `appliance listen` (the full turn belongs to the daemon issue)."""
+    """The hearing-only part of `appliance listen` (tests/models/test_run_listen.py runs the whole turn)."""
     env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_CONFIG", "JOURNAL_STREAM")}
     return subprocess.run([sys.executable, "-m", "appliance.cli", "listen", "--hear-only", *args],
                           capture_output=True, text=True, timeout=TIMEOUT_S, env=env, check=False)
@@ -43,7 +43,8 @@ def test_plain_output_and_no_wake(speech) -> None:
 def test_missing_file_and_missing_engine_model_are_clear_errors(tmp_path, speech) -> None:
     done = listen("--wav", str(tmp_path / "nope.wav"))
     assert done.returncode == 66 and "WAV file not found" in done.stderr and "Traceback" not in done.stderr
-    (tmp_path / "a.yaml").write_text(f"asr:\n  engine: vosk\nmodels:\n  dir: {tmp_path}\n  dev_packages: false\n")
+    (tmp_path / "a.yaml").write_text(
+        f"asr:\n  engine: vosk\nmodels:\n  dir: {tmp_path}\n  dev_packages: false\n")
     wav = speech.samples(np.zeros(1600, dtype=np.float32), "silence-0.1s")
     done = listen("--wav", str(wav), "--config", str(tmp_path / "a.yaml"))
     assert done.returncode == 78 and "asr.vosk_model" in done.stderr and "Traceback" not in done.stderr

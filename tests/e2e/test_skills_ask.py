@@ -1,16 +1,21 @@
-"""`appliance ask` in a subprocess takes the skill route: timers kept in the configured state folder, no model."""
+"""`appliance ask` in a subprocess takes the skill route: timers kept in the state folder, no model."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Final
 
 import pytest
 
 APPLIANCE = [sys.executable, "-m", "appliance.cli"]
+TIMER_S: Final = 300  # seconds: the 5 minute timer
+UNIT_S: Final = {"hour": 3600, "minute": 60, "second": 1}
 
 
 @pytest.fixture()
@@ -31,7 +36,18 @@ def ask(config: Path, *args: str) -> subprocess.CompletedProcess:
                           timeout=120, env=env, check=False)
 
 
+def said_seconds(text: str) -> int:
+    """'4 minutes and 55 seconds' -> 295."""
+    return sum(int(n) * UNIT_S[unit] for n, unit in re.findall(r"(\d+) (hour|minute|second)s?\b", text))
+
+
+def test_said_seconds_reads_spoken_durations() -> None:
+    assert said_seconds("4 minutes and 55 seconds") == 295
+    assert said_seconds("5 minutes") == 300 and said_seconds("1 minute and 1 second") == 61
+
+
 def test_timer_request_goes_through_the_skill(config: Path, tmp_path: Path) -> None:
+    started = time.monotonic()
     out = ask(config, "--json", "set a timer for 5 minutes")
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)
@@ -43,11 +59,15 @@ def test_timer_request_goes_through_the_skill(config: Path, tmp_path: Path) -> N
 
     # a second process reads the timer the first one kept
     left = ask(config, "--json", "how much time is left on the timer")
+    elapsed_s = time.monotonic() - started
     assert left.returncode == 0, left.stderr
     record = json.loads(left.stdout)
     assert record["route"] == "skill"
-    assert record["answer"].startswith("Your 5 minute timer has 4 minutes and 5") or \
-        record["answer"].startswith("Your 5 minute timer has 5 minutes")
+    said = re.fullmatch(r"Your 5 minute timer has (.+) left\.", record["answer"])
+    assert said, record["answer"]
+    # The timer runs on the clock between the two processes: 5 minutes less the time since it was set,
+    # which is at most the time measured around both of them here (said to the second).
+    assert TIMER_S - elapsed_s - 1 <= said_seconds(said[1]) <= TIMER_S, (record["answer"], elapsed_s)
 
     cancelled = ask(config, "cancel the timer")
     assert cancelled.returncode == 0, cancelled.stderr

@@ -13,9 +13,7 @@ from appliance.audio import concat, read_wav
 from appliance.playback import WavSink
 from appliance.tts import SpeechWorker
 
-FRAME_MS = 5  # milliseconds per RMS frame when looking for silence
-SILENCE_RMS = 0.004  # about -48 dBFS: below this a 5 ms frame counts as silent
-MAX_EXTRA_GAP_S = 0.030  # the issue's limit on a gap beyond Piper's own edge silence
+MAX_EXTRA_GAP_S = 0.030  # seconds of silence playback may add to any pause Piper made itself
 WAIT_S = 60.0
 
 SENTENCES = [
@@ -45,25 +43,6 @@ def test_piper_speech_is_heard_back_by_whisper(piper: Any, transcribe: Any, text
         assert junk not in heard, heard
 
 
-def frame_rms(samples: np.ndarray, rate: int) -> np.ndarray:
-    n = rate * FRAME_MS // 1000
-    return np.sqrt(np.mean(samples[: len(samples) // n * n].reshape(-1, n) ** 2, axis=1))
-
-
-def inner_silences(samples: np.ndarray, rate: int) -> list[float]:
-    """Lengths (s) of the silent runs between the first and the last sound."""
-    silent = frame_rms(samples, rate) < SILENCE_RMS
-    loud = np.flatnonzero(~silent)
-    runs, length = [], 0
-    for quiet in silent[loud[0]:loud[-1] + 1]:
-        if quiet:
-            length += 1
-        elif length:
-            runs.append(length * FRAME_MS / 1000)
-            length = 0
-    return runs
-
-
 class Recording:
     """Wraps the synthesizer and keeps every chunk it hands out (what the sink was given)."""
 
@@ -88,12 +67,14 @@ def test_three_sentences_play_without_gaps_beyond_pipers_own(piper: Any, tmp_pat
     sink.close()
     given = concat(synth.chunks).to_float()[:, 0]
     played = read_wav(tmp_path / "reply.wav").to_float()[:, 0]
-    rate = piper.rate
-    expected_runs, played_runs = inner_silences(given, rate), inner_silences(played, rate)
-    assert len(synth.chunks) == 3 and len(played_runs) == len(expected_runs), (expected_runs, played_runs)
-    extra = [p - e for p, e in zip(played_runs, expected_runs)]
-    assert max(extra) <= MAX_EXTRA_GAP_S, f"gaps beyond Piper's own silence: {extra}"
-    assert np.sum(frame_rms(played, rate) >= SILENCE_RMS) == np.sum(frame_rms(given, rate) >= SILENCE_RMS)
+    assert len(synth.chunks) == 3
+    # Sample for sample, not in RMS frames: the frame grid shifts with any silence the clock adds, and
+    # a frame at the edge of a sound can then count as loud or quiet either way. Every sound sample
+    # Piper made is played, in order and unchanged, and playback only ever adds silence between them.
+    given_at, played_at = np.flatnonzero(given), np.flatnonzero(played)
+    assert np.array_equal(played[played_at], given[given_at]), "the played sound is not the sound given"
+    extra_s = (np.diff(played_at) - np.diff(given_at)) / piper.rate
+    assert extra_s.max() <= MAX_EXTRA_GAP_S, f"silence added beyond Piper's own: {sorted(extra_s)[-3:]} s"
 
 
 def test_stop_mid_sentence_ends_the_audio_within_100_ms(piper: Any, tmp_path: Path) -> None:
