@@ -5,7 +5,8 @@ installed) and `appliance doctor` on the installed one, so both judge a build by
 
     python llama_build.py --lib-dir DIR [--blas yes|no|any] [--cpuinfo FILE]
 
-prints the build's features and backends, then one line per problem, and exits 1 when there is one.
+prints the build's features and backends, then one line per problem, and exits 1 when there is one
+(`--where` prints the installed build's folder; `--smoke GGUF` runs a prompt through the installed build).
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+
+if __package__:
+    from appliance.preflight import cpu_flags
+else:  # run by path (install.sh, before the package is installed): preflight.py lies beside this file
+    from preflight import cpu_flags  # type: ignore[no-redef]
 
 # The CPU kernels llama.cpp compiles in on Arm, by the name its system info gives them, and the
 # /proc/cpuinfo feature that says this CPU can run them. A Pi 5 (Cortex-A76) has the first four.
@@ -95,16 +101,6 @@ def features_on(info: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def cpu_flags(cpuinfo: str) -> set[str]:
-    """CPU feature flags from /proc/cpuinfo text ('flags' on x86, 'Features' on Arm)."""
-    flags: set[str] = set()
-    for line in cpuinfo.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip().lower() in ("flags", "features"):
-            flags.update(value.split())
-    return flags
-
-
 def expected(machine: str, flags: set[str]) -> tuple[list[str], list[str]]:
     """(features the build must have, features it must not have) on this machine and CPU.
 
@@ -157,15 +153,36 @@ def check(lib_dir: Path, blas: str = "any", cpuinfo: Path = Path("/proc/cpuinfo"
     return judge(features_on(info), backends, machine or platform.machine(), flags, blas)
 
 
+def smoke(model: Path) -> str:
+    """Run a 48-token prompt through the installed llama_cpp: a build this CPU cannot run dies here."""
+    import contextlib
+    import io
+
+    from llama_cpp import Llama
+
+    with contextlib.redirect_stderr(io.StringIO()):
+        llm = Llama(str(model), n_ctx=256, n_threads=1, verbose=False)
+        llm.eval(llm.tokenize(b"hello " * 48))
+    return "llama.cpp ran a 48-token prompt"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check a llama.cpp build against this CPU.")
+    parser.add_argument("--where", action="store_true", help="print the installed build's lib folder and stop")
+    parser.add_argument("--smoke", type=Path, metavar="GGUF", help="run a 48-token prompt through this model")
     parser.add_argument("--lib-dir", type=Path, help="the llama_cpp/lib folder (default: the installed one)")
     parser.add_argument("--blas", choices=("yes", "no", "any"), default="any",
                         help="whether the build must (yes) or must not (no) have the BLAS backend")
     parser.add_argument("--cpuinfo", type=Path, default=Path("/proc/cpuinfo"))
     parser.add_argument("--machine", help="the architecture (default: this machine's)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        print(smoke(args.smoke))
+        return 0
     lib_dir = args.lib_dir or installed_lib_dir()
+    if args.where:
+        print(lib_dir or "")
+        return 0 if lib_dir else EXIT_UNREADABLE
     if lib_dir is None:
         print("llama-cpp-python is not installed", file=sys.stderr)
         return EXIT_UNREADABLE

