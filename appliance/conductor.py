@@ -19,15 +19,9 @@ from appliance.audio import AudioChunk
 from appliance.config import Config
 from appliance.preempt import EarlyAnswers, HeldSink, Preemption
 from appliance.stages import (
-    Chat,
-    Recognizer,
-    Sink,
-    Skills,
-    Source,
-    Synthesizer,
+    Stages,
     Transcript,
     Utterance,
-    WakeDetector,
 )
 from appliance.turn import Job, TurnRecord, release_memory
 
@@ -56,12 +50,6 @@ def _heard_speech(utt: Utterance) -> bool:
     return bool(getattr(endpointer, "heard_speech", False) or getattr(utt, "speech_started", False))
 
 
-def _default_splitter(cfg: Config) -> Any:
-    from appliance.sentences import SentenceSplitter
-
-    return SentenceSplitter(cfg.conversation.first_clause_min_words, cfg.conversation.first_phrase_max_words)
-
-
 class Conductor:
     """Owns the state; runs wake and ASR inline on each chunk; the answer runs on worker threads.
 
@@ -69,20 +57,16 @@ class Conductor:
     chunks) and the speaker (`Sink.stop`): barge-in, the time limits, errors and shutdown use it.
     """
 
-    def __init__(self, source: Source, sink: Sink, wake: WakeDetector, asr: Recognizer,
-                 skills: Skills | None, chat: Chat, tts: Synthesizer, config: Config, *,
-                 earcons: Any = None, timers: Any = None,
-                 splitter_factory: Callable[[], Any] | None = None,
-                 for_speech: Callable[[str], str] | None = None,
+    def __init__(self, stages: Stages, config: Config, *,
                  on_turn: Callable[[TurnRecord], None] | None = None,
                  on_state: Callable[[State], None] | None = None,
                  on_event: Callable[..., None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.source, self.sink, self.wake, self.asr = source, sink, wake, asr
-        self.skills, self.chat, self.tts, self.cfg = skills, chat, tts, config
-        self.earcons, self.timers = earcons, timers
-        self._splitter_factory = splitter_factory or (lambda: _default_splitter(config))
-        self._for_speech = for_speech or (lambda text: text)
+        self.stages = stages
+        self.source, self.sink, self.wake, self.asr = stages.source, stages.sink, stages.wake, stages.asr
+        self.skills, self.chat, self.tts, self.cfg = stages.skills, stages.chat, stages.tts, config
+        self.earcons, self.timers = stages.earcons, stages.timers
+        self._splitter_factory = stages.splitter_factory
         self._on_turn = on_turn or (lambda rec: None)
         self._on_state = on_state or (lambda state: None)
         self._on_event = on_event or (lambda name, **fields: None)
@@ -241,7 +225,6 @@ class Conductor:
         llm, sentences = answer.generate(self.chat, pre.turn, pre.cancel, self._splitter_factory, self.clock,
                                          on_done=pre.model_returned)
         speech = answer.speak(self.tts, pre.gate, pre.turn, sentences, pre.cancel, self.clock,
-                              for_speech=self._for_speech,
                               interject=lambda: self._due_timer_texts() if pre.gate.released else [])
         pre.jobs = [llm, speech]
         return pre
@@ -296,7 +279,7 @@ class Conductor:
         """A thread that hands sentences to tts.SpeechWorker as they come and waits until they are heard."""
         before = (lambda: self._earcon(earcon)) if earcon else None
         self._speech = answer.speak(self.tts, self.sink, turn, sentences, self._cancel, self.clock,
-                                    for_speech=self._for_speech, before=before,
+                                    before=before,
                                     interject=self._due_timer_texts)
         self._jobs.append(self._speech)
         self._speech.start()

@@ -6,8 +6,9 @@ unit tests hand the conductor fakes that satisfy the same Protocols.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -140,3 +141,61 @@ class Synthesizer(Protocol):
 
     def synthesize(self, text: str) -> Iterator[AudioChunk]:
         """Audio for one sentence, yielded as it is produced."""
+
+
+class Splitter(Protocol):
+    """Cuts the model's text deltas into pieces to speak (sentences.SentenceSplitter)."""
+
+    def add(self, delta: str) -> list[str]:
+        """The pieces complete once `delta` is added."""
+
+    def finish(self) -> list[str]:
+        """What is left at the end of the answer."""
+
+
+class Earcons(Protocol):
+    """The short sounds of a turn: 'wake', 'thinking', 'error' and 'timer'."""
+
+    def get(self, name: str) -> AudioChunk | None:
+        """The sound called `name`, at the voice's rate."""
+
+
+class Announcement(Protocol):
+    @property
+    def text(self) -> str:
+        """What to say after the timer earcon."""
+
+
+class Timers(Protocol):
+    """Kitchen timers as the conductor sees them: what has ended and is to be announced."""
+
+    def due(self) -> Sequence[Announcement]:
+        """The timers to announce now (each once, then again until acknowledged)."""
+
+
+class EventLog(Protocol):
+    """Where structured events go (service.Journal): model load times, errors, devices."""
+
+    def event(self, name: str, message: str = "", traceback: str | None = None, **fields: object) -> None: ...
+
+
+@dataclass(frozen=True)
+class Stages:
+    """Every stage a turn uses, built once from the Config (assembly.py) and handed to the conductor."""
+
+    source: Source
+    sink: Sink
+    wake: WakeDetector
+    asr: Recognizer
+    chat: Chat
+    tts: Synthesizer
+    splitter_factory: Callable[[], Splitter]
+    """A fresh splitter for each answer."""
+    skills: Skills | None = None
+    """None when skills are switched off: every question goes to the model."""
+    earcons: Earcons | None = None
+    timers: Timers | None = None
+
+    def with_source(self, source: Source) -> Stages:
+        """The same stages listening to another source (a recording instead of the microphone)."""
+        return dataclasses.replace(self, source=source)

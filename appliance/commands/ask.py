@@ -95,17 +95,17 @@ class Asker:
         return self._chat
 
     def _load_chat(self) -> Any:
-        from appliance.llm import LlamaChat
+        from appliance.assembly import load_chat
 
-        return LlamaChat.from_config(self.cfg)
+        return load_chat(self.cfg)
 
     @property
     def skills(self) -> Any:
         """The local skills (time, date, timers kept in service.state_dir), built on first use."""
         if self._skills is None:
-            from appliance.skills import build
+            from appliance.assembly import load_skills
 
-            self._skills = build(self.cfg)
+            self._skills = load_skills(self.cfg)
         return self._skills
 
     def reset(self) -> None:
@@ -214,9 +214,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _speaking(cfg: Any, args: argparse.Namespace) -> Any:
-    """The voice and its sinks for --speak / --out (issue 5), or None."""
+    """The voice and its sinks for --speak / --out, or None."""
     if not (getattr(args, "speak", False) or getattr(args, "out", None)):
         return None
+    from appliance.assembly import load_voice
     from appliance.tts import Speaking
 
-    return Speaking(cfg, speak=args.speak, out=args.out)
+    return Speaking(cfg, speak=args.speak, out=args.out, synth=load_voice(cfg))
