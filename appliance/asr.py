@@ -15,7 +15,7 @@ import numpy as np
 from appliance import EXIT_CONFIG, ApplianceError, whisper_fast
 from appliance.audio import PIPELINE_RATE, AudioChunk
 from appliance.config import AsrConfig, Config
-from appliance.stages import Transcript
+from appliance.contracts import Transcript
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -99,6 +99,10 @@ class _Utterance:
         for chunk in preroll:
             endpointer.preroll(chunk)
             engine.accept(chunk)
+
+    @property
+    def heard_speech(self) -> bool:
+        return self.endpointer.heard_speech
 
     def feed(self, chunk: AudioChunk) -> Transcript | None:
         if self.done is not None:

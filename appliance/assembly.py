@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from appliance.audio import AudioChunk
 from appliance.config import Config
-from appliance.stages import EventLog, Recognizer, Sink, Source, Splitter, Stages, WakeDetector
+from appliance.contracts import EventLog, Recognizer, Sink, Source, Splitter, Stages, WakeDetector
 
 if TYPE_CHECKING:
     from appliance.llm import LlamaChat

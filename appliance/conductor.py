@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import inspect
 import logging
 import math
 import threading
@@ -12,17 +11,13 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, Final
+from typing import Final
 
 from appliance import answer
 from appliance.audio import AudioChunk
 from appliance.config import Config
+from appliance.contracts import Stages, Transcript, Utterance, WakeHit
 from appliance.preempt import EarlyAnswers, HeldSink, Preemption
-from appliance.stages import (
-    Stages,
-    Transcript,
-    Utterance,
-)
 from appliance.turn import Job, TurnRecord, release_memory
 
 _LOGGER = logging.getLogger(__name__)
@@ -42,12 +37,6 @@ class State(enum.Enum):
     THINKING = "thinking"
     SPEAKING = "speaking"
     FOLLOW_UP = "follow_up"
-
-
-def _heard_speech(utt: Utterance) -> bool:
-    """Whether the utterance has heard speech yet (asr.py's endpointer, or a fake's flag)."""
-    endpointer = getattr(utt, "endpointer", None)
-    return bool(getattr(endpointer, "heard_speech", False) or getattr(utt, "speech_started", False))
 
 
 class Conductor:
@@ -150,7 +139,7 @@ class Conductor:
             return
         self._start_turn(hit, now)
 
-    def _detect(self, chunk: AudioChunk, threshold: float | None) -> Any:
+    def _detect(self, chunk: AudioChunk, threshold: float | None) -> WakeHit | None:
         try:
             return self.wake.process(chunk, threshold)
         except Exception as exc:
@@ -158,11 +147,11 @@ class Conductor:
             self._safe(self.wake.reset)
             return None
 
-    def _start_turn(self, hit: Any, now: float, follow_up: bool = False) -> None:
+    def _start_turn(self, hit: WakeHit | None, now: float, follow_up: bool = False) -> None:
         self.turns += 1
-        self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up,
-                                wake_word=getattr(hit, "word", None), wake_score=getattr(hit, "score", None),
-                                wake_at_s=getattr(hit, "at_s", None))
+        self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up)
+        if hit is not None:
+            self._turn.wake_word, self._turn.wake_score, self._turn.wake_at_s = hit.word, hit.score, hit.at_s
         self._cancel = threading.Event()
         self._thinking_played = False
         if hit is not None:
@@ -190,17 +179,17 @@ class Conductor:
             if chunk is not None:
                 result = utt.feed(chunk)
                 self._utt_audio_s += chunk.duration_s
-            elif getattr(self.source, "eof", False):  # a recording ended mid-question
+            elif self.source.eof:  # a recording ended mid-question
                 result = utt.finish()
         except Exception as exc:
             self._fail("asr", exc, now)
             return
         if result is None:
             if self.cfg.conversation.preemptive:
-                self._linger(self.early.follow(turn, getattr(utt, "early", None), self.stuck_s() is None))
+                self._linger(self.early.follow(turn, utt.early, self.stuck_s() is None))
             conv = self.cfg.conversation
             if self.state is State.FOLLOW_UP and now >= self._follow_up_until \
-                    and not _heard_speech(utt):
+                    and not utt.heard_speech:
                 _LOGGER.debug("No follow-up question; back to idle")
                 self._finish_turn(None, now, record=False)
             elif now - self._listen_started > conv.listen_timeout_s:
@@ -395,7 +384,7 @@ class Conductor:
             return []
         self._next_timer_check = now + TIMER_CHECK_S
         try:
-            return [getattr(a, "text", a) for a in self.timers.due()]
+            return [announcement.text for announcement in self.timers.due()]
         except Exception as exc:
             self._event("error", f"Timers failed: {exc}", stage="timers", exc=exc)
             return []
@@ -410,11 +399,8 @@ class Conductor:
 
     def _reset_wake(self) -> None:
         """Forget the turn's audio; also its refractory time, which counted only frames heard while idle,
-        so "hey jarvis, stop" followed at once by "hey jarvis, ..." is not ignored (wake.py's new_stream)."""
-        if "new_stream" in inspect.signature(self.wake.reset).parameters:
-            self.wake.reset(new_stream=True)  # type: ignore[call-arg]
-        else:
-            self.wake.reset()
+        so "hey jarvis, stop" followed at once by "hey jarvis, ..." is not ignored."""
+        self.wake.reset(new_stream=True)
 
     def _earcon(self, name: str) -> None:
         if self.earcons is None or not self.cfg.conversation.earcons:
@@ -437,7 +423,7 @@ class Conductor:
             _LOGGER.exception("State callback failed")
 
     def _event(self, name: str, message: str, exc: BaseException | None = None, tb: str | None = None,
-               **fields: Any) -> None:
+               **fields: object) -> None:
         if exc is not None and tb is None:
             tb = "".join(traceback.format_exception(exc))
         if name == "error" and self._log_events:  # else the event callback (service.Journal) logs it
@@ -448,8 +434,8 @@ class Conductor:
             _LOGGER.exception("Event callback failed")
 
     @staticmethod
-    def _safe(fn: Callable[[], Any]) -> None:
+    def _safe(fn: Callable[[], object]) -> None:
         try:
             fn()
         except Exception:
-            _LOGGER.exception("%s failed", getattr(fn, "__qualname__", fn))
+            _LOGGER.exception("%r failed", fn)

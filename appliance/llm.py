@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from appliance import EXIT_CONFIG, ApplianceError
 from appliance.config import Config, LlmConfig
-from appliance.stages import AnswerStats
+from appliance.contracts import AnswerStats
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -16,10 +16,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from appliance.audio import AudioChunk
-from appliance.stages import Transcript
+from appliance.contracts import Chat, Sink, Transcript
 from appliance.turn import Job, TurnRecord
 
 _LOGGER = logging.getLogger(__name__)
@@ -32,7 +31,7 @@ class HeldSink:
     (which may still be playing the wake earcon); after it, it stops the speaker.
     """
 
-    def __init__(self, sink: Any) -> None:
+    def __init__(self, sink: Sink) -> None:
         self.sink = sink
         self.released_at: float | None = None
         self._held: list[AudioChunk] = []
@@ -114,7 +113,7 @@ class Preemption:
     turn: TurnRecord
     """The record the jobs write into; it becomes the turn's record on commit."""
     gate: HeldSink
-    chat: Any
+    chat: Chat
     cancel: threading.Event = field(default_factory=threading.Event)
     jobs: list[Job] = field(default_factory=list)
     _dropped: bool = False
@@ -149,9 +148,7 @@ class Preemption:
         self.gate.release()
 
     def _forget(self) -> None:
-        forget = getattr(self.chat, "forget", None)
-        if forget is not None:
-            forget(self.turn.transcript)
+        self.chat.forget(self.turn.transcript)
 
 
 class EarlyAnswers:

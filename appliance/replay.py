@@ -10,8 +10,8 @@ from typing import Any, Protocol
 from appliance.audio import AudioChunk
 from appliance.conductor import Conductor, State
 from appliance.config import Config
+from appliance.contracts import EventLog, Stages
 from appliance.mic import WavSource
-from appliance.stages import EventLog, Stages
 from appliance.turn import TIMING_KEYS, TurnRecord
 
 _LOGGER = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ from typing import Any, Final
 
 from appliance.conductor import Conductor, State
 from appliance.config import Config
+from appliance.contracts import Source, Stages
 from appliance.log import under_journald
-from appliance.stages import Source, Stages
 from appliance.turn import TurnRecord
 
 _LOGGER = logging.getLogger(__name__)

@@ -77,7 +77,7 @@ def synthesis_config(cfg: TtsConfig) -> Any:
 
 
 class PiperSynthesizer:
-    """The Synthesizer of stages.py over Piper: one AudioChunk per sentence, as Piper produces it."""
+    """The Synthesizer of contracts.py over Piper: one AudioChunk per sentence, as Piper produces it."""
 
     def __init__(self, voice: Any, cfg: TtsConfig, clean: Callable[[str], str] = for_speech,
                  syn_config: Any = None) -> None:

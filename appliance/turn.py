@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from appliance.stages import AnswerStats
+from appliance.contracts import AnswerStats
 
 OUTCOMES: Final = ("answered", "no_speech", "cancelled", "error", "timeout")
 TIMING_KEYS: Final = ("speech_end_to_transcript", "transcript_to_first_token", "first_token_to_first_sentence",

@@ -13,7 +13,7 @@ import numpy as np
 from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk
 from appliance.config import Config
-from appliance.stages import WakeHit
+from appliance.contracts import WakeHit
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from appliance import EXIT_OK
 from appliance.config import Config
-from appliance.stages import Recognizer, Source, Transcript, WakeDetector, WakeHit
+from appliance.contracts import Recognizer, Source, Transcript, WakeDetector, WakeHit
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class Hearing:
         while True:
             chunk = self.source.read(self.read_timeout_s)
             if chunk is None:
-                if _ended(self.source) or (give_up is not None and give_up()):
+                if self.source.eof or (give_up is not None and give_up()):
                     return None
                 continue
             hit = self.wake.process(chunk)
@@ -75,7 +75,7 @@ class Hearing:
         while transcript is None:
             chunk = self.source.read(self.read_timeout_s)
             if chunk is None:
-                if _ended(self.source):
+                if self.source.eof:
                     transcript = utterance.finish()
                 continue
             transcript = utterance.feed(chunk)
@@ -87,10 +87,6 @@ class Hearing:
             heard.transcript = self.hear_question(heard.wake.word)
             self.wake.reset()
         return heard
-
-
-def _ended(source: Source) -> bool:
-    return bool(getattr(source, "eof", False))
 
 
 def preroll_chunks(preroll_s: float, chunk_ms: int) -> int:

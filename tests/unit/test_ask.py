@@ -13,7 +13,7 @@ import pytest
 from appliance import EXIT_DATAERR, EXIT_NOINPUT, EXIT_USAGE, ApplianceError
 from appliance.commands.ask import Asker, Record, read_questions
 from appliance.config import Config
-from appliance.stages import AnswerStats
+from appliance.contracts import AnswerStats
 
 
 class FakeChat:

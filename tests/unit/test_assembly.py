@@ -9,10 +9,10 @@ import pytest
 
 from appliance import asr, assembly, wake
 from appliance.config import Config
+from appliance.contracts import Stages
 from appliance.earcons import Earcons
 from appliance.sentences import SentenceSplitter
 from appliance.skills import LocalSkills
-from appliance.stages import Stages
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeSink, FakeSource, FakeTts, FakeWake
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from appliance.conductor import State
 from appliance.config import Config
+from appliance.contracts import Stages
 from appliance.service import Journal, Notifier, Service, Watchdog, state_text, watchdog_interval_s
-from appliance.stages import Stages
 from appliance.turn import TURN_FIELDS, TurnRecord
 from tests.fixtures.fakes import (
     FakeAsr,
