@@ -11,14 +11,16 @@ cancelled, its audio thrown away unheard and its turn taken back out of the chat
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from appliance import answer
 from appliance.audio import AudioChunk
-from appliance.contracts import Chat, Sink, Transcript
+from appliance.contracts import Chat, Sink, Stages, Transcript
 from appliance.turn import Job, TurnRecord
 
 _LOGGER = logging.getLogger(__name__)
@@ -151,10 +153,27 @@ class Preemption:
         self.chat.forget(self.turn.transcript)
 
 
+def start_early(turn: TurnRecord, text: str, stages: Stages, clock: Callable[[], float],
+                interject: Callable[[], list[str]]) -> Preemption:
+    """The jobs of an answer to an early transcript (not started yet), its speech held back.
+
+    `interject` (due timers) is asked only once the answer may be heard.
+    """
+    pre = Preemption(text, dataclasses.replace(turn, transcript=text, route="llm", answer_parts=[],
+                                               early_at=clock()),
+                     HeldSink(stages.sink), stages.chat)
+    llm, sentences = answer.generate(stages.chat, pre.turn, pre.cancel, stages.splitter_factory, clock,
+                                     on_done=pre.model_returned)
+    speech = answer.speak(stages.tts, pre.gate, pre.turn, sentences, pre.cancel, clock,
+                          interject=lambda: interject() if pre.gate.released else [])
+    pre.jobs = [llm, speech]
+    return pre
+
+
 class EarlyAnswers:
     """The conductor's early answers: at most one at a time, started, dropped or taken over.
 
-    `start(turn, text)` builds a Preemption with its jobs (the conductor knows the stages);
+    `start(turn, text)` builds a Preemption with its jobs (start_early, with the conductor's stages);
     the jobs that do not return within `join_timeout_s` of a drop are handed back, so the
     conductor can refuse to run the model twice at once.
     """
