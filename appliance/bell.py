@@ -32,6 +32,6 @@ class TimerBell:
         self._next_check = now + TIMER_CHECK_S
         try:
             return [announcement.text for announcement in self.timers.due()]
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a broken timers file must not end the turn
             self.on_error(exc)
             return []

@@ -258,8 +258,11 @@ class Service:
         _LOGGER.info("Stopping (%s)", signal.Signals(signum).name)
         self.stop_requested.set()
 
-    def run(self) -> int:
-        """Until SIGTERM/SIGINT: the conductor on its own thread, signals on this one."""
+    def run(self) -> bool:
+        """Until SIGTERM/SIGINT: the conductor on its own thread, signals on this one.
+
+        True when it stopped because it was asked to; False when the conductor thread ended by itself.
+        """
         signal.signal(signal.SIGTERM, self._signal)
         signal.signal(signal.SIGINT, self._signal)
         if os.environ.get(FREEZE_ENV) == "1":
@@ -281,7 +284,7 @@ class Service:
         if thread.is_alive():
             _LOGGER.warning("The conductor did not stop within %.0f s; exiting anyway", STOP_TIMEOUT_S)
         self.close()
-        return 0 if self.stop_requested.is_set() else 70
+        return self.stop_requested.is_set()
 
     def _conduct(self) -> None:
         try:

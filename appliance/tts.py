@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import AudioChunk
 from appliance.config import Config, TtsConfig
+from appliance.errors import ModelError
 from appliance.textclean import for_speech
 
 _LOGGER = logging.getLogger(__name__)
@@ -26,10 +26,8 @@ JOIN_TIMEOUT_S: Final = 5.0  # seconds to wait for the worker thread to end afte
 SPEAKER_READY_TIMEOUT_S: Final = 5.0  # seconds a fresh output stream may take to start playing in real time
 
 
-class VoiceError(ApplianceError):
+class VoiceError(ModelError):
     """The Piper voice cannot be loaded (missing .onnx.json, damaged file)."""
-
-    exit_code = EXIT_CONFIG
 
 
 def session_options(threads: int) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
+from appliance import EXIT_OK, EXIT_SOFTWARE
 from appliance.config import Config
 
 _LOGGER = logging.getLogger(__name__)
@@ -45,7 +46,8 @@ def main(args: argparse.Namespace) -> int:
     except Exception as exc:
         journal.event("error", f"Start-up failed: {exc}", traceback=None if _expected(exc) else _tb(exc))
         raise
-    return Service(cfg, stages, journal, notifier).run()
+    stopped = Service(cfg, stages, journal, notifier).run()
+    return EXIT_OK if stopped else EXIT_SOFTWARE
 
 
 def _expected(exc: BaseException) -> bool:
