@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from appliance.errors import ApplianceError
+
 __version__ = "0.1.0"
 
-# Exit codes shared by every command (sysexits.h where one fits).
+# Exit codes of the command line (sysexits.h where one fits); cli.exit_code maps the named errors.
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 64  # EX_USAGE: the command line was wrong
@@ -15,13 +17,4 @@ EXIT_SOFTWARE = 70  # EX_SOFTWARE: a bug; the traceback is logged
 EXIT_TEMPFAIL = 75  # EX_TEMPFAIL: a download failed, try again later
 EXIT_CONFIG = 78  # EX_CONFIG: bad configuration or a missing model; systemd must not restart
 
-
-class ApplianceError(Exception):
-    """An expected error with a message for people and an exit code for scripts."""
-
-    exit_code: int = EXIT_FAILURE
-
-    def __init__(self, message: str, exit_code: int | None = None) -> None:
-        super().__init__(message)
-        if exit_code is not None:
-            self.exit_code = exit_code
+__all__ = ["ApplianceError", "__version__"]  # ApplianceError: the base of every named error (errors.py)

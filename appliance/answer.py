@@ -5,8 +5,9 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final
+from typing import Final
 
+from appliance.contracts import Chat, Sink, Splitter, Synthesizer
 from appliance.turn import Job, TurnRecord
 
 DRAIN_TIMEOUT_S: Final = 30.0  # seconds the speech worker waits for the speaker to play out
@@ -15,7 +16,7 @@ TOKEN_POLL_S: Final = 0.05  # seconds between looks at the cancel Event while wa
 _END: Final = object()  # end of the token stream
 
 
-def generate(chat: Any, turn: TurnRecord, cancel: threading.Event, splitter_factory: Callable[[], Any],
+def generate(chat: Chat, turn: TurnRecord, cancel: threading.Event, splitter_factory: Callable[[], Splitter],
              clock: Callable[[], float], on_done: Callable[[], None] | None = None) -> tuple[Job, Iterator[str]]:
     """A Job that streams the model's answer into a queue, and the sentences split from that queue.
 
@@ -42,7 +43,7 @@ def generate(chat: Any, turn: TurnRecord, cancel: threading.Event, splitter_fact
     return Job("llm", run), sentences(tokens, cancel, splitter_factory())
 
 
-def sentences(tokens: queue.Queue, cancel: threading.Event, splitter: Any) -> Iterator[str]:
+def sentences(tokens: queue.Queue, cancel: threading.Event, splitter: Splitter) -> Iterator[str]:
     """Sentences (or a first clause) as soon as the splitter has them; stops when cancelled."""
     while not cancel.is_set():
         try:
@@ -55,7 +56,7 @@ def sentences(tokens: queue.Queue, cancel: threading.Event, splitter: Any) -> It
         yield from splitter.add(item)
 
 
-def speak(tts: Any, sink: Any, turn: TurnRecord, pieces: Iterable[str], cancel: threading.Event,
+def speak(tts: Synthesizer, sink: Sink, turn: TurnRecord, pieces: Iterable[str], cancel: threading.Event,
           clock: Callable[[], float], for_speech: Callable[[str], str] = lambda text: text,
           before: Callable[[], None] | None = None,
           interject: Callable[[], list[str]] | None = None) -> Job:

@@ -12,10 +12,11 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from appliance import EXIT_CONFIG, ApplianceError, whisper_fast
+from appliance import whisper_fast
 from appliance.audio import PIPELINE_RATE, AudioChunk
 from appliance.config import AsrConfig, Config
-from appliance.stages import Transcript
+from appliance.contracts import Transcript
+from appliance.errors import MissingLibrary
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -99,6 +100,10 @@ class _Utterance:
         for chunk in preroll:
             endpointer.preroll(chunk)
             engine.accept(chunk)
+
+    @property
+    def heard_speech(self) -> bool:
+        return self.endpointer.heard_speech
 
     def feed(self, chunk: AudioChunk) -> Transcript | None:
         if self.done is not None:
@@ -195,7 +200,7 @@ class VoskRecognizer(_BaseRecognizer):
         try:
             import vosk
         except ImportError as exc:
-            raise ApplianceError(f"Vosk is not installed ({exc}); `pip install vosk`", EXIT_CONFIG) from None
+            raise MissingLibrary(f"Vosk is not installed ({exc}); `pip install vosk`") from None
         vosk.SetLogLevel(-1)
         return vosk.Model(str(self.model_path))
 
@@ -243,8 +248,8 @@ class WhisperRecognizer(_BaseRecognizer):
         try:
             from faster_whisper import WhisperModel
         except ImportError as exc:
-            raise ApplianceError(f"faster-whisper is not installed ({exc}); install it with "
-                                 "`pip install faster-whisper` or set asr.engine: vosk", EXIT_CONFIG) from None
+            raise MissingLibrary(f"faster-whisper is not installed ({exc}); install it with "
+                                 "`pip install faster-whisper` or set asr.engine: vosk") from None
         return WhisperModel(str(self.model_path), device="cpu", compute_type="int8",
                             cpu_threads=self.cfg.asr.threads)
 

@@ -9,7 +9,7 @@ from typing import Final
 
 import numpy as np
 
-from appliance import EXIT_DATAERR, EXIT_NOINPUT, ApplianceError
+from appliance.errors import BadInput, InputMissing
 
 PIPELINE_RATE: Final = 16000  # Hz: wake word, VAD and ASR models are trained at 16 kHz
 FRAME_SAMPLES: Final = 1280  # 80 ms at 16 kHz: one openWakeWord frame
@@ -107,16 +107,16 @@ def read_wav(path: str | Path) -> AudioChunk:
     """A whole WAV file as one AudioChunk in its own format; bad files raise a clear error."""
     path = Path(path)
     if not path.exists():
-        raise ApplianceError(f"WAV file not found: {path}", EXIT_NOINPUT)
+        raise InputMissing(f"WAV file not found: {path}")
     try:
         with wave.open(str(path), "rb") as wav:
             return AudioChunk(wav.readframes(wav.getnframes()), wav.getframerate(),
                               wav.getsampwidth(), wav.getnchannels())
     except (wave.Error, EOFError) as exc:
-        raise ApplianceError(f"{path} is not a PCM WAV file ({exc}); convert it with "
-                             f"`sox {path.name} -r 16000 -c 1 -b 16 out.wav`", EXIT_DATAERR) from None
+        raise BadInput(f"{path} is not a PCM WAV file ({exc}); convert it with "
+                             f"`sox {path.name} -r 16000 -c 1 -b 16 out.wav`") from None
     except IsADirectoryError:
-        raise ApplianceError(f"{path} is a folder, not a WAV file", EXIT_NOINPUT) from None
+        raise InputMissing(f"{path} is a folder, not a WAV file") from None
 
 
 def write_wav(path: str | Path, chunk: AudioChunk) -> None:

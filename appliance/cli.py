@@ -8,7 +8,18 @@ import logging
 import sys
 from typing import Final
 
-from appliance import EXIT_CONFIG, EXIT_SOFTWARE, EXIT_USAGE, ApplianceError, __version__
+from appliance import (
+    EXIT_CONFIG,
+    EXIT_DATAERR,
+    EXIT_FAILURE,
+    EXIT_NOINPUT,
+    EXIT_SOFTWARE,
+    EXIT_TEMPFAIL,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    __version__,
+    errors,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -25,6 +36,36 @@ COMMANDS: Final = {
     "bench": "bench",
     "models": "models",
 }
+
+# Named error -> exit code; a subclass not named here takes its nearest base's code (exit_code()).
+EXIT_CODES: Final[dict[type[errors.ApplianceError], int]] = {
+    errors.ApplianceError: EXIT_FAILURE,
+    errors.UsageError: EXIT_USAGE,
+    errors.BadInput: EXIT_DATAERR,
+    errors.ChecksumMismatch: EXIT_DATAERR,
+    errors.InputMissing: EXIT_NOINPUT,
+    errors.FileUnavailable: EXIT_UNAVAILABLE,
+    errors.ServiceUnavailable: EXIT_UNAVAILABLE,
+    errors.FetchError: EXIT_TEMPFAIL,
+    errors.NotWritable: EXIT_FAILURE,
+    # Configuration, models, libraries and devices: systemd must not restart a service that
+    # cannot start this way (appliance.service: RestartPreventExitStatus=78).
+    errors.BadConfig: EXIT_CONFIG,
+    errors.ModelMissing: EXIT_CONFIG,
+    errors.ModelError: EXIT_CONFIG,
+    errors.MissingLibrary: EXIT_CONFIG,
+    errors.AudioDeviceError: EXIT_CONFIG,
+    errors.OutputError: EXIT_CONFIG,
+    errors.TimerError: EXIT_CONFIG,
+}
+
+
+def exit_code(exc: errors.ApplianceError) -> int:
+    """The exit code for a named error: its own, else its nearest base class's."""
+    for cls in type(exc).__mro__:
+        if cls in EXIT_CODES:
+            return EXIT_CODES[cls]
+    return EXIT_FAILURE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,9 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     log.setup("INFO", debug=args.debug)
     try:
         return int(args.func(args) or 0)
-    except ApplianceError as exc:
+    except errors.ApplianceError as exc:
         print(f"appliance: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return exit_code(exc)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -103,4 +144,4 @@ def entry() -> None:
 if __name__ == "__main__":
     entry()
 
-__all__ = ["EXIT_CONFIG", "add_common", "build_parser", "entry", "load_config", "main"]
+__all__ = ["EXIT_CODES", "EXIT_CONFIG", "add_common", "build_parser", "entry", "exit_code", "load_config", "main"]

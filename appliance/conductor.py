@@ -2,34 +2,22 @@
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import inspect
 import logging
 import math
 import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, Final
+from typing import Final
 
 from appliance import answer
 from appliance.audio import AudioChunk
+from appliance.bell import TimerBell
 from appliance.config import Config
-from appliance.preempt import EarlyAnswers, HeldSink, Preemption
-from appliance.stages import (
-    Chat,
-    Recognizer,
-    Sink,
-    Skills,
-    Source,
-    Synthesizer,
-    Transcript,
-    Utterance,
-    WakeDetector,
-)
-from appliance.turn import Job, TurnRecord, release_memory
+from appliance.contracts import Stages, Transcript, Utterance, WakeHit
+from appliance.preempt import EarlyAnswers, start_early
+from appliance.turn import Job, Reporter, Stragglers, TurnRecord, release_memory
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -39,7 +27,6 @@ ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls sil
 SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
 APOLOGY: Final = "Sorry, something went wrong."
 TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
-TIMER_CHECK_S: Final = 0.5  # seconds between looks at the timers file while idle
 
 
 class State(enum.Enum):
@@ -50,18 +37,6 @@ class State(enum.Enum):
     FOLLOW_UP = "follow_up"
 
 
-def _heard_speech(utt: Utterance) -> bool:
-    """Whether the utterance has heard speech yet (asr.py's endpointer, or a fake's flag)."""
-    endpointer = getattr(utt, "endpointer", None)
-    return bool(getattr(endpointer, "heard_speech", False) or getattr(utt, "speech_started", False))
-
-
-def _default_splitter(cfg: Config) -> Any:
-    from appliance.sentences import SentenceSplitter
-
-    return SentenceSplitter(cfg.conversation.first_clause_min_words, cfg.conversation.first_phrase_max_words)
-
-
 class Conductor:
     """Owns the state; runs wake and ASR inline on each chunk; the answer runs on worker threads.
 
@@ -69,24 +44,19 @@ class Conductor:
     chunks) and the speaker (`Sink.stop`): barge-in, the time limits, errors and shutdown use it.
     """
 
-    def __init__(self, source: Source, sink: Sink, wake: WakeDetector, asr: Recognizer,
-                 skills: Skills | None, chat: Chat, tts: Synthesizer, config: Config, *,
-                 earcons: Any = None, timers: Any = None,
-                 splitter_factory: Callable[[], Any] | None = None,
-                 for_speech: Callable[[str], str] | None = None,
+    def __init__(self, stages: Stages, config: Config, *,
                  on_turn: Callable[[TurnRecord], None] | None = None,
                  on_state: Callable[[State], None] | None = None,
                  on_event: Callable[..., None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.source, self.sink, self.wake, self.asr = source, sink, wake, asr
-        self.skills, self.chat, self.tts, self.cfg = skills, chat, tts, config
-        self.earcons, self.timers = earcons, timers
-        self._splitter_factory = splitter_factory or (lambda: _default_splitter(config))
-        self._for_speech = for_speech or (lambda text: text)
-        self._on_turn = on_turn or (lambda rec: None)
+        self.stages = stages
+        self.source, self.sink, self.wake, self.asr = stages.source, stages.sink, stages.wake, stages.asr
+        self.skills, self.chat, self.tts, self.cfg = stages.skills, stages.chat, stages.tts, config
+        self.earcons = stages.earcons
+        self._splitter_factory = stages.splitter_factory
+        self._report = Reporter(on_turn, on_event)
+        self._event = self._report.event
         self._on_state = on_state or (lambda state: None)
-        self._on_event = on_event or (lambda name, **fields: None)
-        self._log_events = on_event is None
         self.clock = clock
         self.state = State.IDLE
         self.heartbeat = 0
@@ -103,14 +73,17 @@ class Conductor:
         self._listen_started = 0.0
         self._utt_audio_s = 0.0
         self._jobs: list[Job] = []
-        self._lingering: list[tuple[Job, float]] = []  # cancelled workers that have not returned yet
+        self._stragglers = Stragglers()
         self._speech: Job | None = None
-        self.early = EarlyAnswers(self._start_early, JOIN_TIMEOUT_S)
+        self.early = EarlyAnswers(
+            lambda turn, text: start_early(turn, text, stages, clock, self.bell.due_texts), JOIN_TIMEOUT_S)
         """Answers started from an early transcript, before the question is confirmed over."""
         self._thinking_played = False
         self._follow_up_until = 0.0
         self._ignore_until = 0.0
-        self._next_timer_check = 0.0
+        self.bell = TimerBell(stages.timers, clock, lambda exc: self._event(
+            "error", f"Timers failed: {exc}", stage="timers", exc=exc))
+        """Timers that end are announced while idle, and mid-answer after the current sentence."""
 
     # ---------------------------------------------------------------- loop
 
@@ -156,17 +129,21 @@ class Conductor:
     # ---------------------------------------------------------------- states
 
     def _idle(self, chunk: AudioChunk | None, now: float) -> None:
-        if chunk is None:
-            self._announce_timers(now)
+        hit = None
+        if chunk is not None:
+            hit = self._detect(chunk, None)
+            self._preroll.append(chunk)
+        if hit is not None:
+            self._start_turn(hit, now)
             return
-        hit = self._detect(chunk, None)
-        self._preroll.append(chunk)
-        if hit is None:
-            self._announce_timers(now)
-            return
-        self._start_turn(hit, now)
+        texts = self.bell.due_texts()
+        if texts:  # a timer has ended: announced as a turn of its own, not recorded
+            self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
+            self._cancel = threading.Event()
+            self._set_state(State.SPEAKING)
+            self._start_speech(self._turn, list(texts), earcon="timer")
 
-    def _detect(self, chunk: AudioChunk, threshold: float | None) -> Any:
+    def _detect(self, chunk: AudioChunk, threshold: float | None) -> WakeHit | None:
         try:
             return self.wake.process(chunk, threshold)
         except Exception as exc:
@@ -174,11 +151,11 @@ class Conductor:
             self._safe(self.wake.reset)
             return None
 
-    def _start_turn(self, hit: Any, now: float, follow_up: bool = False) -> None:
+    def _start_turn(self, hit: WakeHit | None, now: float, follow_up: bool = False) -> None:
         self.turns += 1
-        self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up,
-                                wake_word=getattr(hit, "word", None), wake_score=getattr(hit, "score", None),
-                                wake_at_s=getattr(hit, "at_s", None))
+        self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up)
+        if hit is not None:
+            self._turn.wake_word, self._turn.wake_score, self._turn.wake_at_s = hit.word, hit.score, hit.at_s
         self._cancel = threading.Event()
         self._thinking_played = False
         if hit is not None:
@@ -206,17 +183,17 @@ class Conductor:
             if chunk is not None:
                 result = utt.feed(chunk)
                 self._utt_audio_s += chunk.duration_s
-            elif getattr(self.source, "eof", False):  # a recording ended mid-question
+            elif self.source.eof:  # a recording ended mid-question
                 result = utt.finish()
         except Exception as exc:
             self._fail("asr", exc, now)
             return
         if result is None:
             if self.cfg.conversation.preemptive:
-                self._linger(self.early.follow(turn, getattr(utt, "early", None), self.stuck_s() is None))
+                self._stragglers.add(self.early.follow(turn, utt.early, self.stuck_s() is None))
             conv = self.cfg.conversation
             if self.state is State.FOLLOW_UP and now >= self._follow_up_until \
-                    and not _heard_speech(utt):
+                    and not utt.heard_speech:
                 _LOGGER.debug("No follow-up question; back to idle")
                 self._finish_turn(None, now, record=False)
             elif now - self._listen_started > conv.listen_timeout_s:
@@ -232,24 +209,6 @@ class Conductor:
             self._finish_turn("no_speech", now, record=self.state is not State.FOLLOW_UP)
             return
         self._respond(turn, now)
-
-    def _start_early(self, turn: TurnRecord, text: str) -> Preemption:
-        """The jobs of an answer to an early transcript, its speech held back (preempt.py)."""
-        pre = Preemption(text, dataclasses.replace(turn, transcript=text, route="llm", answer_parts=[],
-                                                   early_at=self.clock()),
-                         HeldSink(self.sink), self.chat)
-        llm, sentences = answer.generate(self.chat, pre.turn, pre.cancel, self._splitter_factory, self.clock,
-                                         on_done=pre.model_returned)
-        speech = answer.speak(self.tts, pre.gate, pre.turn, sentences, pre.cancel, self.clock,
-                              for_speech=self._for_speech,
-                              interject=lambda: self._due_timer_texts() if pre.gate.released else [])
-        pre.jobs = [llm, speech]
-        return pre
-
-    def _linger(self, jobs: list[Job]) -> None:
-        for job in jobs:
-            _LOGGER.warning("Worker %s still running after cancel", job.name)
-            self._lingering.append((job, time.monotonic()))
 
     def _speech_end(self, result: Transcript, now: float) -> float:
         """time.monotonic() of the end of speech: the stream position mapped onto the clock."""
@@ -268,7 +227,7 @@ class Conductor:
                 self._fail("skills", exc, now)
                 return
         if reply is not None:
-            self._linger(self.early.drop("a local skill answers"))
+            self._stragglers.add(self.early.drop("a local skill answers"))
             turn.route, turn.intent = "skill", reply.intent
             turn.first_token_at = turn.answer_done_at = self.clock()
             if reply.end_turn:
@@ -283,7 +242,7 @@ class Conductor:
             self._turn, self._cancel = pre.turn, pre.cancel
             self._jobs, self._speech = list(pre.jobs), pre.jobs[-1]
             return
-        self._linger(self.early.drop("the final transcript differs"))
+        self._stragglers.add(self.early.drop("the final transcript differs"))
         if self.stuck_s() is not None:  # never two answers in one llama context at once
             self._fail("llm", RuntimeError("the language model has not returned from a cancelled answer"), now)
             return
@@ -296,8 +255,8 @@ class Conductor:
         """A thread that hands sentences to tts.SpeechWorker as they come and waits until they are heard."""
         before = (lambda: self._earcon(earcon)) if earcon else None
         self._speech = answer.speak(self.tts, self.sink, turn, sentences, self._cancel, self.clock,
-                                    for_speech=self._for_speech, before=before,
-                                    interject=self._due_timer_texts)
+                                    before=before,
+                                    interject=self.bell.due_texts)
         self._jobs.append(self._speech)
         self._speech.start()
 
@@ -371,67 +330,33 @@ class Conductor:
             self._finish_turn(self._turn.outcome or outcome, self.clock())
 
     def _cancel_jobs(self) -> None:
-        self._linger(self.early.drop("the turn ended"))
+        self._stragglers.add(self.early.drop("the turn ended"))
         self._cancel.set()
         self._safe(self.sink.stop)
         for job in self._jobs:
             job.join(JOIN_TIMEOUT_S)
-        self._linger([job for job in self._jobs if job.alive])
+        self._stragglers.add([job for job in self._jobs if job.alive])
         self._jobs, self._speech = [], None
 
     def stuck_s(self) -> float | None:
         """Seconds the oldest cancelled worker has failed to return (a hung model call), or None."""
-        self._lingering = [(job, since) for job, since in self._lingering if job.alive]
-        if not self._lingering:
-            return None
-        return time.monotonic() - min(since for _, since in self._lingering)
+        return self._stragglers.stuck_s()
 
     def _finish_turn(self, outcome: str | None, now: float, record: bool = True) -> None:
         turn = self._turn
         self._cancel_jobs()
         self._turn, self._utt = None, None
-        self._safe(self._reset_wake)
+        # Forget the turn's audio, and the refractory time (counted over frames heard while idle),
+        # so "hey jarvis, stop" followed at once by "hey jarvis, ..." is heard.
+        self._safe(lambda: self.wake.reset(new_stream=True))
         self._preroll.clear()
         if turn is not None and record and outcome is not None and turn.route != "timer":
-            turn.outcome = outcome
-            turn.end_at = now
-            try:
-                self._on_turn(turn)
-            except Exception:
-                _LOGGER.exception("Recording turn %d failed", turn.turn_id)
+            turn.outcome, turn.end_at = outcome, now
+            self._report.turn(turn)
         release_memory()
         self._set_state(State.IDLE)
 
     # ---------------------------------------------------------------- helpers
-
-    def _due_timer_texts(self) -> list[str]:
-        """Messages of timers that are due, looked at every TIMER_CHECK_S: while idle from the loop,
-        while answering from the speech thread, which says them after the current sentence."""
-        now = self.clock()
-        if self.timers is None or now < self._next_timer_check:
-            return []
-        self._next_timer_check = now + TIMER_CHECK_S
-        try:
-            return [getattr(a, "text", a) for a in self.timers.due()]
-        except Exception as exc:
-            self._event("error", f"Timers failed: {exc}", stage="timers", exc=exc)
-            return []
-
-    def _announce_timers(self, now: float) -> None:
-        texts = self._due_timer_texts()
-        if texts:
-            self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
-            self._cancel = threading.Event()
-            self._set_state(State.SPEAKING)
-            self._start_speech(self._turn, list(texts), earcon="timer")
-
-    def _reset_wake(self) -> None:
-        """Forget the turn's audio; also its refractory time, which counted only frames heard while idle,
-        so "hey jarvis, stop" followed at once by "hey jarvis, ..." is not ignored (wake.py's new_stream)."""
-        if "new_stream" in inspect.signature(self.wake.reset).parameters:
-            self.wake.reset(new_stream=True)  # type: ignore[call-arg]
-        else:
-            self.wake.reset()
 
     def _earcon(self, name: str) -> None:
         if self.earcons is None or not self.cfg.conversation.earcons:
@@ -453,20 +378,9 @@ class Conductor:
         except Exception:
             _LOGGER.exception("State callback failed")
 
-    def _event(self, name: str, message: str, exc: BaseException | None = None, tb: str | None = None,
-               **fields: Any) -> None:
-        if exc is not None and tb is None:
-            tb = "".join(traceback.format_exception(exc))
-        if name == "error" and self._log_events:  # else the event callback (service.Journal) logs it
-            _LOGGER.error("%s", message + (f"\n{tb}" if tb and _LOGGER.isEnabledFor(logging.DEBUG) else ""))
-        try:
-            self._on_event(name, message=message, traceback=tb, **fields)
-        except Exception:
-            _LOGGER.exception("Event callback failed")
-
     @staticmethod
-    def _safe(fn: Callable[[], Any]) -> None:
+    def _safe(fn: Callable[[], object]) -> None:
         try:
             fn()
         except Exception:
-            _LOGGER.exception("%s failed", getattr(fn, "__qualname__", fn))
+            _LOGGER.exception("%r failed", fn)

@@ -13,7 +13,7 @@ from typing import Any, Final, Literal
 
 import yaml
 
-from appliance import EXIT_CONFIG, ApplianceError
+from appliance.errors import BadConfig
 
 SYSTEM_CONFIG: Final = Path("/etc/appliance/appliance.yaml")
 SHIPPED_CONFIG: Final = Path(__file__).resolve().parent.parent / "config" / "appliance.yaml"
@@ -258,10 +258,8 @@ class Problem:
         return f"{prefix}{self.message} ({where})"
 
 
-class ConfigError(ApplianceError):
+class ConfigError(BadConfig):
     """One or more problems in a config file, all reported at once."""
-
-    exit_code = EXIT_CONFIG
 
     def __init__(self, source: str, problems: list[Problem]) -> None:
         self.source = source
@@ -271,7 +269,7 @@ class ConfigError(ApplianceError):
             text = lines[0]
         else:
             text = f"{len(lines)} problems in {source}:\n" + "\n".join(f"  {x}" for x in lines)
-        super().__init__(text, EXIT_CONFIG)
+        super().__init__(text)
 
 
 # --------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any, Final, Literal
 
-from appliance import EXIT_CONFIG, ApplianceError
+from appliance.errors import AudioDeviceError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -96,8 +96,7 @@ class DeviceKeeper:
             try:
                 import sounddevice
             except OSError as exc:
-                raise ApplianceError(f"PortAudio is not available ({exc}); install libportaudio2",
-                                     EXIT_CONFIG) from None
+                raise AudioDeviceError(f"PortAudio is not available ({exc}); install libportaudio2") from None
             self._sd = sounddevice
         return self._sd
 

@@ -17,16 +17,15 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import BinaryIO, Final, Literal
 
-from appliance import (
-    EXIT_CONFIG,
-    EXIT_DATAERR,
-    EXIT_FAILURE,
-    EXIT_NOINPUT,
-    EXIT_TEMPFAIL,
-    EXIT_UNAVAILABLE,
-    ApplianceError,
-)
 from appliance import models as layout
+from appliance.errors import (
+    BadConfig,
+    ChecksumMismatch,
+    FetchError,
+    FileUnavailable,
+    InputMissing,
+    NotWritable,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -97,18 +96,6 @@ MANIFEST: Final[tuple[ModelFile, ...]] = (
 )
 
 
-class FetchError(ApplianceError):
-    """A model could not be downloaded (network, server); trying again later may work."""
-
-    exit_code = EXIT_TEMPFAIL
-
-
-class ChecksumMismatch(FetchError):
-    """A downloaded or copied file is not the file the manifest names; it has been removed."""
-
-    exit_code = EXIT_DATAERR
-
-
 class _Retryable(Exception):
     """One attempt failed in a way another attempt may fix (cut, stall, server error)."""
 
@@ -134,9 +121,9 @@ def load_manifest(path: Path) -> tuple[ModelFile, ...]:
             entries.append(entry)
         return tuple(entries)
     except FileNotFoundError:
-        raise ApplianceError(f"manifest {path} does not exist", EXIT_NOINPUT) from None
+        raise InputMissing(f"manifest {path} does not exist") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ApplianceError(f"manifest {path} is not a valid models manifest: {exc}", EXIT_CONFIG) from None
+        raise BadConfig(f"manifest {path} is not a valid models manifest: {exc}") from None
 
 
 def dump_manifest(entries: Iterable[ModelFile]) -> str:
@@ -256,8 +243,8 @@ def fetch_one(entry: ModelFile, folder: Path, *, source_dir: Path | None = None,
 def _copy_in(entry: ModelFile, source_dir: Path, part: Path) -> None:
     source = source_dir / entry.filename
     if not source.is_file():
-        raise ApplianceError(f"{entry.filename} is not in {source_dir} (needed for {entry.name}); "
-                             f"put it there, or fetch it from {entry.url}", EXIT_NOINPUT)
+        raise InputMissing(f"{entry.filename} is not in {source_dir} (needed for {entry.name}); "
+                           f"put it there, or fetch it from {entry.url}")
     _LOGGER.info("%s: copying %s", entry.name, source)
     shutil.copyfile(source, part)
 
@@ -301,9 +288,9 @@ def _attempt(entry: ModelFile, part: Path, timeout_s: float, progress: Progress 
             raise _Retryable(f"server refused to resume at byte {have}") from None
         if exc.code >= 500 or exc.code in (408, 429):
             raise _Retryable(f"HTTP {exc.code} {exc.reason}") from None
-        raise FetchError(f"{entry.name}: {entry.url} answered HTTP {exc.code} {exc.reason}; the file is not "
-                         f"available there. Check the address, or install from a folder with --models-from.",
-                         EXIT_UNAVAILABLE) from None
+        raise FileUnavailable(f"{entry.name}: {entry.url} answered HTTP {exc.code} {exc.reason}; the file is "
+                              f"not available there. Check the address, or install from a folder with "
+                              f"--models-from.") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise _Retryable(f"cannot connect: {reason}") from None
@@ -350,10 +337,10 @@ def _write(out: BinaryIO, block: bytes, part: Path) -> None:
         raise _not_writable(part, exc) from None
 
 
-def _not_writable(path: Path, exc: OSError) -> ApplianceError:
+def _not_writable(path: Path, exc: OSError) -> NotWritable:
     hint = "run it as root: sudo appliance models fetch" if isinstance(exc, PermissionError) else \
         "free some space (the partial download is kept and resumes)"
-    return ApplianceError(f"cannot write {path}: {exc.strerror or exc}; {hint}", EXIT_FAILURE)
+    return NotWritable(f"cannot write {path}: {exc.strerror or exc}; {hint}")
 
 
 def _start_offset(response: http.client.HTTPResponse, have: int) -> int:

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.config import Config, LlmConfig
-from appliance.stages import AnswerStats
+from appliance.contracts import AnswerStats
+from appliance.errors import ModelError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -32,10 +32,8 @@ PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
 Message = dict[str, str]
 
 
-class LlmError(ApplianceError):
+class LlmError(ModelError):
     """The language model could not be loaded or used."""
-
-    exit_code = EXIT_CONFIG
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,11 @@ class MicSource(DeviceKeeper):
         self._keeper.start()
 
     # ---- caller side -------------------------------------------------------------------
+    @property
+    def eof(self) -> bool:
+        """A microphone never ends (a lost one is waited for)."""
+        return False
+
     def read(self, timeout: float) -> AudioChunk | None:
         deadline = time.monotonic() + timeout
         while True:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.config import Config
+from appliance.errors import ModelMissing
 from appliance.preflight import pin
 
 _LOGGER = logging.getLogger(__name__)
@@ -61,12 +61,6 @@ _HOW_TO_GET: Final = {
     "wake": "run `sudo appliance models fetch`, or set wake.model to an .onnx file",
     "voice": "run `sudo appliance models fetch`, or set tts.voice to a Piper .onnx voice",
 }
-
-
-class ModelMissing(ApplianceError):
-    """A model file could not be found anywhere it may be."""
-
-    exit_code = EXIT_CONFIG
 
 
 @dataclass(frozen=True)
@@ -135,7 +129,6 @@ def resolve(kind: Kind, cfg: Config) -> ResolvedModel:
     raise ModelMissing(
         f"{_LABEL[kind]} model not found; looked in: {'; '.join(looked) or 'nowhere (no source configured)'}. "
         f"To get it: {how}.",
-        EXIT_CONFIG,
     )
 
 

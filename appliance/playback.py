@@ -11,8 +11,8 @@ from typing import Final
 
 import numpy as np
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import AudioChunk, Converter, float_to_int16
+from appliance.errors import OutputError
 
 FADE_MS: Final = 5  # ms of fade-out on stop(): long enough against a click, short enough to feel instant
 BLOCK_MS: Final = 20  # milliseconds per device callback (and per tick of WavSink's clock)
@@ -215,7 +215,7 @@ class WavSink:
         try:
             wav = wave.open(str(self.path), "wb")
         except OSError as exc:
-            raise ApplianceError(f"cannot write {self.path}: {exc.strerror or exc}", EXIT_CONFIG) from None
+            raise OutputError(f"cannot write {self.path}: {exc.strerror or exc}") from None
         wav.setnchannels(1)
         wav.setsampwidth(2)
         wav.setframerate(rate)

@@ -11,15 +11,16 @@ cancelled, its audio thrown away unheard and its turn taken back out of the chat
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from appliance import answer
 from appliance.audio import AudioChunk
-from appliance.stages import Transcript
+from appliance.contracts import Chat, Sink, Stages, Transcript
 from appliance.turn import Job, TurnRecord
 
 _LOGGER = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ class HeldSink:
     (which may still be playing the wake earcon); after it, it stops the speaker.
     """
 
-    def __init__(self, sink: Any) -> None:
+    def __init__(self, sink: Sink) -> None:
         self.sink = sink
         self.released_at: float | None = None
         self._held: list[AudioChunk] = []
@@ -114,7 +115,7 @@ class Preemption:
     turn: TurnRecord
     """The record the jobs write into; it becomes the turn's record on commit."""
     gate: HeldSink
-    chat: Any
+    chat: Chat
     cancel: threading.Event = field(default_factory=threading.Event)
     jobs: list[Job] = field(default_factory=list)
     _dropped: bool = False
@@ -149,15 +150,30 @@ class Preemption:
         self.gate.release()
 
     def _forget(self) -> None:
-        forget = getattr(self.chat, "forget", None)
-        if forget is not None:
-            forget(self.turn.transcript)
+        self.chat.forget(self.turn.transcript)
+
+
+def start_early(turn: TurnRecord, text: str, stages: Stages, clock: Callable[[], float],
+                interject: Callable[[], list[str]]) -> Preemption:
+    """The jobs of an answer to an early transcript (not started yet), its speech held back.
+
+    `interject` (due timers) is asked only once the answer may be heard.
+    """
+    pre = Preemption(text, dataclasses.replace(turn, transcript=text, route="llm", answer_parts=[],
+                                               early_at=clock()),
+                     HeldSink(stages.sink), stages.chat)
+    llm, sentences = answer.generate(stages.chat, pre.turn, pre.cancel, stages.splitter_factory, clock,
+                                     on_done=pre.model_returned)
+    speech = answer.speak(stages.tts, pre.gate, pre.turn, sentences, pre.cancel, clock,
+                          interject=lambda: interject() if pre.gate.released else [])
+    pre.jobs = [llm, speech]
+    return pre
 
 
 class EarlyAnswers:
     """The conductor's early answers: at most one at a time, started, dropped or taken over.
 
-    `start(turn, text)` builds a Preemption with its jobs (the conductor knows the stages);
+    `start(turn, text)` builds a Preemption with its jobs (start_early, with the conductor's stages);
     the jobs that do not return within `join_timeout_s` of a drop are handed back, so the
     conductor can refuse to run the model twice at once.
     """

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from appliance.conductor import Conductor, State
-from appliance.log import under_journald
 from appliance.config import Config
+from appliance.contracts import Source, Stages
+from appliance.log import under_journald
 from appliance.turn import TurnRecord
 
 _LOGGER = logging.getLogger(__name__)
@@ -120,7 +121,7 @@ class Watchdog:
     It also turns microphone status changes into STATUS= lines and device lost/back events.
     """
 
-    def __init__(self, conductor: Conductor, source: Any, notifier: Notifier, journal: Journal,
+    def __init__(self, conductor: Conductor, source: Source, notifier: Notifier, journal: Journal,
                  status_text: Callable[[], str], interval_s: float | None) -> None:
         self.conductor, self.source, self.notifier, self.journal = conductor, source, notifier, journal
         self.status_text = status_text
@@ -221,23 +222,20 @@ def apply_cpu_affinity(cores: list[int]) -> None:
 class Service:
     """Runs a Conductor under systemd until SIGTERM: READY, STATUS, WATCHDOG and STOPPING."""
 
-    def __init__(self, cfg: Config, stages: dict[str, Any], journal: Journal, notifier: Notifier | None = None,
+    def __init__(self, cfg: Config, stages: Stages, journal: Journal, notifier: Notifier | None = None,
                  conductor_factory: Callable[..., Conductor] = Conductor) -> None:
         self.cfg = cfg
         self.stages = stages
         self.journal = journal
         self.notifier = notifier or Notifier()
         self.stop_requested = threading.Event()
-        self.conductor = conductor_factory(
-            stages["source"], stages["sink"], stages["wake"], stages["asr"], stages.get("skills"),
-            stages["chat"], stages["tts"], cfg, earcons=stages.get("earcons"), timers=stages.get("timers"),
-            for_speech=stages.get("for_speech"), on_turn=journal.turn, on_state=self._on_state,
-            on_event=self._on_event)
-        self.watchdog = Watchdog(self.conductor, stages["source"], self.notifier, journal,
+        self.conductor = conductor_factory(stages, cfg, on_turn=journal.turn, on_state=self._on_state,
+                                           on_event=self._on_event)
+        self.watchdog = Watchdog(self.conductor, stages.source, self.notifier, journal,
                                  self.status_text, watchdog_interval_s() if cfg.service.watchdog else None)
 
     def status_text(self) -> str:
-        source_status = self.stages["source"].status()
+        source_status = self.stages.source.status()
         if source_status not in ("ok", "starting"):
             return source_status
         return state_text(self.conductor.state, self.cfg)
@@ -260,8 +258,11 @@ class Service:
         _LOGGER.info("Stopping (%s)", signal.Signals(signum).name)
         self.stop_requested.set()
 
-    def run(self) -> int:
-        """Until SIGTERM/SIGINT: the conductor on its own thread, signals on this one."""
+    def run(self) -> bool:
+        """Until SIGTERM/SIGINT: the conductor on its own thread, signals on this one.
+
+        True when it stopped because it was asked to; False when the conductor thread ended by itself.
+        """
         signal.signal(signal.SIGTERM, self._signal)
         signal.signal(signal.SIGINT, self._signal)
         if os.environ.get(FREEZE_ENV) == "1":
@@ -283,7 +284,7 @@ class Service:
         if thread.is_alive():
             _LOGGER.warning("The conductor did not stop within %.0f s; exiting anyway", STOP_TIMEOUT_S)
         self.close()
-        return 0 if self.stop_requested.is_set() else 70
+        return self.stop_requested.is_set()
 
     def _conduct(self) -> None:
         try:
@@ -293,8 +294,8 @@ class Service:
             _LOGGER.exception("Conductor crashed")
 
     def close(self) -> None:
-        for name in ("source", "sink"):
+        for name, part in (("source", self.stages.source), ("sink", self.stages.sink)):
             try:
-                self.stages[name].close()
+                part.close()
             except Exception:
                 _LOGGER.exception("Closing the %s failed", name)

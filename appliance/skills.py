@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from appliance.config import SkillsConfig
+from appliance.contracts import SkillReply
 from appliance.skillparse import (
     TIMER_WORDS,
     Span,
@@ -26,7 +27,6 @@ from appliance.skillparse import (
     segments,
     timer_name,
 )
-from appliance.stages import SkillReply
 from appliance.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
 
 if TYPE_CHECKING:

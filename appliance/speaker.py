@@ -42,7 +42,7 @@ def output_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
 
 
 class SpeakerSink(DeviceKeeper):
-    """The Sink of stages.py over a sounddevice OutputStream that stays open between sentences.
+    """The Sink of contracts.py over a sounddevice OutputStream that stays open between sentences.
 
     The stream opens at the rate of the first chunk (the voice's) when the device takes it, else at
     the device's own rate with soxr resampling. A keeper thread notices a lost device (error, stall),

@@ -30,8 +30,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Final
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.config import SkillsConfig
+from appliance.errors import TimerError
 from appliance.skillparse import duration_label, say_duration
 
 _LOGGER = logging.getLogger(__name__)
@@ -45,12 +45,6 @@ MAX_DURATION_S: Final = 24 * 3600.0  # a day; longer is an alarm or a calendar, 
 
 Clock = Callable[[], float]
 """Wall-clock seconds since the epoch; time.time in production, a ManualClock in tests."""
-
-
-class TimerError(ApplianceError):
-    """A timer request that cannot be carried out (too many, too long, cannot be saved)."""
-
-    exit_code = EXIT_CONFIG
 
 
 class ManualClock:

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import AudioChunk
 from appliance.config import Config, TtsConfig
+from appliance.errors import ModelError
 from appliance.textclean import for_speech
 
 _LOGGER = logging.getLogger(__name__)
@@ -26,10 +26,8 @@ JOIN_TIMEOUT_S: Final = 5.0  # seconds to wait for the worker thread to end afte
 SPEAKER_READY_TIMEOUT_S: Final = 5.0  # seconds a fresh output stream may take to start playing in real time
 
 
-class VoiceError(ApplianceError):
+class VoiceError(ModelError):
     """The Piper voice cannot be loaded (missing .onnx.json, damaged file)."""
-
-    exit_code = EXIT_CONFIG
 
 
 def session_options(threads: int) -> Any:
@@ -77,7 +75,7 @@ def synthesis_config(cfg: TtsConfig) -> Any:
 
 
 class PiperSynthesizer:
-    """The Synthesizer of stages.py over Piper: one AudioChunk per sentence, as Piper produces it."""
+    """The Synthesizer of contracts.py over Piper: one AudioChunk per sentence, as Piper produces it."""
 
     def __init__(self, voice: Any, cfg: TtsConfig, clean: Callable[[str], str] = for_speech,
                  syn_config: Any = None) -> None:

@@ -1,17 +1,21 @@
-"""One turn's record (timings, outcome, figures for journald) and the worker-thread wrapper."""
+"""One turn's record (timings, outcome, figures for journald), its worker threads and those that hang."""
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
 import functools
+import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from appliance.stages import AnswerStats
+from appliance.contracts import AnswerStats
+
+_LOGGER = logging.getLogger(__name__)
 
 OUTCOMES: Final = ("answered", "no_speech", "cancelled", "error", "timeout")
 TIMING_KEYS: Final = ("speech_end_to_transcript", "transcript_to_first_token", "first_token_to_first_sentence",
@@ -159,6 +163,57 @@ class Job:
     @property
     def alive(self) -> bool:
         return self._thread.is_alive()
+
+
+class Reporter:
+    """Where the conductor's turn records and events go; a failing callback is logged, never raised.
+
+    Without `on_event`, errors are logged here (else the callback, service.Journal, logs them).
+    """
+
+    def __init__(self, on_turn: Callable[[TurnRecord], None] | None,
+                 on_event: Callable[..., None] | None) -> None:
+        self._on_turn = on_turn
+        self._on_event = on_event
+
+    def turn(self, record: TurnRecord) -> None:
+        try:
+            if self._on_turn is not None:
+                self._on_turn(record)
+        except Exception:
+            _LOGGER.exception("Recording turn %d failed", record.turn_id)
+
+    def event(self, name: str, message: str, exc: BaseException | None = None, tb: str | None = None,
+              **fields: object) -> None:
+        if exc is not None and tb is None:
+            tb = "".join(traceback.format_exception(exc))
+        if self._on_event is None:
+            if name == "error":
+                _LOGGER.error("%s", message + (f"\n{tb}" if tb and _LOGGER.isEnabledFor(logging.DEBUG) else ""))
+            return
+        try:
+            self._on_event(name, message=message, traceback=tb, **fields)
+        except Exception:
+            _LOGGER.exception("Event callback failed")
+
+
+class Stragglers:
+    """Cancelled workers that have not returned yet: a hung model call must not get a second question."""
+
+    def __init__(self) -> None:
+        self._since: list[tuple[Job, float]] = []
+
+    def add(self, jobs: list[Job]) -> None:
+        for job in jobs:
+            _LOGGER.warning("Worker %s still running after cancel", job.name)
+            self._since.append((job, time.monotonic()))
+
+    def stuck_s(self) -> float | None:
+        """Seconds the oldest of them has failed to return, or None when all have returned."""
+        self._since = [(job, since) for job, since in self._since if job.alive]
+        if not self._since:
+            return None
+        return time.monotonic() - min(since for _, since in self._since)
 
 
 @functools.cache

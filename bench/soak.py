@@ -45,16 +45,18 @@ def main() -> int:
     from e2e import ClockSink, config_for, make_questions
 
     from appliance import log
-    from appliance.commands.run import build_stages, listen_turn
+    from appliance.assembly import build_stages
+    from appliance.replay import listen_turn
 
     log.setup("WARNING")
     cfg = config_for(args.model)
     (OUT / "state").mkdir(parents=True, exist_ok=True)
-    stages = build_stages(cfg, sink=ClockSink(realtime=False), mic=False)
+    sink = ClockSink(realtime=False)
+    stages = build_stages(cfg, sink=sink, mic=False)
     import e2e
 
     e2e.QUESTIONS[:] = SOAK_QUESTIONS  # short answers: the soak is about leaks, not latency
-    wavs = make_questions(stages["tts"], len(SOAK_QUESTIONS), OUT / "soak-questions")
+    wavs = make_questions(stages.tts, len(SOAK_QUESTIONS), OUT / "soak-questions")
     proc = psutil.Process()
     outcomes: collections.Counter[str] = collections.Counter()
     lost: list[int] = []
@@ -63,7 +65,7 @@ def main() -> int:
     started = time.monotonic()
     for i in range(args.turns):
         records: list[Any] = []
-        result = listen_turn(str(wavs[i % len(wavs)]), cfg, fast=True, stages=stages, records=records)
+        result = listen_turn(str(wavs[i % len(wavs)]), cfg, stages, fast=True, records=records)
         if len(records) != 1:
             lost.append(i)
         outcomes[str(result["outcome"])] += 1
@@ -80,7 +82,7 @@ def main() -> int:
     growth = (final_rss - baseline_rss) / baseline_rss if baseline_rss else 0.0
     max_threads = max(t for _, _, t in samples[args.warmup:]) if len(samples) > args.warmup else final_threads
     print(f"\n{args.turns} turns in {time.monotonic() - started:.0f} s; outcomes {dict(outcomes)}; "
-          f"{stages['sink'].played_s:.0f} s of speech produced")
+          f"{sink.played_s:.0f} s of speech produced")
     print(f"lost turns (no record): {len(lost)} {lost[:10]}")
     print(f"RSS after warm-up {baseline_rss / 2**20:.1f} MiB, at the end {final_rss / 2**20:.1f} MiB: "
           f"growth {growth * 100:+.2f}% (limit {MAX_RSS_GROWTH * 100:.0f}%)")

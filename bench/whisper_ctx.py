@@ -28,8 +28,7 @@ sys.path.insert(0, str(ROOT))
 from appliance import whisper_fast
 from appliance.asr import WhisperRecognizer, choose_engine
 from appliance.config import Config
-from tests.fixtures.speech import RATE, SpeechMaker, load, noise, voiced_span
-from tests.models.test_asr import QUESTIONS, run, word_errors
+from tests.fixtures.speech import QUESTIONS, RATE, SpeechMaker, load, noise, run, voiced_span, word_errors
 
 # (label, voice, speed, pink-noise SNR in dB): the three of test_asr.py, then --more for a wider sample
 CONDITIONS: Final = [("piper clean", "piper", 1.0, None), ("espeak clean", "espeak:en-us", 1.0, None),

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from appliance import EXIT_DATAERR, EXIT_NOINPUT, EXIT_OK, EXIT_USAGE, ApplianceError
+from appliance import EXIT_OK
+from appliance.errors import BadInput, InputMissing, UsageError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -59,22 +60,22 @@ class Record:
 def read_questions(args: argparse.Namespace) -> list[str]:
     """The questions from the command line or --file (blank lines and # comments skipped)."""
     if args.file and args.question:
-        raise ApplianceError("give either a QUESTION or --file, not both", EXIT_USAGE)
+        raise UsageError("give either a QUESTION or --file, not both")
     if args.file:
         path = Path(args.file)
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ApplianceError(f"questions file not found: {path}", EXIT_NOINPUT) from None
+            raise InputMissing(f"questions file not found: {path}") from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise ApplianceError(f"questions file {path} cannot be read as UTF-8 text: {exc}", EXIT_DATAERR) from None
+            raise BadInput(f"questions file {path} cannot be read as UTF-8 text: {exc}") from None
         questions = [line.strip() for line in text.splitlines()]
         questions = [q for q in questions if q and not q.startswith("#")]
         if not questions:
-            raise ApplianceError(f"questions file {path} has no questions (one per line)", EXIT_DATAERR)
+            raise BadInput(f"questions file {path} has no questions (one per line)")
         return questions
     if not args.question or not args.question.strip():
-        raise ApplianceError('nothing to ask: give a QUESTION in quotes, or --file questions.txt', EXIT_USAGE)
+        raise UsageError('nothing to ask: give a QUESTION in quotes, or --file questions.txt')
     return [args.question.strip()]
 
 
@@ -95,17 +96,17 @@ class Asker:
         return self._chat
 
     def _load_chat(self) -> Any:
-        from appliance.llm import LlamaChat
+        from appliance.assembly import load_chat
 
-        return LlamaChat.from_config(self.cfg)
+        return load_chat(self.cfg)
 
     @property
     def skills(self) -> Any:
         """The local skills (time, date, timers kept in service.state_dir), built on first use."""
         if self._skills is None:
-            from appliance.skills import build
+            from appliance.assembly import load_skills
 
-            self._skills = build(self.cfg)
+            self._skills = load_skills(self.cfg)
         return self._skills
 
     def reset(self) -> None:
@@ -214,9 +215,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _speaking(cfg: Any, args: argparse.Namespace) -> Any:
-    """The voice and its sinks for --speak / --out (issue 5), or None."""
+    """The voice and its sinks for --speak / --out, or None."""
     if not (getattr(args, "speak", False) or getattr(args, "out", None)):
         return None
+    from appliance.assembly import load_voice
     from appliance.tts import Speaking
 
-    return Speaking(cfg, speak=args.speak, out=args.out)
+    return Speaking(cfg, speak=args.speak, out=args.out, synth=load_voice(cfg))

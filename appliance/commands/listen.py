@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from appliance import EXIT_OK
-from appliance.stages import Recognizer, Source, Transcript, WakeDetector, WakeHit
+from appliance.config import Config
+from appliance.contracts import Recognizer, Source, Transcript, WakeDetector, WakeHit
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ class Hearing:
         while True:
             chunk = self.source.read(self.read_timeout_s)
             if chunk is None:
-                if _ended(self.source) or (give_up is not None and give_up()):
+                if self.source.eof or (give_up is not None and give_up()):
                     return None
                 continue
             hit = self.wake.process(chunk)
@@ -74,7 +75,7 @@ class Hearing:
         while transcript is None:
             chunk = self.source.read(self.read_timeout_s)
             if chunk is None:
-                if _ended(self.source):
+                if self.source.eof:
                     transcript = utterance.finish()
                 continue
             transcript = utterance.feed(chunk)
@@ -88,25 +89,53 @@ class Hearing:
         return heard
 
 
-def _ended(source: Source) -> bool:
-    return bool(getattr(source, "eof", False))
-
-
 def preroll_chunks(preroll_s: float, chunk_ms: int) -> int:
     return math.ceil(preroll_s * 1000 / chunk_ms)
 
 
-def listen_wav(path: str, cfg: Any, realtime: bool = False) -> Heard:
+def listen_wav(path: str, cfg: Config, realtime: bool = False) -> Heard:
     """Hear one WAV file end to end with the configured wake word and recognizer."""
-    from appliance.asr import make_recognizer
+    from appliance.assembly import load_hearing
     from appliance.mic import WavSource
-    from appliance.wake import WakeWord
 
     source = WavSource(path, rate=cfg.audio.rate, chunk_ms=cfg.audio.chunk_ms, realtime=realtime)
-    recognizer = make_recognizer(cfg)  # chosen first: a missing ASR model fails before the wake word loads
-    wake = WakeWord(cfg).load()
-    recognizer.load()
+    wake, recognizer = load_hearing(cfg)
     return Hearing(source, wake, recognizer, preroll_chunks(cfg.wake.preroll_s, cfg.audio.chunk_ms)).hear()
+
+
+def answer_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
+    """The whole turn over `args.wav` with every stage (no journald: a test recording must not count
+    in the daemon's `appliance stats`); the reply is played, or written to `args.out`."""
+    from appliance.assembly import build_stages
+    from appliance.playback import WavSink
+    from appliance.replay import Recording, run_turn
+
+    recording = Recording(args.wav, cfg, fast=args.fast)  # a missing file fails before the models load
+    sink = WavSink(args.out, realtime=not args.fast) if args.out else None  # paced like a sound card
+    stages = build_stages(cfg, source=recording, sink=sink)
+    try:
+        return run_turn(recording, cfg, stages)
+    finally:
+        if args.out:
+            stages.sink.close()
+
+
+def print_listen(args: argparse.Namespace, cfg: Config) -> int:
+    """`appliance listen --wav IN [--out reply.wav] [--json] [--fast]`: one full turn, printed."""
+    record = answer_wav(args, cfg)
+    if args.json:
+        print(json.dumps(record), flush=True)
+        return EXIT_OK
+    wake = record["wake"]
+    print("wake: " + ("none" if wake is None else f"{wake['word']} (score {wake['score']:.2f})"))
+    print(f"transcript: {record['transcript'] if record['transcript'] is not None else 'none'}")
+    print(f"route: {record['route'] or 'none'}   outcome: {record['outcome'] or 'none'}")
+    print(f"answer: {record['answer'] or ''}")
+    for key, value in record["timings_ms"].items():
+        print(f"  {key:32} {'-' if value is None else f'{value:.0f} ms'}")
+    if not record["paced"]:
+        print("  (--fast: the recording was not paced, so these are not real-time latencies)")
+    return EXIT_OK
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -117,7 +146,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="a WAV recording (any rate, channels, width)")
     parser.add_argument("--json", action="store_true", help="print one JSON record")
     parser.add_argument("--realtime", action="store_true", help="pace the file like a live microphone")
-    # The full turn (daemon issue): answer the question too, as `appliance run` would.
+    # The full turn: answer the question too, as `appliance run` would.
     parser.add_argument("--hear-only", action="store_true",
                         help="only the wake word and the transcript (no answer, no models beyond hearing)")
     parser.add_argument("--out", metavar="FILE", help="write the spoken reply to this WAV (else play it)")
@@ -133,8 +162,6 @@ def main(args: argparse.Namespace) -> int:
 
     cfg = load_config(args)
     if not args.hear_only:
-        from appliance.commands.run import print_listen
-
         return print_listen(args, cfg)
     heard = listen_wav(args.wav, cfg, realtime=args.realtime)
     record = heard.record()

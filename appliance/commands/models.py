@@ -72,14 +72,15 @@ def _progress(entry, received: int, total: int) -> None:  # noqa: ANN001
 
 
 def main_fetch(args: argparse.Namespace) -> int:
-    from appliance import ApplianceError, fetch
+    from appliance import fetch
+    from appliance.errors import UsageError
 
     folder, quant = _folder_and_quant(args)
     source = Path(args.models_from) if args.models_from else None
     if source is not None and not source.is_dir():
-        raise ApplianceError(f"--models-from {source}: not a folder", EXIT_USAGE)
+        raise UsageError(f"--models-from {source}: not a folder")
     if args.retries < 0 or args.timeout <= 0:
-        raise ApplianceError("--retries must be 0 or more and --timeout above 0", EXIT_USAGE)
+        raise UsageError("--retries must be 0 or more and --timeout above 0")
     entries = fetch.select(_manifest(args), quant)
     where = f"copying from {source}" if source else "downloading"
     print(f"Models for llm.quant {quant} into {folder} ({where}):", flush=True)

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from appliance import EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, ApplianceError
+from appliance import EXIT_OK
+from appliance.errors import ServiceUnavailable, UsageError
 from appliance.turn import OUTCOMES
 
 # journald field -> what the table calls it
@@ -41,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """A point in local time from journalctl-like words; ApplianceError (exit 64) when unreadable."""
+    """A point in local time from journalctl-like words; UsageError (exit 64) when unreadable."""
     now = now or datetime.now()
     word = text.strip().lower()
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -57,8 +58,8 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
     try:
         return datetime.fromisoformat(text.strip())
     except ValueError:
-        raise ApplianceError(f"--since {text!r}: use 'today', 'yesterday', '2h ago', '-30m' or "
-                             "'YYYY-MM-DD [HH:MM]'", EXIT_USAGE) from None
+        raise UsageError(f"--since {text!r}: use 'today', 'yesterday', '2h ago', '-30m' or "
+                         "'YYYY-MM-DD [HH:MM]'") from None
 
 
 def read_turns(since: datetime | None) -> list[dict[str, str]]:
@@ -66,13 +67,12 @@ def read_turns(since: datetime | None) -> list[dict[str, str]]:
     try:
         from systemd import journal  # type: ignore[import-not-found]
     except ImportError:
-        raise ApplianceError("systemd-python is not installed; install it with scripts/install.sh",
-                             EXIT_UNAVAILABLE) from None
+        raise ServiceUnavailable("systemd-python is not installed; install it with scripts/install.sh") from None
     try:
         reader = journal.Reader()
     except OSError as exc:
-        raise ApplianceError(f"Cannot open the journal ({exc}); run as root or a member of the "
-                             "systemd-journal group", EXIT_UNAVAILABLE) from None
+        raise ServiceUnavailable(f"Cannot open the journal ({exc}); run as root or a member of the "
+                                 "systemd-journal group") from None
     with reader:
         reader.add_match(SYSLOG_IDENTIFIER="appliance", APPLIANCE_EVENT="turn")
         if since is not None:

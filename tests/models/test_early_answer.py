@@ -22,8 +22,8 @@ PAUSE_S = 0.5  # seconds of silence inside the question (0.2 s early point < cou
 
 @pytest.fixture(scope="module")
 def stages(llm_config: Config, tmp_path_factory):
-    from appliance.commands.run import build_stages
-    from appliance.speaker import WavSink
+    from appliance.assembly import build_stages
+    from appliance.playback import WavSink
 
     out = tmp_path_factory.mktemp("early") / "reply.wav"
     cfg = _config(llm_config, tmp_path_factory.mktemp("state"))
@@ -43,7 +43,7 @@ def _words(text: str) -> list[str]:
 
 def test_a_pause_inside_the_question_drops_the_early_answer_unheard(speech, stages) -> None:
     from appliance.audio import read_wav, resample
-    from appliance.commands.run import listen_turn
+    from appliance.replay import listen_turn
 
     cfg, out, loaded = stages
     from tests.fixtures.speech import load, voiced_span
@@ -56,9 +56,9 @@ def test_a_pause_inside_the_question_drops_the_early_answer_unheard(speech, stag
     # The pause outlasts the VAD's hangover plus asr.early_silence_s, and stays under the endpoint.
     question = speech.join([0.5, speech("hey jarvis"), 0.4, voiced("what is the capital of France,"), PAUSE_S,
                             voiced("and what do people speak there?"), 1.2])
-    loaded["chat"].reset()
-    record = listen_turn(str(question), cfg, stages=loaded)
-    loaded["sink"].close()
+    loaded.chat.reset()
+    record = listen_turn(str(question), cfg, loaded)
+    loaded.sink.close()
     print(f"\nearly answers {record['early_answers']}; heard {record['transcript']!r}; answered {record['answer']!r}")
     assert record["outcome"] == "answered", record
     assert "speak" in _words(record["transcript"]), record["transcript"]
@@ -67,7 +67,7 @@ def test_a_pause_inside_the_question_drops_the_early_answer_unheard(speech, stag
     assert record["early_answers"]["dropped"] >= 1, record["early_answers"]
     assert record["early_answers"]["used"] == 1 and record["preemptive"]
     # Only the confirmed question stays in the conversation.
-    turns = loaded["chat"].turns
+    turns = loaded.chat.turns
     assert [_words(t.user) for t in turns] == [_words(record["transcript"])], turns
     # Nothing of the dropped answer was heard: the reply says the answer's words and no others.
     from appliance import models

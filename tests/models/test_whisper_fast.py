@@ -12,8 +12,7 @@ import pytest
 from appliance import whisper_fast
 from appliance.asr import WhisperRecognizer, choose_engine
 from appliance.config import Config
-from tests.fixtures.speech import RATE, load, noise
-from tests.models.test_asr import word_errors, words
+from tests.fixtures.speech import RATE, load, noise, word_errors, words
 
 SAME_WORDS = ["what time is it", "set a timer for ten minutes", "turn on the kitchen lights",
               "what is the weather like tomorrow", "how far away is the moon", "stop the timer"]

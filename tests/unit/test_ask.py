@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from appliance import EXIT_DATAERR, EXIT_NOINPUT, EXIT_USAGE, ApplianceError
+from appliance import EXIT_DATAERR, EXIT_NOINPUT, EXIT_USAGE, ApplianceError, cli
 from appliance.commands.ask import Asker, Record, read_questions
 from appliance.config import Config
-from appliance.stages import AnswerStats
+from appliance.contracts import AnswerStats
 
 
 class FakeChat:
@@ -97,7 +97,7 @@ def test_questions_from_a_file(tmp_path: Path) -> None:
 def test_bad_input_is_a_clear_error(kw: dict, code: int) -> None:
     with pytest.raises(ApplianceError) as info:
         read_questions(_args(**kw))
-    assert info.value.exit_code == code
+    assert cli.exit_code(info.value) == code
     assert str(info.value)
 
 
@@ -109,7 +109,7 @@ def test_unreadable_or_empty_file(tmp_path: Path) -> None:
     for path in (binary, empty):
         with pytest.raises(ApplianceError) as info:
             read_questions(_args(file=str(path)))
-        assert info.value.exit_code == EXIT_DATAERR
+        assert cli.exit_code(info.value) == EXIT_DATAERR
 
 
 def test_record_json_is_one_line() -> None:

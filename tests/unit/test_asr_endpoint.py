@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from appliance import cli
 from appliance.asr import Endpointer, _BaseRecognizer, make_recognizer, strip_wake_echo
 from appliance.audio import AudioChunk
 from appliance.config import AsrConfig, Config
@@ -204,4 +205,4 @@ def test_an_engine_without_its_model_is_a_config_error(tmp_path) -> None:
                               models=dataclasses.replace(Config().models, dir=str(tmp_path), dev_packages=False))
     with pytest.raises(ModelMissing) as info:
         make_recognizer(cfg)
-    assert info.value.exit_code == 78 and "asr.vosk_model" in str(info.value)
+    assert cli.exit_code(info.value) == 78 and "asr.vosk_model" in str(info.value)

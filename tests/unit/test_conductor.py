@@ -7,72 +7,11 @@ import threading
 import time
 
 import pytest
-from test_conductor_fakes import (
-    Clock,
-    FakeAsr,
-    FakeChat,
-    FakeEarcons,
-    FakeSink,
-    FakeSkills,
-    FakeSource,
-    FakeSplitter,
-    FakeTimers,
-    FakeTts,
-    FakeWake,
-    chunk,
-)
 
-from appliance.conductor import APOLOGY, TIMEOUT_APOLOGY, Conductor, State
+from appliance.conductor import APOLOGY, TIMEOUT_APOLOGY, State
 from appliance.config import Config
 from appliance.turn import TIMING_KEYS
-
-QUESTION = ("WAKE", "SAY:what is the capital", "SAY:of France", "SIL", "SIL")
-WAIT_S = 5.0  # seconds any wait for a worker thread may take before the test fails
-
-
-class Harness:
-    def __init__(self, cfg: Config | None = None, **parts: object) -> None:
-        self.cfg = cfg or Config()
-        self.source = parts.get("source") or FakeSource()
-        self.sink = parts.get("sink") or FakeSink()
-        self.wake = parts.get("wake") or FakeWake()
-        self.asr = parts.get("asr") or FakeAsr()
-        self.skills = parts.get("skills") or FakeSkills()
-        self.chat = parts.get("chat") or FakeChat()
-        self.tts = parts.get("tts") or FakeTts()
-        self.timers = FakeTimers()
-        self.clock = Clock()
-        self.records: list = []
-        self.states: list[State] = []
-        self.events: list[tuple[str, dict]] = []
-        self.c = Conductor(self.source, self.sink, self.wake, self.asr, self.skills, self.chat, self.tts, self.cfg,
-                           earcons=FakeEarcons(), timers=self.timers, splitter_factory=FakeSplitter,
-                           on_turn=self.records.append, on_state=self.states.append,
-                           on_event=lambda name, **f: self.events.append((name, f)), clock=self.clock)
-
-    def feed(self, *labels: str) -> None:
-        for text in labels:
-            self.clock.t += 0.08
-            self.c.tick(chunk(text), self.clock.t)
-
-    def wait(self, predicate, step_s: float = 0.001) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not predicate():
-            assert time.monotonic() < deadline, "timed out waiting for the conductor"
-            self.clock.t += step_s
-            self.c.tick(None, self.clock.t)
-            time.sleep(0.002)
-
-    def wait_idle(self) -> None:
-        self.wait(lambda: self.c.state is State.IDLE)
-
-    def ask(self) -> None:
-        self.feed(*QUESTION)
-
-
-def cfg_with(**conversation: object) -> Config:
-    base = Config()
-    return dataclasses.replace(base, conversation=dataclasses.replace(base.conversation, **conversation))
+from tests.fixtures.fakes import QUESTION, WAIT_S, FakeChat, Harness, cfg_with, chunk
 
 
 def test_wake_word_starts_listening_with_earcon_and_preroll() -> None:

@@ -6,25 +6,18 @@ import dataclasses
 import threading
 import time
 
-from test_conductor import WAIT_S, Harness, cfg_with
-from test_conductor_fakes import FakeAsr, FakeChat, FakeSink, FakeTts
-
 from appliance.conductor import TIMEOUT_APOLOGY, State
 from appliance.config import Config
 from appliance.preempt import HeldSink, same_words
-
-
-def early_harness(cfg: Config | None = None, **parts: object) -> Harness:
-    asr = FakeAsr()
-    asr.early = True
-    return Harness(cfg, asr=asr, **parts)
-
-
-def wait_for(predicate, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.002)
+from tests.fixtures.fakes import (
+    WAIT_S,
+    FakeChat,
+    FakeSink,
+    FakeTts,
+    cfg_with,
+    early_harness,
+    wait_for,
+)
 
 
 def answer_played(sink: FakeSink) -> list[str]:

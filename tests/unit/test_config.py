@@ -10,7 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from appliance import EXIT_CONFIG, config
+from appliance import EXIT_CONFIG, cli, config
 from appliance.config import Config, ConfigError
 
 
@@ -26,7 +26,7 @@ def load_text(tmp_path: Path, text: str | bytes) -> Config:
 def problems(tmp_path: Path, text: str | bytes) -> list[config.Problem]:
     with pytest.raises(ConfigError) as info:
         load_text(tmp_path, text)
-    assert info.value.exit_code == EXIT_CONFIG
+    assert cli.exit_code(info.value) == EXIT_CONFIG
     return info.value.problems
 
 
@@ -210,7 +210,7 @@ def test_random_yaml_values_never_raise_anything_but_config_error(document: obje
         cfg = config.loads(text, source="random.yaml")
     except ConfigError as exc:
         assert exc.problems and all(p.message for p in exc.problems)
-        assert exc.exit_code == EXIT_CONFIG
+        assert cli.exit_code(exc) == EXIT_CONFIG
     else:
         assert isinstance(cfg, Config)
 

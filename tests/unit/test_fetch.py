@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from appliance import EXIT_DATAERR, EXIT_NOINPUT, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, ApplianceError, cli, fetch, models
+from appliance import (
+    EXIT_DATAERR,
+    EXIT_NOINPUT,
+    EXIT_TEMPFAIL,
+    EXIT_UNAVAILABLE,
+    ApplianceError,
+    cli,
+    fetch,
+    models,
+)
 from appliance.config import Config, ModelsConfig
 from appliance.fetch import ChecksumMismatch, FetchError, ModelFile
 
@@ -155,7 +164,7 @@ def test_checksum_mismatch_removes_the_file_and_says_so(server, tmp_path: Path) 
     wrong = dataclasses.replace(entry_for(base, "voice.onnx", body), sha256="0" * 64)
     with pytest.raises(ChecksumMismatch) as info:
         fetch.fetch_one(wrong, tmp_path, **FAST)
-    assert info.value.exit_code == EXIT_DATAERR
+    assert cli.exit_code(info.value) == EXIT_DATAERR
     message = str(info.value)
     assert hashlib.sha256(body).hexdigest() in message and "0" * 64 in message and "removed" in message
     assert leftovers(tmp_path) == []
@@ -166,7 +175,7 @@ def test_404_fails_at_once_without_retries(server, tmp_path: Path) -> None:
     entry = entry_for(base, "gone.onnx", b"x" * 10)
     with pytest.raises(FetchError) as info:
         fetch.fetch_one(entry, tmp_path, retries=3, **FAST)
-    assert info.value.exit_code == EXIT_UNAVAILABLE
+    assert cli.exit_code(info.value) == EXIT_UNAVAILABLE
     assert "HTTP 404" in str(info.value) and entry.url in str(info.value)
     assert len(plan.requests) == 1
     assert leftovers(tmp_path) == []
@@ -179,7 +188,7 @@ def test_a_stalling_server_times_out_and_every_attempt_is_bounded(server, tmp_pa
     plan.faults = [("stall", 5000), ("stall", 5000)]
     with pytest.raises(FetchError) as info:
         fetch.fetch_one(entry_for(base, "slow.bin", body), tmp_path, retries=1, timeout_s=0.3, backoff_s=0.01)
-    assert info.value.exit_code == EXIT_TEMPFAIL
+    assert cli.exit_code(info.value) == EXIT_TEMPFAIL
     assert "no data for" in str(info.value) and "2 attempts" in str(info.value)
     assert [r for _, r in plan.requests] == [None, "bytes=5000-"]  # the second attempt resumed
     assert not (tmp_path / "slow.bin").exists()
@@ -282,7 +291,7 @@ def test_models_from_a_local_folder(tmp_path: Path) -> None:
     missing = entry_for("https://example.invalid", "b.onnx", body)
     with pytest.raises(ApplianceError, match="b.onnx is not in") as info:
         fetch.fetch_all([missing], folder, source_dir=stick)
-    assert info.value.exit_code == EXIT_NOINPUT
+    assert cli.exit_code(info.value) == EXIT_NOINPUT
 
     (stick / "c.onnx").write_bytes(body[:-1] + b"!")
     with pytest.raises(ChecksumMismatch, match="Copy the right file"):
@@ -331,7 +340,7 @@ def test_a_manifest_file_round_trips_and_bad_ones_are_named(tmp_path: Path) -> N
         fetch.load_manifest(path)
     with pytest.raises(ApplianceError, match="does not exist") as info:
         fetch.load_manifest(tmp_path / "nope.json")
-    assert info.value.exit_code == EXIT_NOINPUT
+    assert cli.exit_code(info.value) == EXIT_NOINPUT
 
 
 def test_cli_fetch_exit_codes_and_messages(server, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 
 from appliance.audio import AudioChunk
 from appliance.commands.listen import Heard, Hearing, preroll_chunks
-from appliance.stages import Transcript, WakeHit
+from appliance.contracts import Transcript, WakeHit
 
 
 def chunk(value: int) -> AudioChunk:
@@ -45,13 +45,19 @@ class FakeWake:
         self.seen += 1
         return WakeHit("hey_jarvis", 0.97, self.seen * 0.08) if c.to_int16()[0] == 99 else None
 
-    def reset(self) -> None:
+    def reset(self, new_stream: bool = False) -> None:
         self.resets += 1
 
 
 class FakeUtterance:
+    early = None  # no early transcripts
+
     def __init__(self, preroll: list[AudioChunk]) -> None:
         self.values = [int(c.to_int16()[0]) for c in preroll]
+
+    @property
+    def heard_speech(self) -> bool:
+        return bool(self.values)
 
     def feed(self, c: AudioChunk) -> Transcript | None:
         v = int(c.to_int16()[0])

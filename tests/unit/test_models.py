@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from appliance import EXIT_CONFIG, models
+from appliance import EXIT_CONFIG, cli, models
 from appliance.config import Config, LlmConfig, ModelsConfig
 
 
@@ -73,7 +73,7 @@ def test_missing_model_names_every_place_and_how_to_get_it(tmp_path: Path) -> No
     with pytest.raises(models.ModelMissing) as info:
         models.resolve("llm", cfg)
     message = str(info.value)
-    assert info.value.exit_code == EXIT_CONFIG
+    assert cli.exit_code(info.value) == EXIT_CONFIG
     assert str(tmp_path / "gone.gguf") in message
     assert str(tmp_path / "models" / models.LLM_FILES["Q4_K_M"]) in message
     assert "appliance models fetch" in message

@@ -10,22 +10,24 @@ import time
 from pathlib import Path
 
 import pytest
-from test_conductor_fakes import (
+
+from appliance.conductor import State
+from appliance.config import Config
+from appliance.contracts import Stages
+from appliance.service import Journal, Notifier, Service, Watchdog, state_text, watchdog_interval_s
+from appliance.turn import TURN_FIELDS, TurnRecord
+from tests.fixtures.fakes import (
     FakeAsr,
     FakeChat,
     FakeEarcons,
     FakeSink,
     FakeSkills,
     FakeSource,
+    FakeSplitter,
     FakeTts,
     FakeWake,
     chunk,
 )
-
-from appliance.conductor import Conductor, State
-from appliance.config import Config
-from appliance.service import Journal, Notifier, Service, Watchdog, state_text, watchdog_interval_s
-from appliance.turn import TURN_FIELDS, TurnRecord
 
 WAIT_S = 5.0
 
@@ -172,18 +174,13 @@ def test_state_text_names_the_wake_word() -> None:
     assert state_text(State.THINKING, Config()) == "Thinking"
 
 
-def _stages() -> dict:
-    return {"source": FakeSource(), "sink": FakeSink(), "wake": FakeWake(), "asr": FakeAsr(),
-            "skills": FakeSkills(), "chat": FakeChat(delay_s=0.3), "tts": FakeTts(), "earcons": FakeEarcons()}
-
-
 def test_service_ready_status_turn_and_sigterm(notify: NotifySocket) -> None:
-    stages = _stages()
-    stages["source"].chunks = [chunk(x) for x in ("SIL", "WAKE", "SAY:what is it", "SIL", "SIL")]
-    stages["source"].fill = "SIL"
+    source = FakeSource([chunk(x) for x in ("SIL", "WAKE", "SAY:what is it", "SIL", "SIL")])
+    source.fill = "SIL"
+    stages = Stages(source=source, sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(delay_s=0.3),
+                    tts=FakeTts(), splitter_factory=FakeSplitter, skills=FakeSkills(), earcons=FakeEarcons())
     journal = RecordingJournal()
-    service = Service(Config(), stages, journal,
-                      conductor_factory=lambda *a, **k: Conductor(*a, splitter_factory=_splitter, **k))
+    service = Service(Config(), stages, journal)
     done = threading.Event()
 
     def stop_later() -> None:
@@ -196,27 +193,21 @@ def test_service_ready_status_turn_and_sigterm(notify: NotifySocket) -> None:
     stopper.start()
     try:
         started = time.monotonic()
-        code = service.run()
+        stopped = service.run()
         elapsed = time.monotonic() - started
     finally:
         signal.signal(signal.SIGTERM, old[0])
         signal.signal(signal.SIGINT, old[1])
     stopper.join(WAIT_S)
-    assert code == 0 and done.is_set()
+    assert stopped is True and done.is_set()
     msgs = notify.collect(lambda m: "STOPPING=1" in m)
     assert msgs[0] == "READY=1"
     assert "STATUS=Listening for 'hey jarvis'" in msgs and "STATUS=Thinking" in msgs
     assert "WATCHDOG=1" in msgs
     turns = [f for _, f in journal.sent if f.get("APPLIANCE_EVENT") == "turn"]
     assert [t["OUTCOME"] for t in turns] == ["cancelled"]
-    assert stages["chat"].cancelled.is_set()
+    assert stages.chat.cancelled.is_set()
     assert elapsed > 0  # the time itself is the e2e test's business (5 s under systemd)
-
-
-def _splitter():
-    from test_conductor_fakes import FakeSplitter
-
-    return FakeSplitter()
 
 
 def test_watchdog_starves_when_a_cancelled_model_call_never_returns(notify: NotifySocket,

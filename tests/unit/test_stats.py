@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from appliance import EXIT_USAGE, ApplianceError
+from appliance import EXIT_USAGE, ApplianceError, cli
 from appliance.commands.stats import parse_since, render, summarize
 
 NOW = datetime(2025, 6, 2, 15, 30, 0)
@@ -21,7 +21,7 @@ def test_parse_since() -> None:
     assert parse_since("2025-06-01 08:00", NOW) == datetime(2025, 6, 1, 8, 0)
     with pytest.raises(ApplianceError) as err:
         parse_since("last tuesday-ish", NOW)
-    assert err.value.exit_code == EXIT_USAGE and "--since" in str(err.value)
+    assert cli.exit_code(err.value) == EXIT_USAGE and "--since" in str(err.value)
 
 
 def _turn(outcome: str, route: str, first_audio: str, tps: str = "", tokens: str = "0") -> dict[str, str]:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import time
 
-from test_conductor import WAIT_S, Harness
-from test_conductor_fakes import FakeChat
-
 from appliance.conductor import State
+from tests.fixtures.fakes import WAIT_S, FakeChat, Harness
 
 
 def test_timer_due_mid_answer_is_spoken_after_the_current_sentence() -> None:

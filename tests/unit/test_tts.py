@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from appliance import cli
 from appliance.audio import AudioChunk
 from appliance.config import TtsConfig
 from appliance.playback import WavSink
@@ -67,7 +68,7 @@ def test_missing_voice_config_is_a_clear_error(tmp_path: Path) -> None:
     model.write_bytes(b"not a model")
     with pytest.raises(VoiceError, match=r"voice\.onnx\.json is missing") as info:
         load_voice(model, threads=1)
-    assert info.value.exit_code == 78
+    assert cli.exit_code(info.value) == 78
 
 
 def test_damaged_voice_is_a_clear_error(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from appliance import cli
 from appliance.audio import AudioChunk, read_wav
-from appliance.stages import AnswerStats
+from appliance.contracts import AnswerStats
 
 RATE = 22050
 SENTENCE_AUDIO_S = 0.4  # seconds of tone the fake voice makes per sentence

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 
 import pytest
-from test_conductor import Harness
 
 from appliance import conductor, turn
+from tests.fixtures.fakes import Harness
 
 
 def test_release_memory_reaches_glibc_malloc_trim() -> None:

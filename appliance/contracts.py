@@ -1,24 +1,31 @@
-"""The contracts between pipeline stages: small Protocols the conductor is built from.
+"""The contracts between the parts: every Protocol the conductor calls, and the Stages it is built from.
 
-Real stages live in mic.py, wake.py, asr.py, skills.py, llm.py, tts.py and speaker.py;
-unit tests hand the conductor fakes that satisfy the same Protocols.
+Real stages live in mic.py, wake.py, asr.py, skills.py, llm.py, tts.py, speaker.py, earcons.py and
+timers.py; unit tests hand the conductor fakes (tests/fixtures/fakes.py) that satisfy the same
+Protocols. The conductor calls nothing that is not declared here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from appliance.audio import AudioChunk
 
 
+@runtime_checkable
 class Source(Protocol):
     """Microphone-like input: 80 ms chunks of 16 kHz mono int16."""
 
     frames_read: int
     """Chunks delivered so far; the service watchdog checks that it grows."""
+
+    @property
+    def eof(self) -> bool:
+        """True once a recording is over (a microphone never ends): a question cut short is finished."""
 
     def read(self, timeout: float) -> AudioChunk | None:
         """The next chunk, or None if none came within `timeout` seconds (device lost or waiting)."""
@@ -29,6 +36,7 @@ class Source(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
 class Sink(Protocol):
     """Speaker-like output."""
 
@@ -58,12 +66,18 @@ class WakeHit:
     """Seconds from the start of the stream to the end of the frame that fired."""
 
 
+@runtime_checkable
 class WakeDetector(Protocol):
     def process(self, chunk: AudioChunk, threshold: float | None = None) -> WakeHit | None:
         """Score one 80 ms chunk; a hit when the (optional override) threshold is crossed."""
 
-    def reset(self) -> None:
-        """Forget the audio heard so far (after each turn), so a turn's tail cannot fire it."""
+    def reset(self, new_stream: bool = False) -> None:
+        """Forget the audio heard so far (after each turn), so a turn's tail cannot fire it.
+
+        new_stream also forgets the refractory time and counts WakeHit.at_s from 0 again: the
+        conductor starts a new stream after each turn, so "hey jarvis, stop" followed at once by
+        "hey jarvis, ..." is heard.
+        """
 
 
 @dataclass(frozen=True)
@@ -78,8 +92,18 @@ class Transcript:
     """time.monotonic() when the final text was ready."""
 
 
+@runtime_checkable
 class Utterance(Protocol):
     """One question being heard: fed chunk by chunk until it reports an end."""
+
+    @property
+    def early(self) -> Transcript | None:
+        """The early transcript, made once the speaker has paused for asr.early_silence_s while the
+        endpoint is still being confirmed; None again as soon as speech goes on (outcome 'early')."""
+
+    @property
+    def heard_speech(self) -> bool:
+        """Whether speech (not just noise) has been heard since the utterance started."""
 
     def feed(self, chunk: AudioChunk) -> Transcript | None:
         """Feed one chunk; a Transcript once the end of speech (or a time limit) is reached."""
@@ -88,6 +112,7 @@ class Utterance(Protocol):
         """End now (stream ended) and return what was heard."""
 
 
+@runtime_checkable
 class Recognizer(Protocol):
     name: str
 
@@ -106,6 +131,7 @@ class SkillReply:
     data: dict = field(default_factory=dict)
 
 
+@runtime_checkable
 class Skills(Protocol):
     def match(self, transcript: str) -> SkillReply | None:
         """A local answer, or None to hand the question to the language model."""
@@ -123,9 +149,9 @@ class AnswerStats:
     question alone does not fit the context) or 'skill' (answered locally, no model)."""
 
 
+@runtime_checkable
 class Chat(Protocol):
-    """The language model. It may also have `forget(question)`, which takes back the last turn
-    (a preemptive answer that was dropped unheard); without it such a turn stays in the history."""
+    """The language model: one conversation, one answer at a time in its context."""
 
     def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
         """Text deltas of the answer; stops early when `cancel` is set."""
@@ -134,9 +160,77 @@ class Chat(Protocol):
     def last_stats(self) -> AnswerStats:
         """Figures for the answer most recently streamed."""
 
+    def forget(self, question: str) -> bool:
+        """Take back the last turn if it answered `question` (an early answer dropped unheard must
+        not stay in the history); False when the last turn was another question's."""
 
+
+@runtime_checkable
 class Synthesizer(Protocol):
     rate: int
 
     def synthesize(self, text: str) -> Iterator[AudioChunk]:
         """Audio for one sentence, yielded as it is produced."""
+
+
+@runtime_checkable
+class Splitter(Protocol):
+    """Cuts the model's text deltas into pieces to speak (sentences.SentenceSplitter)."""
+
+    def add(self, delta: str) -> list[str]:
+        """The pieces complete once `delta` is added."""
+
+    def finish(self) -> list[str]:
+        """What is left at the end of the answer."""
+
+
+@runtime_checkable
+class Earcons(Protocol):
+    """The short sounds of a turn: 'wake', 'thinking', 'error' and 'timer'."""
+
+    def get(self, name: str) -> AudioChunk | None:
+        """The sound called `name`, at the voice's rate."""
+
+
+@runtime_checkable
+class Announcement(Protocol):
+    @property
+    def text(self) -> str:
+        """What to say after the timer earcon."""
+
+
+@runtime_checkable
+class Timers(Protocol):
+    """Kitchen timers as the conductor sees them: what has ended and is to be announced."""
+
+    def due(self) -> Sequence[Announcement]:
+        """The timers to announce now (each once, then again until acknowledged)."""
+
+
+@runtime_checkable
+class EventLog(Protocol):
+    """Where structured events go (service.Journal): model load times, errors, devices."""
+
+    def event(self, name: str, message: str = "", traceback: str | None = None, **fields: object) -> None: ...
+
+
+@dataclass(frozen=True)
+class Stages:
+    """Every stage a turn uses, built once from the Config (assembly.py) and handed to the conductor."""
+
+    source: Source
+    sink: Sink
+    wake: WakeDetector
+    asr: Recognizer
+    chat: Chat
+    tts: Synthesizer
+    splitter_factory: Callable[[], Splitter]
+    """A fresh splitter for each answer."""
+    skills: Skills | None = None
+    """None when skills are switched off: every question goes to the model."""
+    earcons: Earcons | None = None
+    timers: Timers | None = None
+
+    def with_source(self, source: Source) -> Stages:
+        """The same stages listening to another source (a recording instead of the microphone)."""
+        return dataclasses.replace(self, source=source)

@@ -1,0 +1,119 @@
+"""Builds every stage from the Config into one frozen Stages: the one place that loads the models."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from appliance.audio import AudioChunk
+from appliance.config import Config
+from appliance.contracts import EventLog, Recognizer, Sink, Source, Splitter, Stages, WakeDetector
+
+if TYPE_CHECKING:
+    from appliance.llm import LlamaChat
+    from appliance.skills import LocalSkills
+    from appliance.tts import PiperSynthesizer
+
+_LOGGER = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+
+class NoSource:
+    """The source of stages built without a microphone: hears nothing until replaced (Stages.with_source)."""
+
+    frames_read = 0
+    eof = True
+
+    def read(self, timeout: float) -> AudioChunk | None:
+        time.sleep(min(timeout, 0.01))
+        return None
+
+    def status(self) -> str:
+        return "no microphone"
+
+    def close(self) -> None:
+        """Nothing was opened."""
+
+
+def _timed(loads: dict[str, float], name: str, fn: Callable[[], _T]) -> _T:
+    started = time.monotonic()
+    value = fn()
+    loads[name] = (time.monotonic() - started) * 1000.0
+    return value
+
+
+def load_hearing(cfg: Config) -> tuple[WakeDetector, Recognizer]:
+    """The wake word and the recognizer, loaded (`listen --hear-only` needs no more)."""
+    from appliance.asr import make_recognizer
+    from appliance.wake import WakeWord
+
+    recognizer = make_recognizer(cfg)  # chosen first: a missing model fails before anything loads
+    return WakeWord(cfg).load(), recognizer.load()
+
+
+def load_chat(cfg: Config) -> LlamaChat:
+    """The language model with its system prompt cached."""
+    from appliance.llm import LlamaChat
+
+    return LlamaChat.from_config(cfg)
+
+
+def load_skills(cfg: Config) -> LocalSkills:
+    """The local skills, their timers kept in service.state_dir."""
+    from appliance import skills
+
+    return skills.build(cfg)
+
+
+def load_voice(cfg: Config) -> PiperSynthesizer:
+    """Piper with the configured voice (it cleans text for speech itself: textclean.for_speech)."""
+    from appliance.tts import PiperSynthesizer
+
+    return PiperSynthesizer.from_config(cfg)
+
+
+def splitter_factory(cfg: Config) -> Callable[[], Splitter]:
+    """New sentence splitters with the configured first-piece rules."""
+    from appliance.sentences import SentenceSplitter
+
+    conv = cfg.conversation
+    return lambda: SentenceSplitter(conv.first_clause_min_words, conv.first_phrase_max_words)
+
+
+def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source | None = None,
+                 sink: Sink | None = None, mic: bool = True) -> Stages:
+    """Every stage the conductor needs, loaded once; model load times go to `events`.
+
+    `source`/`sink` replace the microphone and the speaker (a WAV file for `appliance listen`);
+    mic=False opens no microphone (the caller gives each recording with Stages.with_source).
+    """
+    from appliance.asr import make_recognizer
+    from appliance.earcons import Earcons
+    from appliance.mic import MicSource
+    from appliance.speaker import SpeakerSink
+    from appliance.wake import WakeWord
+
+    loads: dict[str, float] = {}
+    recognizer = make_recognizer(cfg)  # chosen first: a missing model fails before anything loads
+    wake = _timed(loads, "wake", WakeWord(cfg).load)
+    asr = _timed(loads, "asr", recognizer.load)
+    chat = _timed(loads, "llm", lambda: load_chat(cfg))
+    started = time.monotonic()
+    tts = load_voice(cfg)
+    out = sink if sink is not None else SpeakerSink(cfg.audio, rate=tts.rate)
+    loads["tts"] = (time.monotonic() - started) * 1000.0
+    skills = load_skills(cfg) if cfg.skills.enabled else None
+    if source is None:
+        source = MicSource(cfg.audio) if mic else NoSource()
+    stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,
+                    splitter_factory=splitter_factory(cfg), skills=skills,
+                    earcons=Earcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None)
+    summary = ", ".join(f"{k} {v:.0f} ms" for k, v in loads.items())
+    _LOGGER.info("Models loaded: %s (speech recognition: %s)", summary, recognizer.name)
+    if events is not None:
+        events.event("models_loaded", f"Models loaded: {summary}", asr_engine=recognizer.name,
+                     **{f"{k}_load_ms": f"{v:.0f}" for k, v in loads.items()})
+    return stages

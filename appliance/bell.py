@@ -1,0 +1,37 @@
+"""Timer announcements for a turn: the messages of timers that have ended, looked at every TIMER_CHECK_S."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Final
+
+from appliance.contracts import Timers
+
+_LOGGER = logging.getLogger(__name__)
+
+TIMER_CHECK_S: Final = 0.5  # seconds between looks at the timers file
+
+
+class TimerBell:
+    """Asked while idle by the conductor's loop and while answering by the speech thread, which says
+    the messages after the current sentence; a failing timers file is reported and skipped."""
+
+    def __init__(self, timers: Timers | None, clock: Callable[[], float],
+                 on_error: Callable[[Exception], None]) -> None:
+        self.timers = timers
+        self.clock = clock
+        self.on_error = on_error
+        self._next_check = 0.0
+
+    def due_texts(self) -> list[str]:
+        """What to say for the timers due now; nothing when looked at again within TIMER_CHECK_S."""
+        now = self.clock()
+        if self.timers is None or now < self._next_check:
+            return []
+        self._next_check = now + TIMER_CHECK_S
+        try:
+            return [announcement.text for announcement in self.timers.due()]
+        except Exception as exc:  # noqa: BLE001 - a broken timers file must not end the turn
+            self.on_error(exc)
+            return []

@@ -1,0 +1,67 @@
+"""The named errors the parts raise: each says what went wrong for people; cli.py gives them exit codes."""
+
+from __future__ import annotations
+
+
+class ApplianceError(Exception):
+    """An expected error with a message for people (no traceback is shown)."""
+
+
+class UsageError(ApplianceError):
+    """The command line asks for something that cannot be done as asked."""
+
+
+class BadConfig(ApplianceError):
+    """The configuration is wrong (config.ConfigError lists each problem by key and line)."""
+
+
+class ModelMissing(ApplianceError):
+    """A model file could not be found anywhere it may be."""
+
+
+class ModelError(ApplianceError):
+    """A model was found but cannot be loaded or used (llm.LlmError, tts.VoiceError)."""
+
+
+class MissingLibrary(ApplianceError):
+    """A library a stage needs is not installed (Vosk, faster-whisper, openWakeWord, onnxruntime)."""
+
+
+class AudioDeviceError(ApplianceError):
+    """The sound system (PortAudio) is not there."""
+
+
+class InputMissing(ApplianceError):
+    """An input file or folder does not exist (a WAV, a questions file, a manifest, a model in a folder)."""
+
+
+class BadInput(ApplianceError):
+    """An input file exists but cannot be used (not a PCM WAV, no questions in it)."""
+
+
+class OutputError(ApplianceError):
+    """An output file (the spoken reply as WAV) cannot be written."""
+
+
+class NotWritable(ApplianceError):
+    """A folder the appliance keeps its files in (the models) cannot be written."""
+
+
+class TimerError(ApplianceError):
+    """A timer request that cannot be carried out (too many, too long, cannot be saved)."""
+
+
+class ServiceUnavailable(ApplianceError):
+    """A system service is not there or refuses us (the journal)."""
+
+
+class FetchError(ApplianceError):
+    """A model could not be downloaded (network, server); trying again later may work."""
+
+
+class FileUnavailable(FetchError):
+    """The server says the file is not there: trying again will not help."""
+
+
+class ChecksumMismatch(FetchError):
+    """A downloaded or copied file is not the file the manifest names; it has been removed."""

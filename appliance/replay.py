@@ -1,0 +1,111 @@
+"""One whole turn over a recording, run by the conductor exactly as the daemon runs it: the `listen` record."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from typing import Any, Protocol
+
+from appliance.audio import AudioChunk
+from appliance.conductor import Conductor, State
+from appliance.config import Config
+from appliance.contracts import EventLog, Stages
+from appliance.mic import WavSource
+from appliance.turn import TIMING_KEYS, TurnRecord
+
+_LOGGER = logging.getLogger(__name__)
+
+GUARD_S = 5.0  # seconds past the recording and the turn limit before the loop is given up
+
+
+class TurnLog(EventLog, Protocol):
+    """Where a replayed turn's events and record go (service.Journal)."""
+
+    def turn(self, record: TurnRecord) -> None: ...
+
+
+class Recording:
+    """A WAV source that goes on with silence (paced in real time) after the file ends.
+
+    The conductor keeps turning while the answer is generated and spoken, the endpointer
+    hears the end of a question that was cut short, and `eof` tells when the file is over.
+    """
+
+    def __init__(self, path: str, cfg: Config, fast: bool = False) -> None:
+        self.wav = WavSource(path, rate=cfg.audio.rate, chunk_ms=cfg.audio.chunk_ms, realtime=not fast)
+        self.duration_s = self.wav.duration_s
+        self.chunk_s = cfg.audio.chunk_ms / 1000.0
+        self.paced = not fast
+        self._silence = AudioChunk(bytes(2 * self.wav.chunk_samples), self.wav.rate)
+        self.frames_read = 0
+        self._next = 0.0
+
+    @property
+    def eof(self) -> bool:
+        return self.wav.eof
+
+    def read(self, timeout: float) -> AudioChunk | None:
+        chunk = None if self.wav.eof else self.wav.read(timeout)
+        if chunk is None and self.wav.eof:
+            now = time.monotonic()
+            self._next = max(self._next, now)
+            time.sleep(max(0.0, min(timeout, self._next - now)))
+            self._next += self.chunk_s
+            chunk = self._silence
+        if chunk is not None:
+            self.frames_read += 1
+        return chunk
+
+    def status(self) -> str:
+        return self.wav.status()
+
+    def close(self) -> None:
+        self.wav.close()
+
+
+def run_turn(recording: Recording, cfg: Config, stages: Stages, events: TurnLog | None = None,
+             records: list[TurnRecord] | None = None) -> dict[str, Any]:
+    """One full turn over `recording` with loaded `stages` (no follow-up): the `listen --json` record.
+
+    `events` (service.Journal) gets the conductor's events and the turn; `records` the TurnRecord itself.
+    """
+    cfg = dataclasses.replace(cfg, conversation=dataclasses.replace(cfg.conversation, follow_up="never"))
+    records = [] if records is None else records
+    conductor = Conductor(stages.with_source(recording), cfg, on_turn=records.append,
+                          on_event=(lambda name, **f: events.event(name, **f)) if events is not None else None)
+    # A guard only: the conductor has its own limits for listening, thinking and the turn.
+    deadline = time.monotonic() + recording.duration_s + cfg.conversation.turn_timeout_s + GUARD_S
+    while time.monotonic() < deadline:
+        conductor.step()
+        if records and conductor.state is State.IDLE:
+            break
+        if recording.eof and conductor.state is State.IDLE and not records:
+            break  # the file ended without a wake word
+    conductor.stop()
+    if events is not None:
+        for rec in records:
+            events.turn(rec)
+    record = listen_record(records[0] if records else None, paced=recording.paced)
+    record["early_answers"] = dict(conductor.early.counts)
+    return record
+
+
+def listen_turn(path: str, cfg: Config, stages: Stages, fast: bool = False, events: TurnLog | None = None,
+                records: list[TurnRecord] | None = None) -> dict[str, Any]:
+    """run_turn over the WAV file at `path`, paced in real time unless `fast` (so the latencies are honest)."""
+    return run_turn(Recording(path, cfg, fast), cfg, stages, events, records)
+
+
+def listen_record(rec: TurnRecord | None, paced: bool) -> dict[str, Any]:
+    """The hearing record (`wake`, `transcript`) plus `route`, `answer`, `outcome` and `timings_ms`."""
+    if rec is None:
+        return {"wake": None, "transcript": None, "route": None, "answer": None, "outcome": None,
+                "timings_ms": {k: None for k in TIMING_KEYS}, "preemptive": False, "paced": paced}
+    wake = None if rec.wake_word is None else {"word": rec.wake_word, "score": rec.wake_score, "at_s": rec.wake_at_s}
+    return {"wake": wake, "transcript": rec.transcript if rec.transcript_at is not None else None,
+            "route": rec.route or None, "answer": rec.answer, "outcome": rec.outcome,
+            "timings_ms": rec.timings_ms(), "preemptive": rec.preemptive, "paced": paced,
+            "llm": None if rec.stats is None or rec.route != "llm" else
+            {"tokens": rec.stats.tokens, "prompt_tokens": rec.stats.prompt_tokens,
+             "cached_prompt_tokens": rec.stats.cached_prompt_tokens, "tokens_per_s": rec.stats.tokens_per_s}}
