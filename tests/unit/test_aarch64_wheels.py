@@ -22,9 +22,17 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.tags import Tag, compatible_tags, cpython_tags
-from packaging.utils import (InvalidSdistFilename, InvalidWheelFilename, NormalizedName, canonicalize_name,
-                             parse_sdist_filename, parse_wheel_filename)
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    NormalizedName,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
 from packaging.version import Version
+
+from appliance import preflight
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 
@@ -193,12 +201,6 @@ def bare(requirement: Requirement) -> str:
     return f"{requirement.name}{extras}{requirement.specifier}"
 
 
-def bash_array(script: str, name: str) -> list[str]:
-    found = re.search(rf"^{name}=\((.*?)\)", script, re.MULTILINE | re.DOTALL)
-    assert found, f"no {name}=(...) in scripts/install.sh"
-    return " ".join(line.split("#", 1)[0] for line in found[1].splitlines()).split()
-
-
 def pi_requirements() -> tuple[list[Requirement], list[Requirement]]:
     """(pyproject.toml's dependencies with the dependencies of PI_SOURCE_BUILDS in their place,
     the packages install.sh installs beside them with --no-deps)."""
@@ -211,8 +213,7 @@ def pi_requirements() -> tuple[list[Requirement], list[Requirement]]:
     for req in wanted:
         if canonicalize_name(req.name) in built and active(req):
             requirements += [r for text in source_build_requires(req) if active(r := Requirement(text))]
-    install_sh = (ROOT / "scripts" / "install.sh").read_text(encoding="utf-8")
-    extra = [Requirement(text) for text in bash_array(install_sh, "PI_EXTRA_PACKAGES")]
+    extra = [Requirement(text) for text in preflight.PINS["pi"]]  # what install.sh installs --no-deps
     return requirements, extra
 
 
