@@ -22,6 +22,7 @@ from appliance.turn import Job, Reporter, Stragglers, TurnRecord, release_memory
 _LOGGER = logging.getLogger(__name__)
 
 READ_TIMEOUT_S: Final = 0.25  # seconds a mic read may block: the loop (and its heartbeat) turns at least 4x/s
+POLL_S: Final = 0.01  # seconds a mic read may block while a transcription runs: its result is taken at once
 JOIN_TIMEOUT_S: Final = 1.0  # seconds to wait for a cancelled worker thread
 ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls silent (room echo)
 SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
@@ -38,7 +39,7 @@ class State(enum.Enum):
 
 
 class Conductor:
-    """Owns the state; runs wake and ASR inline on each chunk; the answer runs on worker threads.
+    """Owns the state; looks at every chunk (wake word, endpoint); recognition and the answer run on workers.
 
     One `threading.Event` per turn cancels the language model (between tokens), speech (between
     chunks) and the speaker (`Sink.stop`): barge-in, the time limits, errors and shutdown use it.
@@ -102,8 +103,10 @@ class Conductor:
         self.heartbeat += 1
         while self.freeze.is_set() and not self._stop.is_set():
             time.sleep(0.05)
+        utt = self._utt
+        waiting = utt is not None and self.state in (State.LISTENING, State.FOLLOW_UP) and utt.busy
         try:
-            chunk = self.source.read(READ_TIMEOUT_S)
+            chunk = self.source.read(POLL_S if waiting else READ_TIMEOUT_S)
         except Exception as exc:  # the source recovers by itself; keep turning
             self._event("error", f"Microphone read failed: {exc}", stage="source", exc=exc)
             self._stop.wait(SOURCE_ERROR_BACKOFF_S)
@@ -178,13 +181,16 @@ class Conductor:
     def _listening(self, chunk: AudioChunk | None, now: float) -> None:
         turn, utt = self._turn, self._utt
         assert turn is not None and utt is not None
-        result: Transcript | None = None
+        if chunk is not None and utt.ended and self._barge_in(chunk, now):
+            return  # the wake word while the question was being transcribed
         try:
             if chunk is not None:
                 result = utt.feed(chunk)
                 self._utt_audio_s += chunk.duration_s
             elif self.source.eof:  # a recording ended mid-question
                 result = utt.finish()
+            else:
+                result = utt.poll()
         except Exception as exc:
             self._fail("asr", exc, now)
             return
@@ -263,16 +269,8 @@ class Conductor:
     def _answering(self, chunk: AudioChunk | None, now: float) -> None:
         turn = self._turn
         assert turn is not None
-        if chunk is not None:
-            hit = self._detect(chunk, self.cfg.wake.barge_in_threshold)
-            self._preroll.append(chunk)
-            if hit is not None:
-                _LOGGER.info("Barge-in: wake word while answering (score=%.2f)", hit.score)
-                preroll = list(self._preroll)  # the new question may start with the wake word
-                self._abort_turn("cancelled")
-                self._preroll.extend(preroll)
-                self._start_turn(hit, now)
-                return
+        if chunk is not None and self._barge_in(chunk, now):
+            return
         for job in self._jobs:
             if job.error is not None:
                 if turn.outcome:  # the apology itself failed: give up quietly
@@ -304,6 +302,19 @@ class Conductor:
             if follow:
                 self._ignore_until = now + ECHO_TAIL_S
                 self._start_turn(None, now, follow_up=True)
+
+    def _barge_in(self, chunk: AudioChunk, now: float) -> bool:
+        """The wake word (at the barge-in threshold) cancels the turn and starts a new one."""
+        hit = self._detect(chunk, self.cfg.wake.barge_in_threshold)
+        self._preroll.append(chunk)
+        if hit is None:
+            return False
+        _LOGGER.info("Barge-in: wake word while %s (score=%.2f)", self.state.value, hit.score)
+        preroll = list(self._preroll)  # the new question may start with the wake word
+        self._abort_turn("cancelled")
+        self._preroll.extend(preroll)
+        self._start_turn(hit, now)
+        return True
 
     # ---------------------------------------------------------------- endings
 
@@ -343,9 +354,11 @@ class Conductor:
         return self._stragglers.stuck_s()
 
     def _finish_turn(self, outcome: str | None, now: float, record: bool = True) -> None:
-        turn = self._turn
+        turn, utt = self._turn, self._utt
         self._cancel_jobs()
         self._turn, self._utt = None, None
+        if utt is not None:
+            self._safe(utt.close)  # its transcriptions still waiting are not wanted
         # Forget the turn's audio, and the refractory time (counted over frames heard while idle),
         # so "hey jarvis, stop" followed at once by "hey jarvis, ..." is heard.
         self._safe(lambda: self.wake.reset(new_stream=True))

@@ -50,7 +50,10 @@ class Recording:
         if chunk is None and self.wav.eof:
             now = time.monotonic()
             self._next = max(self._next, now)
-            time.sleep(max(0.0, min(timeout, self._next - now)))
+            if self._next - now > timeout:  # not due yet: a short read (the conductor polling) gets none
+                time.sleep(max(0.0, timeout))
+                return None
+            time.sleep(max(0.0, self._next - now))
             self._next += self.chunk_s
             chunk = self._silence
         if chunk is not None:
