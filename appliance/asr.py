@@ -18,6 +18,7 @@ from appliance.audio import PIPELINE_RATE, AudioChunk
 from appliance.config import Config
 from appliance.contracts import Transcript
 from appliance.endpoint import Endpointer, SpeechProbability
+from appliance.wake_text import strip_wake_echo, wake_words
 from appliance.errors import MissingLibrary
 
 _LOGGER = logging.getLogger(__name__)
@@ -41,8 +42,10 @@ class _Utterance:
     """
 
     def __init__(self, engine: _Engine, endpointer: Endpointer, preroll: list[AudioChunk],
-                 runner: Runner) -> None:
+                 runner: Runner, wake: tuple[str, ...] = ()) -> None:
         self.engine = engine
+        self.wake = wake
+        """The wake phrase's words: its remnant from the pre-roll is cut from every transcript."""
         self.endpointer = endpointer
         self.runner = runner
         self.done: Transcript | None = None
@@ -92,7 +95,7 @@ class _Utterance:
             return None
         if run is not None and run.error is not None:
             raise run.error
-        text = run.text if run is not None else ""
+        text = strip_wake_echo(run.text, self.wake) if run is not None else ""
         final_at = max(self._ended_at, run.finished_at or 0.0) if run is not None else self._ended_at
         self.done = Transcript(text=text, outcome=self._ended, speech_end_s=self.endpointer.speech_end_s,
                                final_at=final_at)
@@ -139,7 +142,7 @@ class _Utterance:
             return
         if run.error is not None:
             raise run.error
-        self.early = Transcript(text=run.text, outcome="early", speech_end_s=self._early_for,
+        self.early = Transcript(text=strip_wake_echo(run.text, self.wake), outcome="early", speech_end_s=self._early_for,
                                 final_at=run.finished_at)
         _LOGGER.debug("Early transcript: %r", self.early.text)
 
@@ -206,7 +209,8 @@ class _BaseRecognizer:
         self.load()
         assert self._vad is not None
         self._vad.reset()
-        return _Utterance(self._engine(), Endpointer(self.cfg.asr, self._vad), list(preroll), self.runner)
+        return _Utterance(self._engine(), Endpointer(self.cfg.asr, self._vad), list(preroll), self.runner,
+                          wake_words(self.cfg.wake.model))
 
     def _load_model(self) -> Any:
         raise NotImplementedError
@@ -313,16 +317,6 @@ class _WhisperEngine:
     def final(self) -> Callable[[], str]:
         heard = list(self.chunks)
         return lambda: self.transcribe(np.concatenate(heard)) if heard else ""
-
-
-def strip_wake_echo(text: str, wake_word: str) -> str:
-    """The transcript without a leading echo of the wake word ("Jarvis. What time is it?")."""
-    wake = {w for w in wake_word.lower().replace("-", "_").split("_") if w}
-    words = text.split()
-    while words and words[0].lower().strip(".,!?;:'\"") in wake:
-        words.pop(0)
-    out = " ".join(words)
-    return out[:1].upper() + out[1:] if out and text[:1].isupper() else out
 
 
 def choose_engine(cfg: Config) -> tuple[str, Path]:

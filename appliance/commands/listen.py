@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import dataclasses
 import json
 import logging
 import math
@@ -65,10 +64,8 @@ class Hearing:
             if hit is not None:
                 return hit
 
-    def hear_question(self, wake_word: str = "") -> Transcript:
+    def hear_question(self) -> Transcript:
         """The question after a wake hit: pre-roll plus chunks until the endpointer says it is over."""
-        from appliance.asr import strip_wake_echo
-
         utterance = self.recognizer.start(list(self.ring))
         self.ring.clear()
         transcript = None
@@ -79,12 +76,12 @@ class Hearing:
                     transcript = utterance.finish()
                 continue
             transcript = utterance.feed(chunk)
-        return dataclasses.replace(transcript, text=strip_wake_echo(transcript.text, wake_word))
+        return transcript
 
     def hear(self) -> Heard:
         heard = Heard(wake=self.wait_for_wake())
         if heard.wake is not None:
-            heard.transcript = self.hear_question(heard.wake.word)
+            heard.transcript = self.hear_question()
             self.wake.reset()
         return heard
 

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from appliance import cli
-from appliance.asr import _BaseRecognizer, make_recognizer, strip_wake_echo
+from appliance.asr import _BaseRecognizer, make_recognizer
 from appliance.asr_worker import Worker
 from appliance.audio import AudioChunk
 from appliance.config import AsrConfig, Config
 from appliance.endpoint import Endpointer
+from appliance.wake_text import strip_wake_echo, wake_name, wake_words
 from appliance.models import ModelMissing
 
 CHUNK_S = 0.08
@@ -201,11 +202,38 @@ def test_early_transcript_off_and_no_speech_never_make_one() -> None:
     assert silent.engine.early_calls == []
 
 
+WAKE = wake_words("hey_jarvis")
+
+
 def test_strip_wake_echo() -> None:
-    assert strip_wake_echo("Jarvis. What time is it?", "hey_jarvis") == "What time is it?"
-    assert strip_wake_echo("hey jarvis, lights on", "hey_jarvis") == "lights on"
-    assert strip_wake_echo("What is Jarvis?", "hey_jarvis") == "What is Jarvis?"
-    assert strip_wake_echo("Jarvis.", "hey_jarvis") == ""
+    assert strip_wake_echo("Jarvis. What time is it?", WAKE) == "What time is it?"
+    assert strip_wake_echo("hey jarvis, lights on", WAKE) == "lights on"
+    assert strip_wake_echo("What is Jarvis?", WAKE) == "What is Jarvis?"
+    assert strip_wake_echo("Jarvis.", WAKE) == ""
+
+
+def test_strip_wake_echo_cuts_a_soundalike_of_the_name_only_when_it_stands_alone() -> None:
+    assert strip_wake_echo("Service. What time is it?", WAKE) == "What time is it?"  # Whisper on "jarvis"
+    assert strip_wake_echo("Service the car on Monday.", WAKE) == "Service the car on Monday."
+    assert strip_wake_echo("Lights, on please.", WAKE) == "Lights, on please."
+    assert strip_wake_echo("Alexa. Lights on.", wake_words("alexa")) == "Lights on."
+    assert strip_wake_echo("Jarvis. Lights on.", wake_words("alexa")) == "Jarvis. Lights on."
+
+
+def test_the_wake_name_comes_from_the_model() -> None:
+    assert wake_name("/var/lib/appliance/models/hey_jarvis_v0.1.onnx") == "hey_jarvis"
+    assert wake_words("hey_mycroft_v0.1.onnx") == ("hey", "mycroft") and wake_words("alexa") == ("alexa",)
+
+
+def test_every_transcript_of_an_utterance_loses_the_wake_echo() -> None:
+    rec = early_recognizer("####" + "." * 50)
+    engine = FakeEngine()
+    engine.early = lambda: (lambda: "Jarvis, what time is it?")  # type: ignore[method-assign]
+    rec._engine = lambda: engine  # type: ignore[method-assign]
+    utterance = rec.start([])
+    while (final := utterance.feed(chunk())) is None:
+        early = utterance.early
+    assert early is not None and early.text == "What time is it?" and final.text == "What time is it?"
 
 
 def test_an_engine_without_its_model_is_a_config_error(tmp_path) -> None:

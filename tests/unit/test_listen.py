@@ -62,7 +62,7 @@ class FakeUtterance:
     def feed(self, c: AudioChunk) -> Transcript | None:
         v = int(c.to_int16()[0])
         if v == 0:  # silence ends it
-            return Transcript("Jarvis. " + " ".join(map(str, self.values)))
+            return Transcript(" ".join(map(str, self.values)))
         self.values.append(v)
         return None
 
@@ -78,7 +78,7 @@ class FakeRecognizer:
         return self.utterance
 
 
-def test_question_gets_the_preroll_and_the_wake_word_echo_is_removed() -> None:
+def test_question_gets_the_preroll() -> None:  # the wake echo: the recognizer's (test_asr_endpoint)
     source = ListSource([1, 2, 3, 4, 99, 5, 6, 0, 7])
     wake = FakeWake()
     heard = Hearing(source, wake, FakeRecognizer(), preroll_chunks=3).hear()
