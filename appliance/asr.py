@@ -142,8 +142,8 @@ class _Utterance:
             return
         if run.error is not None:
             raise run.error
-        self.early = Transcript(text=strip_wake_echo(run.text, self.wake), outcome="early", speech_end_s=self._early_for,
-                                final_at=run.finished_at)
+        self.early = Transcript(text=strip_wake_echo(run.text, self.wake), outcome="early",
+                                speech_end_s=self._early_for, final_at=run.finished_at)
         _LOGGER.debug("Early transcript: %r", self.early.text)
 
     def _end(self, outcome: str) -> None:

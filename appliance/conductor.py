@@ -15,9 +15,9 @@ from appliance import answer
 from appliance.audio import AudioChunk
 from appliance.bell import TimerBell
 from appliance.config import Config
-from appliance.contracts import Stages, Transcript, Utterance, WakeHit
+from appliance.contracts import Stages, Utterance, WakeHit
 from appliance.preempt import EarlyAnswers, start_early
-from appliance.turn import Job, Reporter, Stragglers, TurnRecord, release_memory
+from appliance.turn import Job, Reporter, Stragglers, TurnRecord, release_memory, speech_end_at
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class Conductor:
                  on_turn: Callable[[TurnRecord], None] | None = None,
                  on_state: Callable[[State], None] | None = None,
                  on_event: Callable[..., None] | None = None,
+                 on_heard: Callable[[TurnRecord], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.stages = stages
         self.source, self.sink, self.wake, self.asr = stages.source, stages.sink, stages.wake, stages.asr
@@ -58,6 +59,8 @@ class Conductor:
         self._report = Reporter(on_turn, on_event)
         self._event = self._report.event
         self._on_state = on_state or (lambda state: None)
+        self._on_heard = on_heard
+        """When given, each turn ends at its final transcript and goes here unanswered (`listen --hear-only`)."""
         self.clock = clock
         self.state = State.IDLE
         self.heartbeat = 0
@@ -71,17 +74,14 @@ class Conductor:
         self._turn: TurnRecord | None = None
         self._cancel = threading.Event()
         self._utt: Utterance | None = None
-        self._listen_started = 0.0
-        self._utt_audio_s = 0.0
+        self._listen_started, self._utt_audio_s = 0.0, 0.0
         self._jobs: list[Job] = []
         self._stragglers = Stragglers()
         self._speech: Job | None = None
         self.early = EarlyAnswers(
             lambda turn, text: start_early(turn, text, stages, clock, self.bell.due_texts), JOIN_TIMEOUT_S)
         """Answers started from an early transcript, before the question is confirmed over."""
-        self._thinking_played = False
-        self._follow_up_until = 0.0
-        self._ignore_until = 0.0
+        self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
         self.bell = TimerBell(stages.timers, clock, lambda exc: self._event(
             "error", f"Timers failed: {exc}", stage="timers", exc=exc))
         """Timers that end are announced while idle, and mid-answer after the current sentence."""
@@ -209,19 +209,16 @@ class Conductor:
                 self._fail("turn", TimeoutError(f"turn took over {conv.turn_timeout_s:g} s"), now, outcome="timeout")
             return
         turn.transcript_at = result.final_at or now
-        turn.speech_end_at = self._speech_end(result, now)
+        turn.speech_end_at = speech_end_at(result, now, self._utt_audio_s, self.cfg.asr.endpoint_silence_s)
         turn.transcript = result.text.strip()
+        if self._on_heard is not None:
+            self._on_heard(turn)
+            self._finish_turn(None, now, record=False)
+            return
         if result.outcome == "no_speech" or not turn.transcript:
             self._finish_turn("no_speech", now, record=self.state is not State.FOLLOW_UP)
             return
         self._respond(turn, now)
-
-    def _speech_end(self, result: Transcript, now: float) -> float:
-        """time.monotonic() of the end of speech: the stream position mapped onto the clock."""
-        if result.speech_end_s is None:
-            return now - self.cfg.asr.endpoint_silence_s
-        behind_s = max(0.0, self._utt_audio_s - result.speech_end_s)
-        return now - behind_s
 
     def _respond(self, turn: TurnRecord, now: float) -> None:
         self._set_state(State.THINKING)

@@ -94,6 +94,25 @@ def run_turn(recording: Recording, cfg: Config, stages: Stages, events: TurnLog 
     return record
 
 
+def hear_turn(recording: Recording, cfg: Config, stages: Stages) -> dict[str, Any]:
+    """The wake word and the transcript of the first question in `recording`, heard by the conductor as
+    the daemon hears it, and nothing answered: the `listen --hear-only` record."""
+    cfg = dataclasses.replace(cfg, conversation=dataclasses.replace(cfg.conversation, follow_up="never",
+                                                                    preemptive=False))
+    heard: list[TurnRecord] = []
+    conductor = Conductor(stages.with_source(recording), cfg, on_heard=heard.append)
+    deadline = time.monotonic() + recording.duration_s + cfg.conversation.turn_timeout_s + GUARD_S
+    while not heard and time.monotonic() < deadline:
+        conductor.step()
+        if recording.eof and conductor.state is State.IDLE:
+            break  # the file ended without a wake word
+    conductor.stop()
+    rec = heard[0] if heard else None
+    return {"wake": None if rec is None or rec.wake_word is None else
+            {"word": rec.wake_word, "score": rec.wake_score, "at_s": rec.wake_at_s},
+            "transcript": None if rec is None else rec.transcript}
+
+
 def listen_turn(path: str, cfg: Config, stages: Stages, fast: bool = False, events: TurnLog | None = None,
                 records: list[TurnRecord] | None = None) -> dict[str, Any]:
     """run_turn over the WAV file at `path`, paced in real time unless `fast` (so the latencies are honest)."""

@@ -1,4 +1,4 @@
-"""The conductor loop's longest turn (its own work, not its wait for audio) while a question is heard, real models.
+"""The conductor loop's longest turn (its own work, not its wait for audio) while a question is heard.
 
     .venv/bin/python -m bench.loop_gap [--rounds 3] [--json]
 
@@ -30,7 +30,8 @@ from appliance.playback import WavSink
 from appliance.replay import Recording
 from tests.fixtures.speech import SpeechMaker
 
-PAUSE_S: Final = 0.2  # seconds of pause inside the question (plus the clips' own quiet ends): past the early point, short of the endpoint
+# Seconds of pause inside the question (plus the clips' own quiet ends): past the early point, short of the endpoint.
+PAUSE_S: Final = 0.2
 GUARD_S: Final = 30.0  # seconds a round may take at most
 
 
@@ -76,7 +77,8 @@ def one_round(cfg: Config, wav: Path, out: Path) -> dict:
     conductor.stop()
     stages.sink.close()
     rec = records[0] if records else None
-    return {"max_turn_ms_listening": round(worst["listening"] * 1000, 1), "max_turn_ms": round(worst["any"] * 1000, 1),
+    return {"max_turn_ms_listening": round(worst["listening"] * 1000, 1),
+            "max_turn_ms": round(worst["any"] * 1000, 1),
             "transcript": rec.transcript if rec else None, "early_answers": dict(conductor.early.counts)}
 
 
@@ -95,8 +97,9 @@ def main() -> int:
         print(json.dumps(rounds))
     else:
         for r in rounds:
-            print(f"longest loop turn while listening {r['max_turn_ms_listening']:6.1f} ms, in the whole turn "
-                  f"{r['max_turn_ms']:6.1f} ms; heard {r['transcript']!r}; early answers {r['early_answers']}")
+            print(f"longest loop turn while listening {r['max_turn_ms_listening']:6.1f} ms, "
+                  f"in the whole turn {r['max_turn_ms']:6.1f} ms; heard {r['transcript']!r}; "
+                  f"early answers {r['early_answers']}")
     return 0
 
 

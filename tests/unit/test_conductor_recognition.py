@@ -1,4 +1,4 @@
-"""Recognition off the conductor's thread: the loop keeps turning, and barge-in is heard, while a transcription runs."""
+"""Recognition off the conductor's thread: while a transcription runs, the loop turns and barge-in is heard."""
 
 from __future__ import annotations
 
@@ -107,5 +107,5 @@ def test_the_wake_word_during_recognition_barges_in(follow_up: bool) -> None:
         wait_for(lambda: any(rec.intent == "stop" for rec in r.records), "the 'stop' turn")
     cancelled, stopped = r.records[-2:]
     assert cancelled.outcome == "cancelled" and cancelled.follow_up == follow_up
-    assert stopped.transcript == "stop" and stopped.outcome == "answered" and stopped.wake_word == "hey_jarvis"
+    assert (stopped.transcript, stopped.outcome, stopped.wake_word) == ("stop", "answered", "hey_jarvis")
     assert "what is the capital of France" not in r.c.stages.chat.questions  # the question was given up
