@@ -21,9 +21,9 @@ from tests.fixtures.fakes import (
     FakeTimers,
     FakeTts,
     FakeWake,
-    wait_for,
 )
 from tests.fixtures.slow_asr import PacedSource, SlowRecognizer
+from tests.fixtures.waits import WAIT_S, wait_for
 
 RUN_S = 0.4  # seconds each fake transcription takes: five times the longest gap allowed below
 MAX_GAP_S = 0.05  # seconds one loop turn may take away from the source at most: less than one 80 ms chunk
@@ -52,7 +52,7 @@ class Running:
 
     def __exit__(self, *exc: object) -> None:
         self.c.stop()
-        self.thread.join(5.0)
+        self.thread.join(WAIT_S)
         assert not self.thread.is_alive()
 
     def gaps_during_runs(self) -> list[float]:
