@@ -13,71 +13,18 @@ from typing import Any, Final, Protocol
 import numpy as np
 
 from appliance import whisper_fast
+from appliance.asr_worker import Inline, Run, Worker
 from appliance.audio import PIPELINE_RATE, AudioChunk
-from appliance.config import AsrConfig, Config
+from appliance.config import Config
 from appliance.contracts import Transcript
+from appliance.endpoint import Endpointer, SpeechProbability
+from appliance.wake_text import strip_wake_echo, wake_words
 from appliance.errors import MissingLibrary
 
 _LOGGER = logging.getLogger(__name__)
 
-MIN_SPEECH_S: Final = 0.16  # seconds of voiced chunks in a row before it counts as speech (not a click)
 WHISPER_BEAM: Final = 1  # greedy decoding: tiny.en on short questions loses nothing with beam 5
 WHISPER_LANGUAGE: Final = "en"
-
-
-class SpeechProbability(Protocol):
-    """What the endpointer needs from a VAD (appliance.vad.SileroVad, or a fake in unit tests)."""
-
-    def probability(self, chunk: AudioChunk) -> float: ...
-
-    def reset(self) -> None: ...
-
-
-class Endpointer:
-    """Decides when an utterance is over: trailing silence after speech, no speech at all, or too long.
-
-    Times are stream times counted over the chunks fed after the wake word (the pre-roll is
-    judged by the VAD too, so its state is warm, but does not count towards the limits).
-    """
-
-    def __init__(self, cfg: AsrConfig, vad: SpeechProbability) -> None:
-        self.cfg = cfg
-        self.vad = vad
-        self.elapsed_s = 0.0
-        self.heard_speech = False
-        self.speech_end_s: float | None = None
-        self._voiced_run_s = 0.0
-        self._silence_s = 0.0
-
-    @property
-    def early_point(self) -> bool:
-        """True once the trailing silence after speech reaches asr.early_silence_s (0: never)."""
-        early = self.cfg.early_silence_s
-        return early > 0 and self.heard_speech and self._silence_s >= early - 1e-9
-
-    def preroll(self, chunk: AudioChunk) -> None:
-        self.vad.probability(chunk)
-
-    def feed(self, chunk: AudioChunk) -> str | None:
-        """None while listening; 'speech', 'no_speech' or 'max_length' once it is over."""
-        p = self.vad.probability(chunk)
-        self.elapsed_s += chunk.duration_s
-        if p >= self.cfg.vad_threshold:
-            self._voiced_run_s += chunk.duration_s
-            self._silence_s = 0.0
-            if self._voiced_run_s >= MIN_SPEECH_S - 1e-9:
-                self.heard_speech = True
-            self.speech_end_s = self.elapsed_s
-        else:
-            self._voiced_run_s = 0.0
-            self._silence_s += chunk.duration_s
-        if self.heard_speech and self._silence_s >= self.cfg.endpoint_silence_s - 1e-9:
-            return "speech"
-        if not self.heard_speech and self.elapsed_s >= self.cfg.no_speech_timeout_s - 1e-9:
-            return "no_speech"
-        if self.elapsed_s >= self.cfg.max_utterance_s - 1e-9:
-            return "max_length"
-        return None
 
 
 class _Utterance:
@@ -88,14 +35,26 @@ class _Utterance:
     goes on. The conductor may start answering from it. When the endpoint confirms the same
     pause, Whisper's early text is the final text (the silence after it adds no words); Vosk
     finishes its own decoding, which is cheap.
+
+    The transcriptions are Runs on `runner`: inline for Vosk, on the recognizer's worker thread
+    for Whisper, so feed() and poll() never wait for one. A run for a pause the person spoke
+    through is dropped, not waited for.
     """
 
-    def __init__(self, engine: _Engine, endpointer: Endpointer, preroll: list[AudioChunk]) -> None:
+    def __init__(self, engine: _Engine, endpointer: Endpointer, preroll: list[AudioChunk],
+                 runner: Runner, wake: tuple[str, ...] = ()) -> None:
         self.engine = engine
+        self.wake = wake
+        """The wake phrase's words: its remnant from the pre-roll is cut from every transcript."""
         self.endpointer = endpointer
+        self.runner = runner
         self.done: Transcript | None = None
         self.early: Transcript | None = None
+        self._early_run: Run | None = None
         self._early_for: float | None = None
+        self._final_run: Run | None = None
+        self._ended: str | None = None
+        self._ended_at = 0.0
         self.started_at = time.monotonic()
         for chunk in preroll:
             endpointer.preroll(chunk)
@@ -105,51 +64,117 @@ class _Utterance:
     def heard_speech(self) -> bool:
         return self.endpointer.heard_speech
 
+    @property
+    def ended(self) -> bool:
+        """The end of speech (or a limit) was reached: audio fed from now on is not part of the question."""
+        return self._ended is not None
+
+    @property
+    def busy(self) -> bool:
+        """A transcription this utterance waits for is running (poll soon)."""
+        run = self._final_run if self._ended is not None else self._early_run
+        return self.done is None and run is not None and not run.done.is_set()
+
     def feed(self, chunk: AudioChunk) -> Transcript | None:
-        if self.done is not None:
+        if self._ended is None:
+            self.engine.accept(chunk)
+            outcome = self.endpointer.feed(chunk)
+            if outcome is not None:
+                self._end(outcome)
+            else:
+                self._track_early()
+        return self.poll()
+
+    def poll(self) -> Transcript | None:
+        """The final Transcript once it is ready; meanwhile takes in the early transcript when it is."""
+        if self.done is not None or self._ended is None:
+            self._take_early()
             return self.done
-        self.engine.accept(chunk)
-        outcome = self.endpointer.feed(chunk)
-        if outcome is None:
-            self._track_early()
+        run = self._final_run
+        if run is not None and not run.done.is_set():
             return None
-        return self._end(outcome)
-
-    def _track_early(self) -> None:
-        ep = self.endpointer
-        if self.early is not None and self.early.speech_end_s != ep.speech_end_s:
-            _LOGGER.debug("Speech went on after the early transcript")
-            self.early = None
-        if self.early is None and ep.early_point and ep.speech_end_s != self._early_for:
-            self._early_for = ep.speech_end_s  # one early transcript per pause
-            self.early = Transcript(text=self.engine.early().strip(), outcome="early",
-                                    speech_end_s=ep.speech_end_s, final_at=time.monotonic())
-            _LOGGER.debug("Early transcript after %.2f s: %r", ep.elapsed_s, self.early.text)
-
-    def finish(self) -> Transcript:
-        if self.done is not None:
-            return self.done
-        return self._end("speech" if self.endpointer.heard_speech else "no_speech")
-
-    def _end(self, outcome: str) -> Transcript:
-        early = self.early  # None once speech went on after it (_track_early)
-        reuse = early.text if early is not None and outcome == "speech" else None
-        text = self.engine.final(skip=outcome == "no_speech", early=reuse).strip()
-        self.done = Transcript(text=text, outcome=outcome, speech_end_s=self.endpointer.speech_end_s,
-                               final_at=time.monotonic())
-        _LOGGER.debug("Utterance ended (%s) after %.2f s of audio: %r", outcome,
+        if run is not None and run.error is not None:
+            raise run.error
+        text = strip_wake_echo(run.text, self.wake) if run is not None else ""
+        final_at = max(self._ended_at, run.finished_at or 0.0) if run is not None else self._ended_at
+        self.done = Transcript(text=text, outcome=self._ended, speech_end_s=self.endpointer.speech_end_s,
+                               final_at=final_at)
+        _LOGGER.debug("Utterance ended (%s) after %.2f s of audio: %r", self._ended,
                       self.endpointer.elapsed_s, text)
         return self.done
 
+    def finish(self) -> Transcript | None:
+        """End now (the stream ended); the Transcript, or None until poll() has it."""
+        if self._ended is None:
+            self._end("speech" if self.endpointer.heard_speech else "no_speech")
+        return self.poll()
+
+    def wait(self, timeout: float) -> Transcript | None:
+        """Block until the final Transcript is ready (benchmarks and tests; the conductor polls)."""
+        deadline = time.monotonic() + timeout
+        while (result := self.poll()) is None and time.monotonic() < deadline:
+            run = self._final_run
+            if run is not None:
+                run.done.wait(max(0.0, deadline - time.monotonic()))
+        return result
+
+    def close(self) -> None:
+        """Give the utterance up: its transcriptions that have not started never will."""
+        for run in (self._early_run, self._final_run):
+            if run is not None and not run.done.is_set():
+                run.dropped = True
+
+    def _track_early(self) -> None:
+        ep = self.endpointer
+        if self._early_run is not None and self._early_for != ep.speech_end_s:
+            _LOGGER.debug("Speech went on after the early transcript")
+            self._early_run.dropped = True  # stale: not waited for, never run if it has not started
+            self._early_run, self.early = None, None
+        if self._early_run is None and ep.early_point and ep.speech_end_s != self._early_for:
+            self._early_for = ep.speech_end_s  # one early transcript per pause
+            self._early_run = self.runner.submit(self.engine.early())
+            _LOGGER.debug("Early transcript asked for after %.2f s", ep.elapsed_s)
+        self._take_early()
+
+    def _take_early(self) -> None:
+        run = self._early_run
+        if self.early is not None or run is None or not run.done.is_set() or self._ended is not None:
+            return
+        if run.error is not None:
+            raise run.error
+        self.early = Transcript(text=strip_wake_echo(run.text, self.wake), outcome="early",
+                                speech_end_s=self._early_for, final_at=run.finished_at)
+        _LOGGER.debug("Early transcript: %r", self.early.text)
+
+    def _end(self, outcome: str) -> None:
+        self._ended, self._ended_at = outcome, time.monotonic()
+        if outcome == "no_speech":
+            self.close()
+            return
+        same_pause = self._early_run is not None and self._early_for == self.endpointer.speech_end_s
+        if outcome == "speech" and same_pause and self.engine.reuses_early:
+            self._final_run = self._early_run  # no speech after the early text: it is the final text
+            return
+        if self._early_run is not None and not self._early_run.done.is_set():
+            self._early_run.dropped = True  # not waited for: the final run takes its place
+        self._final_run = self.runner.submit(self.engine.final())
+
 
 class _Engine(Protocol):
+    reuses_early: bool
+    """True when the early text stands for the final one if no speech came after it (Whisper)."""
+
     def accept(self, chunk: AudioChunk) -> None: ...
 
-    def early(self) -> str:
-        """The text so far, while the speaker pauses (the stream goes on afterwards)."""
+    def early(self) -> Callable[[], str]:
+        """The job that makes the text so far, while the speaker pauses (the stream goes on afterwards)."""
 
-    def final(self, skip: bool, early: str | None = None) -> str:
-        """The whole text; `early` is the early text when no speech came after it."""
+    def final(self) -> Callable[[], str]:
+        """The job that makes the whole text."""
+
+
+class Runner(Protocol):
+    def submit(self, job: Callable[[], str]) -> Run: ...
 
 
 class _BaseRecognizer:
@@ -161,6 +186,8 @@ class _BaseRecognizer:
         self._vad_factory = vad_factory
         self._vad: SpeechProbability | None = None
         self._model: Any = None
+        self.runner: Runner = Inline()
+        """Where the utterances' transcriptions run (WhisperRecognizer: its worker thread)."""
 
     def load(self) -> _BaseRecognizer:
         if self._vad is None:
@@ -182,7 +209,8 @@ class _BaseRecognizer:
         self.load()
         assert self._vad is not None
         self._vad.reset()
-        return _Utterance(self._engine(), Endpointer(self.cfg.asr, self._vad), list(preroll))
+        return _Utterance(self._engine(), Endpointer(self.cfg.asr, self._vad), list(preroll), self.runner,
+                          wake_words(self.cfg.wake.model))
 
     def _load_model(self) -> Any:
         raise NotImplementedError
@@ -213,6 +241,8 @@ class VoskRecognizer(_BaseRecognizer):
 
 
 class _VoskEngine:
+    reuses_early = False  # its own final decoding is cheap, and may settle a word
+
     def __init__(self, recognizer: Any) -> None:
         self.rec = recognizer
         self.segments: list[str] = []
@@ -229,19 +259,25 @@ class _VoskEngine:
                 self._partial = partial
                 _LOGGER.debug("Partial: %s", partial)
 
-    def early(self) -> str:
-        partial = json.loads(self.rec.PartialResult()).get("partial", "")
-        return " ".join([*self.segments, partial]).strip()
+    def early(self) -> Callable[[], str]:
+        return lambda: self._joined(json.loads(self.rec.PartialResult()).get("partial", ""))
 
-    def final(self, skip: bool, early: str | None = None) -> str:
-        text = json.loads(self.rec.FinalResult()).get("text", "")
-        return " ".join([*self.segments, text]).strip()
+    def final(self) -> Callable[[], str]:
+        return lambda: self._joined(json.loads(self.rec.FinalResult()).get("text", ""))
+
+    def _joined(self, last: str) -> str:
+        return " ".join([*self.segments, last]).strip()
 
 
 class WhisperRecognizer(_BaseRecognizer):
-    """Whisper tiny.en through faster-whisper (int8): transcribes once the speaker has finished."""
+    """Whisper tiny.en through faster-whisper (int8): transcribes at each pause, on its own worker thread."""
 
     name = "whisper"
+
+    def __init__(self, cfg: Config, model_path: Path,
+                 vad_factory: Callable[[], SpeechProbability] | None = None) -> None:
+        super().__init__(cfg, model_path, vad_factory)
+        self.runner = Worker("appliance-whisper")
 
     def _load_model(self) -> Any:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for the model hub
@@ -264,6 +300,10 @@ class WhisperRecognizer(_BaseRecognizer):
 
 
 class _WhisperEngine:
+    """Keeps the audio; each job transcribes a copy of what was heard when it was made."""
+
+    reuses_early = True
+
     def __init__(self, transcribe: Callable[[np.ndarray], str]) -> None:
         self.transcribe = transcribe
         self.chunks: list[np.ndarray] = []
@@ -271,25 +311,12 @@ class _WhisperEngine:
     def accept(self, chunk: AudioChunk) -> None:
         self.chunks.append(chunk.to_float()[:, 0])
 
-    def early(self) -> str:
-        return self.transcribe(np.concatenate(self.chunks)) if self.chunks else ""
+    def early(self) -> Callable[[], str]:
+        return self.final()
 
-    def final(self, skip: bool, early: str | None = None) -> str:
-        if skip or not self.chunks:
-            return ""
-        if early is not None:
-            return early
-        return self.transcribe(np.concatenate(self.chunks))
-
-
-def strip_wake_echo(text: str, wake_word: str) -> str:
-    """The transcript without a leading echo of the wake word ("Jarvis. What time is it?")."""
-    wake = {w for w in wake_word.lower().replace("-", "_").split("_") if w}
-    words = text.split()
-    while words and words[0].lower().strip(".,!?;:'\"") in wake:
-        words.pop(0)
-    out = " ".join(words)
-    return out[:1].upper() + out[1:] if out and text[:1].isupper() else out
+    def final(self) -> Callable[[], str]:
+        heard = list(self.chunks)
+        return lambda: self.transcribe(np.concatenate(heard)) if heard else ""
 
 
 def choose_engine(cfg: Config) -> tuple[str, Path]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from appliance.audio import AudioChunk
 from appliance.config import Config
-from appliance.contracts import EventLog, Recognizer, Sink, Source, Splitter, Stages, WakeDetector
+from appliance.contracts import (AnswerStats, EventLog, Recognizer, Sink, Source, Splitter, Stages,
+                                 WakeDetector)
 
 if TYPE_CHECKING:
     from appliance.llm import LlamaChat
@@ -45,13 +47,38 @@ def _timed(loads: dict[str, float], name: str, fn: Callable[[], _T]) -> _T:
     return value
 
 
+class NoAnswer:
+    """The model and the voice of stages that only hear (`listen --hear-only`): never asked anything."""
+
+    rate = 16000
+    last_stats = AnswerStats()
+
+    def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
+        raise RuntimeError("these stages only hear: nothing answers")
+
+    def forget(self, question: str) -> bool:
+        return False
+
+    def synthesize(self, text: str) -> Iterator[AudioChunk]:
+        raise RuntimeError("these stages only hear: nothing speaks")
+
+
 def load_hearing(cfg: Config) -> tuple[WakeDetector, Recognizer]:
-    """The wake word and the recognizer, loaded (`listen --hear-only` needs no more)."""
+    """The wake word and the recognizer, loaded."""
     from appliance.asr import make_recognizer
     from appliance.wake import WakeWord
 
     recognizer = make_recognizer(cfg)  # chosen first: a missing model fails before anything loads
     return WakeWord(cfg).load(), recognizer.load()
+
+
+def hearing_stages(cfg: Config) -> Stages:
+    """Stages that hear and answer nothing (`listen --hear-only`): no model, no voice, no speaker."""
+    from appliance.playback import NullSink
+
+    wake, recognizer = load_hearing(cfg)
+    return Stages(source=NoSource(), sink=NullSink(), wake=wake, asr=recognizer, chat=NoAnswer(),
+                  tts=NoAnswer(), splitter_factory=splitter_factory(cfg))
 
 
 def load_chat(cfg: Config) -> LlamaChat:

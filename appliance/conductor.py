@@ -15,13 +15,14 @@ from appliance import answer
 from appliance.audio import AudioChunk
 from appliance.bell import TimerBell
 from appliance.config import Config
-from appliance.contracts import Stages, Transcript, Utterance, WakeHit
+from appliance.contracts import Stages, Utterance, WakeHit
 from appliance.preempt import EarlyAnswers, start_early
-from appliance.turn import Job, Reporter, Stragglers, TurnRecord, release_memory
+from appliance.turn import Job, Reporter, Stragglers, TurnRecord, release_memory, speech_end_at
 
 _LOGGER = logging.getLogger(__name__)
 
 READ_TIMEOUT_S: Final = 0.25  # seconds a mic read may block: the loop (and its heartbeat) turns at least 4x/s
+POLL_S: Final = 0.01  # seconds a mic read may block while a transcription runs: its result is taken at once
 JOIN_TIMEOUT_S: Final = 1.0  # seconds to wait for a cancelled worker thread
 ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls silent (room echo)
 SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
@@ -38,7 +39,7 @@ class State(enum.Enum):
 
 
 class Conductor:
-    """Owns the state; runs wake and ASR inline on each chunk; the answer runs on worker threads.
+    """Owns the state; looks at every chunk (wake word, endpoint); recognition and the answer run on workers.
 
     One `threading.Event` per turn cancels the language model (between tokens), speech (between
     chunks) and the speaker (`Sink.stop`): barge-in, the time limits, errors and shutdown use it.
@@ -48,6 +49,7 @@ class Conductor:
                  on_turn: Callable[[TurnRecord], None] | None = None,
                  on_state: Callable[[State], None] | None = None,
                  on_event: Callable[..., None] | None = None,
+                 on_heard: Callable[[TurnRecord], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.stages = stages
         self.source, self.sink, self.wake, self.asr = stages.source, stages.sink, stages.wake, stages.asr
@@ -57,6 +59,8 @@ class Conductor:
         self._report = Reporter(on_turn, on_event)
         self._event = self._report.event
         self._on_state = on_state or (lambda state: None)
+        self._on_heard = on_heard
+        """When given, each turn ends at its final transcript and goes here unanswered (`listen --hear-only`)."""
         self.clock = clock
         self.state = State.IDLE
         self.heartbeat = 0
@@ -70,17 +74,14 @@ class Conductor:
         self._turn: TurnRecord | None = None
         self._cancel = threading.Event()
         self._utt: Utterance | None = None
-        self._listen_started = 0.0
-        self._utt_audio_s = 0.0
+        self._listen_started, self._utt_audio_s = 0.0, 0.0
         self._jobs: list[Job] = []
         self._stragglers = Stragglers()
         self._speech: Job | None = None
         self.early = EarlyAnswers(
             lambda turn, text: start_early(turn, text, stages, clock, self.bell.due_texts), JOIN_TIMEOUT_S)
         """Answers started from an early transcript, before the question is confirmed over."""
-        self._thinking_played = False
-        self._follow_up_until = 0.0
-        self._ignore_until = 0.0
+        self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
         self.bell = TimerBell(stages.timers, clock, lambda exc: self._event(
             "error", f"Timers failed: {exc}", stage="timers", exc=exc))
         """Timers that end are announced while idle, and mid-answer after the current sentence."""
@@ -102,8 +103,10 @@ class Conductor:
         self.heartbeat += 1
         while self.freeze.is_set() and not self._stop.is_set():
             time.sleep(0.05)
+        utt = self._utt
+        waiting = utt is not None and self.state in (State.LISTENING, State.FOLLOW_UP) and utt.busy
         try:
-            chunk = self.source.read(READ_TIMEOUT_S)
+            chunk = self.source.read(POLL_S if waiting else READ_TIMEOUT_S)
         except Exception as exc:  # the source recovers by itself; keep turning
             self._event("error", f"Microphone read failed: {exc}", stage="source", exc=exc)
             self._stop.wait(SOURCE_ERROR_BACKOFF_S)
@@ -178,13 +181,16 @@ class Conductor:
     def _listening(self, chunk: AudioChunk | None, now: float) -> None:
         turn, utt = self._turn, self._utt
         assert turn is not None and utt is not None
-        result: Transcript | None = None
+        if chunk is not None and utt.ended and self._barge_in(chunk, now):
+            return  # the wake word while the question was being transcribed
         try:
             if chunk is not None:
                 result = utt.feed(chunk)
                 self._utt_audio_s += chunk.duration_s
             elif self.source.eof:  # a recording ended mid-question
                 result = utt.finish()
+            else:
+                result = utt.poll()
         except Exception as exc:
             self._fail("asr", exc, now)
             return
@@ -203,19 +209,16 @@ class Conductor:
                 self._fail("turn", TimeoutError(f"turn took over {conv.turn_timeout_s:g} s"), now, outcome="timeout")
             return
         turn.transcript_at = result.final_at or now
-        turn.speech_end_at = self._speech_end(result, now)
+        turn.speech_end_at = speech_end_at(result, now, self._utt_audio_s, self.cfg.asr.endpoint_silence_s)
         turn.transcript = result.text.strip()
+        if self._on_heard is not None:
+            self._on_heard(turn)
+            self._finish_turn(None, now, record=False)
+            return
         if result.outcome == "no_speech" or not turn.transcript:
             self._finish_turn("no_speech", now, record=self.state is not State.FOLLOW_UP)
             return
         self._respond(turn, now)
-
-    def _speech_end(self, result: Transcript, now: float) -> float:
-        """time.monotonic() of the end of speech: the stream position mapped onto the clock."""
-        if result.speech_end_s is None:
-            return now - self.cfg.asr.endpoint_silence_s
-        behind_s = max(0.0, self._utt_audio_s - result.speech_end_s)
-        return now - behind_s
 
     def _respond(self, turn: TurnRecord, now: float) -> None:
         self._set_state(State.THINKING)
@@ -263,16 +266,8 @@ class Conductor:
     def _answering(self, chunk: AudioChunk | None, now: float) -> None:
         turn = self._turn
         assert turn is not None
-        if chunk is not None:
-            hit = self._detect(chunk, self.cfg.wake.barge_in_threshold)
-            self._preroll.append(chunk)
-            if hit is not None:
-                _LOGGER.info("Barge-in: wake word while answering (score=%.2f)", hit.score)
-                preroll = list(self._preroll)  # the new question may start with the wake word
-                self._abort_turn("cancelled")
-                self._preroll.extend(preroll)
-                self._start_turn(hit, now)
-                return
+        if chunk is not None and self._barge_in(chunk, now):
+            return
         for job in self._jobs:
             if job.error is not None:
                 if turn.outcome:  # the apology itself failed: give up quietly
@@ -304,6 +299,19 @@ class Conductor:
             if follow:
                 self._ignore_until = now + ECHO_TAIL_S
                 self._start_turn(None, now, follow_up=True)
+
+    def _barge_in(self, chunk: AudioChunk, now: float) -> bool:
+        """The wake word (at the barge-in threshold) cancels the turn and starts a new one."""
+        hit = self._detect(chunk, self.cfg.wake.barge_in_threshold)
+        self._preroll.append(chunk)
+        if hit is None:
+            return False
+        _LOGGER.info("Barge-in: wake word while %s (score=%.2f)", self.state.value, hit.score)
+        preroll = list(self._preroll)  # the new question may start with the wake word
+        self._abort_turn("cancelled")
+        self._preroll.extend(preroll)
+        self._start_turn(hit, now)
+        return True
 
     # ---------------------------------------------------------------- endings
 
@@ -343,9 +351,11 @@ class Conductor:
         return self._stragglers.stuck_s()
 
     def _finish_turn(self, outcome: str | None, now: float, record: bool = True) -> None:
-        turn = self._turn
+        turn, utt = self._turn, self._utt
         self._cancel_jobs()
         self._turn, self._utt = None, None
+        if utt is not None:
+            self._safe(utt.close)  # its transcriptions still waiting are not wanted
         # Forget the turn's audio, and the refractory time (counted over frames heard while idle),
         # so "hey jarvis, stop" followed at once by "hey jarvis, ..." is heard.
         self._safe(lambda: self.wake.reset(new_stream=True))

@@ -94,7 +94,11 @@ class Transcript:
 
 @runtime_checkable
 class Utterance(Protocol):
-    """One question being heard: fed chunk by chunk until it reports an end."""
+    """One question being heard: fed chunk by chunk until it reports an end.
+
+    Nothing here waits for a transcription: a slow one (Whisper) runs on the recognizer's own
+    thread, and feed(), poll() and finish() hand over its result once it is there.
+    """
 
     @property
     def early(self) -> Transcript | None:
@@ -105,11 +109,26 @@ class Utterance(Protocol):
     def heard_speech(self) -> bool:
         """Whether speech (not just noise) has been heard since the utterance started."""
 
-    def feed(self, chunk: AudioChunk) -> Transcript | None:
-        """Feed one chunk; a Transcript once the end of speech (or a time limit) is reached."""
+    @property
+    def ended(self) -> bool:
+        """The end of speech (or a limit) was reached: audio from now on is not part of the question."""
 
-    def finish(self) -> Transcript:
-        """End now (stream ended) and return what was heard."""
+    @property
+    def busy(self) -> bool:
+        """A transcription the utterance waits for is running: poll() soon."""
+
+    def feed(self, chunk: AudioChunk) -> Transcript | None:
+        """Feed one chunk; a Transcript once the end of speech (or a time limit) is reached and the
+        text is ready."""
+
+    def poll(self) -> Transcript | None:
+        """Without audio: the Transcript once it is ready (and the early transcript when it is)."""
+
+    def finish(self) -> Transcript | None:
+        """End now (stream ended); the Transcript, or None until poll() has it."""
+
+    def close(self) -> None:
+        """Give the utterance up: transcriptions it asked for that have not started never run."""
 
 
 @runtime_checkable

@@ -123,6 +123,28 @@ class Playback:
             return self._lock.wait_for(lambda: not self._chunks, timeout)
 
 
+class NullSink:
+    """A Sink that plays nothing: the speaker of stages that only hear (listen --hear-only)."""
+
+    def play(self, chunk: AudioChunk) -> None:
+        """Dropped."""
+
+    def stop(self) -> None:
+        """Nothing plays."""
+
+    def drain(self, timeout: float) -> bool:
+        return True
+
+    def first_audio_at(self) -> float | None:
+        return None
+
+    def mark_turn(self) -> None:
+        """No turn is heard."""
+
+    def close(self) -> None:
+        """Nothing was opened."""
+
+
 class WavSink:
     """The Sink that writes what would be played into a WAV file (mono int16, the first chunk's rate).
 

@@ -50,7 +50,10 @@ class Recording:
         if chunk is None and self.wav.eof:
             now = time.monotonic()
             self._next = max(self._next, now)
-            time.sleep(max(0.0, min(timeout, self._next - now)))
+            if self._next - now > timeout:  # not due yet: a short read (the conductor polling) gets none
+                time.sleep(max(0.0, timeout))
+                return None
+            time.sleep(max(0.0, self._next - now))
             self._next += self.chunk_s
             chunk = self._silence
         if chunk is not None:
@@ -89,6 +92,25 @@ def run_turn(recording: Recording, cfg: Config, stages: Stages, events: TurnLog 
     record = listen_record(records[0] if records else None, paced=recording.paced)
     record["early_answers"] = dict(conductor.early.counts)
     return record
+
+
+def hear_turn(recording: Recording, cfg: Config, stages: Stages) -> dict[str, Any]:
+    """The wake word and the transcript of the first question in `recording`, heard by the conductor as
+    the daemon hears it, and nothing answered: the `listen --hear-only` record."""
+    cfg = dataclasses.replace(cfg, conversation=dataclasses.replace(cfg.conversation, follow_up="never",
+                                                                    preemptive=False))
+    heard: list[TurnRecord] = []
+    conductor = Conductor(stages.with_source(recording), cfg, on_heard=heard.append)
+    deadline = time.monotonic() + recording.duration_s + cfg.conversation.turn_timeout_s + GUARD_S
+    while not heard and time.monotonic() < deadline:
+        conductor.step()
+        if recording.eof and conductor.state is State.IDLE:
+            break  # the file ended without a wake word
+    conductor.stop()
+    rec = heard[0] if heard else None
+    return {"wake": None if rec is None or rec.wake_word is None else
+            {"word": rec.wake_word, "score": rec.wake_score, "at_s": rec.wake_at_s},
+            "transcript": None if rec is None else rec.transcript}
 
 
 def listen_turn(path: str, cfg: Config, stages: Stages, fast: bool = False, events: TurnLog | None = None,

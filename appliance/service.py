@@ -16,6 +16,7 @@ from appliance.config import Config
 from appliance.contracts import Source, Stages
 from appliance.log import under_journald
 from appliance.turn import TurnRecord
+from appliance.wake_text import wake_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -198,7 +199,7 @@ class Watchdog:
 
 
 def state_text(state: State, cfg: Config) -> str:
-    phrase = os.path.basename(cfg.wake.model).removesuffix(".onnx").replace("_v0.1", "").replace("_", " ")
+    phrase = " ".join(wake_words(cfg.wake.model))
     return {
         State.IDLE: f"Listening for '{phrase}'",
         State.LISTENING: "Listening to a question",

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from appliance.config import SkillsConfig
+from appliance.config import SkillsConfig, WakeConfig
 from appliance.contracts import SkillReply
 from appliance.skillparse import (
     TIMER_WORDS,
@@ -28,6 +28,7 @@ from appliance.skillparse import (
     timer_name,
 )
 from appliance.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
+from appliance.wake_text import wake_words
 
 if TYPE_CHECKING:
     from appliance.config import Config
@@ -43,15 +44,16 @@ _CANCEL_VERBS: Final = frozenset({"cancel", "stop", "delete", "remove", "clear",
 _SET_VERBS: Final = frozenset({"set", "start", "make", "create", "put", "add", "begin", "run", "give",
                                "need", "want", "new", "get"})
 _FILLERS: Final = frozenset({"um", "uh", "er", "erm", "hmm", "uhm"})
-_LEADING: Final = [("hey", "jarvis"), ("jarvis",), ("hey",), ("ok",), ("okay",), ("so",), ("please",),
+# The wake phrase and its name ("hey jarvis", "jarvis") are added per wake model (LocalSkills).
+_LEADING: Final = [("hey",), ("ok",), ("okay",), ("so",), ("please",),
                    ("can", "you"), ("could", "you"), ("would", "you"), ("will", "you"), ("and",)]
-_TRAILING: Final = [("please",), ("thanks",), ("thank", "you"), ("jarvis",)]
-_STOP_RE: Final = re.compile(
-    r"^(?:(?:no|ok|okay|oh|just|alright|all right|jarvis) )*"
+_TRAILING: Final = [("please",), ("thanks",), ("thank", "you")]
+_STOP: Final = (
+    r"^(?:(?:no|ok|okay|oh|just|alright|all right{name}) )*"
     r"(?:stop(?: it| that| talking| speaking| now)?|cancel(?: that| it)?|never mind|forget (?:it|about it)"
     r"|be quiet|quiet|shut up|hush|shush|silence|enough|that is enough|that will do|nothing|dismiss"
     r"|stop the (?:alarm|sound|noise|ringing|beeping)|turn (?:it|that) off)"
-    r"(?: (?:stop|please|now|thanks|thank you|jarvis))*$")
+    r"(?: (?:stop|please|now|thanks|thank you{name}))*$")
 _REF: Final = "today|tomorrow|yesterday"
 _TIME_RES: Final = [re.compile(p) for p in (
     r"\bwhat time is it(?P<rest>(?: \w+)*)$", r"\bwhat is the (?:current )?time(?P<rest>(?: \w+)*)$",
@@ -102,8 +104,12 @@ class LocalSkills:
     """Satisfies stages.Skills; the conductor also reads `timers` for due announcements."""
 
     def __init__(self, config: SkillsConfig, timers: Timers, clock: Clock = time.time,
-                 tz: tzinfo | None = None) -> None:
+                 tz: tzinfo | None = None, wake: tuple[str, ...] = wake_words(WakeConfig().model)) -> None:
         self.config = config
+        name = wake[-1:]  # "jarvis" of "hey jarvis": the name people add ("thanks, jarvis")
+        self._leading = [wake, name, *_LEADING] if wake else list(_LEADING)
+        self._trailing = [*_TRAILING, name] if wake else list(_TRAILING)
+        self._stop_re = re.compile(_STOP.format(name=f"|{re.escape(name[0])}" if name else ""))
         self.timers = timers
         self.clock = clock
         self.tz = tz
@@ -114,12 +120,12 @@ class LocalSkills:
         """A local answer, or None to hand the question to the language model."""
         if not self.config.enabled:
             return None
-        tokens = _strip(normalize(transcript))
+        tokens = _strip(normalize(transcript), self._leading, self._trailing)
         if not tokens:
             return None
         text = " ".join(tokens)
         pending, self._pending = self._pending, None
-        if _STOP_RE.match(text):
+        if self._stop_re.match(text):
             return self._stop()
         if pending is not None and pending.expires_at >= self.clock():
             reply = self._answer_pending(pending, tokens)
@@ -333,19 +339,20 @@ class LocalSkills:
 
 def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> LocalSkills:
     """The skills with their timers kept in cfg.service.state_dir."""
-    return LocalSkills(cfg.skills, Timers(Path(cfg.service.state_dir), cfg.skills, clock), clock, tz)
+    return LocalSkills(cfg.skills, Timers(Path(cfg.service.state_dir), cfg.skills, clock), clock, tz,
+                       wake=wake_words(cfg.wake.model))
 
 
-def _strip(tokens: list[str]) -> list[str]:
+def _strip(tokens: list[str], leading: list[tuple[str, ...]], trailing: list[tuple[str, ...]]) -> list[str]:
     """Drop the wake word, politeness and hesitations around the request."""
     tokens = [t for t in tokens if t not in _FILLERS]
     changed = True
     while changed and tokens:
         changed = False
-        for phrase in _LEADING:
+        for phrase in leading:
             if tuple(tokens[: len(phrase)]) == phrase and len(tokens) > len(phrase):
                 tokens, changed = tokens[len(phrase):], True
-        for phrase in _TRAILING:
+        for phrase in trailing:
             if tuple(tokens[-len(phrase):]) == phrase and len(tokens) > len(phrase):
                 tokens, changed = tokens[: -len(phrase)], True
     return tokens

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from appliance.contracts import AnswerStats
+from appliance.contracts import AnswerStats, Transcript
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -214,6 +214,14 @@ class Stragglers:
         if not self._since:
             return None
         return time.monotonic() - min(since for _, since in self._since)
+
+
+def speech_end_at(result: Transcript, now: float, heard_s: float, endpoint_silence_s: float) -> float:
+    """time.monotonic() of the end of speech: the stream position mapped onto the clock at `now`,
+    when `heard_s` seconds of the utterance have been fed."""
+    if result.speech_end_s is None:
+        return now - endpoint_silence_s
+    return now - max(0.0, heard_s - result.speech_end_s)
 
 
 @functools.cache

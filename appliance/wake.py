@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
@@ -14,6 +13,7 @@ from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk
 from appliance.config import Config
 from appliance.contracts import WakeHit
 from appliance.errors import MissingLibrary
+from appliance.wake_text import wake_name
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ class WakeWord:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg.wake
         self._config = cfg
-        self.word = Path(cfg.wake.model).stem.removesuffix("_v0.1") if cfg.wake.model else "wake"
+        self.word = wake_name(cfg.wake.model)
         self.last_score = 0.0
         self._model: Any = None
         self._label = ""

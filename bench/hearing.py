@@ -77,10 +77,12 @@ def rtf(recognizer, speech: SpeechMaker) -> dict:
         started, wall_started = time.process_time(), time.monotonic()
         utterance = recognizer.start([])
         for chunk in chunks:
-            if utterance.feed(chunk) is not None:
+            utterance.feed(chunk)
+            if utterance.ended:
                 break
         else:
             utterance.finish()
+        utterance.wait(60.0)  # Whisper transcribes on its own thread
         spent += time.process_time() - started
         wall += time.monotonic() - wall_started
         audio += len(chunks) * CHUNK / RATE

@@ -1,106 +1,25 @@
-"""`appliance listen --wav FILE [--json]`: the wake word and the transcript heard in a recording."""
+"""`appliance listen --wav FILE [--json]`: one turn over a recording, run by the conductor as by the daemon."""
 
 from __future__ import annotations
 
 import argparse
-import collections
-import dataclasses
 import json
 import logging
-import math
-from dataclasses import dataclass
 from typing import Any
 
 from appliance import EXIT_OK
 from appliance.config import Config
-from appliance.contracts import Recognizer, Source, Transcript, WakeDetector, WakeHit
 
 _LOGGER = logging.getLogger(__name__)
 
-READ_TIMEOUT_S = 1.0  # seconds one read() of the source may wait
 
+def hear_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
+    """The wake word and the transcript heard in `args.wav` (`--hear-only`): nothing is answered."""
+    from appliance.assembly import hearing_stages
+    from appliance.replay import Recording, hear_turn
 
-@dataclass
-class Heard:
-    """What one pass of hearing produced; `record()` is the --json record (other keys may be added)."""
-
-    wake: WakeHit | None = None
-    transcript: Transcript | None = None
-
-    def record(self) -> dict[str, Any]:
-        return {
-            "wake": None if self.wake is None else
-            {"word": self.wake.word, "score": self.wake.score, "at_s": self.wake.at_s},
-            "transcript": None if self.transcript is None else self.transcript.text,
-        }
-
-
-class Hearing:
-    """Wake word then question: reads a Source, keeps a pre-roll ring, feeds the recognizer.
-
-    `hear()` returns after one question (or when the source ends); `preroll_chunks` sets how
-    much audio from before the detection starts the utterance, so the first word is kept.
-    """
-
-    def __init__(self, source: Source, wake: WakeDetector, recognizer: Recognizer,
-                 preroll_chunks: int, read_timeout_s: float = READ_TIMEOUT_S) -> None:
-        self.source = source
-        self.wake = wake
-        self.recognizer = recognizer
-        self.ring: collections.deque = collections.deque(maxlen=max(preroll_chunks, 0) or None)
-        self.preroll_chunks = preroll_chunks
-        self.read_timeout_s = read_timeout_s
-
-    def wait_for_wake(self, give_up: Any = None) -> WakeHit | None:
-        """Chunks through the wake detector until it fires; None when the source ends (or give_up())."""
-        while True:
-            chunk = self.source.read(self.read_timeout_s)
-            if chunk is None:
-                if self.source.eof or (give_up is not None and give_up()):
-                    return None
-                continue
-            hit = self.wake.process(chunk)
-            if self.preroll_chunks > 0:
-                self.ring.append(chunk)
-            if hit is not None:
-                return hit
-
-    def hear_question(self, wake_word: str = "") -> Transcript:
-        """The question after a wake hit: pre-roll plus chunks until the endpointer says it is over."""
-        from appliance.asr import strip_wake_echo
-
-        utterance = self.recognizer.start(list(self.ring))
-        self.ring.clear()
-        transcript = None
-        while transcript is None:
-            chunk = self.source.read(self.read_timeout_s)
-            if chunk is None:
-                if self.source.eof:
-                    transcript = utterance.finish()
-                continue
-            transcript = utterance.feed(chunk)
-        return dataclasses.replace(transcript, text=strip_wake_echo(transcript.text, wake_word))
-
-    def hear(self) -> Heard:
-        heard = Heard(wake=self.wait_for_wake())
-        if heard.wake is not None:
-            heard.transcript = self.hear_question(heard.wake.word)
-            self.wake.reset()
-        return heard
-
-
-def preroll_chunks(preroll_s: float, chunk_ms: int) -> int:
-    return math.ceil(preroll_s * 1000 / chunk_ms)
-
-
-def listen_wav(path: str, cfg: Config, realtime: bool = False) -> Heard:
-    """Hear one WAV file end to end with the configured wake word and recognizer."""
-    from appliance.assembly import load_hearing
-    from appliance.mic import WavSource
-
-    source = WavSource(path, rate=cfg.audio.rate, chunk_ms=cfg.audio.chunk_ms, realtime=realtime)
-    wake, recognizer = load_hearing(cfg)
-    return Hearing(source, wake, recognizer, preroll_chunks(cfg.wake.preroll_s, cfg.audio.chunk_ms)).hear()
+    recording = Recording(args.wav, cfg, fast=not args.realtime)  # a missing file fails before models load
+    return hear_turn(recording, cfg, hearing_stages(cfg))
 
 
 def answer_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
@@ -163,8 +82,7 @@ def main(args: argparse.Namespace) -> int:
     cfg = load_config(args)
     if not args.hear_only:
         return print_listen(args, cfg)
-    heard = listen_wav(args.wav, cfg, realtime=args.realtime)
-    record = heard.record()
+    record = hear_wav(args, cfg)
     if args.json:
         print(json.dumps(record), flush=True)
     else:

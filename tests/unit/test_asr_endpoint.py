@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from appliance import cli
-from appliance.asr import Endpointer, _BaseRecognizer, make_recognizer, strip_wake_echo
+from appliance.asr import _BaseRecognizer, make_recognizer
+from appliance.asr_worker import Worker
 from appliance.audio import AudioChunk
 from appliance.config import AsrConfig, Config
+from appliance.endpoint import Endpointer
+from appliance.wake_text import strip_wake_echo, wake_name, wake_words
 from appliance.models import ModelMissing
 
 CHUNK_S = 0.08
@@ -83,23 +88,27 @@ def test_preroll_is_judged_but_not_counted() -> None:
 
 
 class FakeEngine:
+    """Its jobs say how many chunks it had taken when they were made."""
+
+    reuses_early = True
+
     def __init__(self) -> None:
         self.accepted = 0
-        self.skipped = None
         self.early_calls: list[int] = []
-        self.reused: str | None = None
+        self.final_calls: list[int] = []
 
     def accept(self, c: AudioChunk) -> None:
         self.accepted += 1
 
-    def early(self) -> str:
-        self.early_calls.append(self.accepted)
-        return f" early at {self.accepted} "
+    def early(self) -> Callable[[], str]:
+        n = self.accepted
+        self.early_calls.append(n)
+        return lambda: f" early at {n} "
 
-    def final(self, skip: bool, early: str | None = None) -> str:
-        self.skipped = skip
-        self.reused = early
-        return "" if skip else early or f" heard {self.accepted} chunks "
+    def final(self) -> Callable[[], str]:
+        n = self.accepted
+        self.final_calls.append(n)
+        return lambda: f" heard {n} chunks "
 
 
 class FakeRecognizer(_BaseRecognizer):
@@ -133,7 +142,7 @@ def test_no_speech_skips_the_engine_and_finish_reports_what_was_heard() -> None:
     utterance = rec.start([])
     results = [utterance.feed(chunk()) for _ in range(13)]
     assert results[11] is None and results[12] is not None
-    assert (results[12].outcome, results[12].text, rec.engine.skipped) == ("no_speech", "", True)
+    assert (results[12].outcome, results[12].text, rec.engine.final_calls) == ("no_speech", "", [])
     rec2 = FakeRecognizer(cfg, Path("/nowhere"), vad_factory=lambda: ScriptedVad("###"))
     u2 = rec2.start([])
     for _ in range(3):
@@ -159,7 +168,7 @@ def test_early_transcript_after_a_short_pause_becomes_the_final_one() -> None:
     assert rec.engine.early_calls == [7]
     assert seen[5] is None and seen[6] == "early at 7"
     assert result is not None and result.outcome == "speech" and len(seen) == 12
-    assert result.text == "early at 7" and rec.engine.reused == "early at 7"  # not decoded twice
+    assert result.text == "early at 7" and rec.engine.final_calls == []  # not decoded twice
 
 
 def test_speech_after_the_early_transcript_withdraws_it_and_the_end_decodes_everything() -> None:
@@ -184,7 +193,7 @@ def test_early_transcript_off_and_no_speech_never_make_one() -> None:
     utterance = rec.start([])
     while utterance.feed(chunk()) is None:
         pass
-    assert rec.engine.early_calls == [] and rec.engine.reused is None
+    assert rec.engine.early_calls == [] and len(rec.engine.final_calls) == 1
     cfg = dataclasses.replace(Config(), asr=AsrConfig(no_speech_timeout_s=1.0, early_silence_s=0.2))
     silent = FakeRecognizer(cfg, Path("/nowhere"), vad_factory=lambda: ScriptedVad(""))
     u2 = silent.start([])
@@ -193,11 +202,38 @@ def test_early_transcript_off_and_no_speech_never_make_one() -> None:
     assert silent.engine.early_calls == []
 
 
+WAKE = wake_words("hey_jarvis")
+
+
 def test_strip_wake_echo() -> None:
-    assert strip_wake_echo("Jarvis. What time is it?", "hey_jarvis") == "What time is it?"
-    assert strip_wake_echo("hey jarvis, lights on", "hey_jarvis") == "lights on"
-    assert strip_wake_echo("What is Jarvis?", "hey_jarvis") == "What is Jarvis?"
-    assert strip_wake_echo("Jarvis.", "hey_jarvis") == ""
+    assert strip_wake_echo("Jarvis. What time is it?", WAKE) == "What time is it?"
+    assert strip_wake_echo("hey jarvis, lights on", WAKE) == "lights on"
+    assert strip_wake_echo("What is Jarvis?", WAKE) == "What is Jarvis?"
+    assert strip_wake_echo("Jarvis.", WAKE) == ""
+
+
+def test_strip_wake_echo_cuts_a_soundalike_of_the_name_only_when_it_stands_alone() -> None:
+    assert strip_wake_echo("Service. What time is it?", WAKE) == "What time is it?"  # Whisper on "jarvis"
+    assert strip_wake_echo("Service the car on Monday.", WAKE) == "Service the car on Monday."
+    assert strip_wake_echo("Lights, on please.", WAKE) == "Lights, on please."
+    assert strip_wake_echo("Alexa. Lights on.", wake_words("alexa")) == "Lights on."
+    assert strip_wake_echo("Jarvis. Lights on.", wake_words("alexa")) == "Jarvis. Lights on."
+
+
+def test_the_wake_name_comes_from_the_model() -> None:
+    assert wake_name("/var/lib/appliance/models/hey_jarvis_v0.1.onnx") == "hey_jarvis"
+    assert wake_words("hey_mycroft_v0.1.onnx") == ("hey", "mycroft") and wake_words("alexa") == ("alexa",)
+
+
+def test_every_transcript_of_an_utterance_loses_the_wake_echo() -> None:
+    rec = early_recognizer("####" + "." * 50)
+    engine = FakeEngine()
+    engine.early = lambda: (lambda: "Jarvis, what time is it?")  # type: ignore[method-assign]
+    rec._engine = lambda: engine  # type: ignore[method-assign]
+    utterance = rec.start([])
+    while (final := utterance.feed(chunk())) is None:
+        early = utterance.early
+    assert early is not None and early.text == "What time is it?" and final.text == "What time is it?"
 
 
 def test_an_engine_without_its_model_is_a_config_error(tmp_path) -> None:
@@ -206,3 +242,35 @@ def test_an_engine_without_its_model_is_a_config_error(tmp_path) -> None:
     with pytest.raises(ModelMissing) as info:
         make_recognizer(cfg)
     assert cli.exit_code(info.value) == 78 and "asr.vosk_model" in str(info.value)
+
+
+class GatedEngine(FakeEngine):
+    """Its jobs wait for `go`: a transcription that is still running on the worker."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = threading.Event()
+
+    def early(self) -> Callable[[], str]:
+        job = super().early()
+        return lambda: self.go.wait(5.0) and job()
+
+    def final(self) -> Callable[[], str]:
+        job = super().final()
+        return lambda: self.go.wait(5.0) and job()
+
+
+def test_on_a_worker_nothing_waits_and_the_early_run_in_flight_becomes_the_final_one() -> None:
+    rec = early_recognizer("####" + "." * 50)
+    engine = GatedEngine()
+    rec._engine = lambda: engine  # type: ignore[method-assign]
+    rec.runner = Worker("test-asr")
+    utterance = rec.start([])
+    results = [utterance.feed(chunk()) for _ in range(12)]  # past the early point and the endpoint
+    assert results == [None] * 12 and utterance.ended and utterance.busy and utterance.early is None
+    assert utterance.poll() is None
+    engine.go.set()
+    final = utterance.wait(5.0)
+    assert final is not None and final.text == "early at 7" and final.outcome == "speech"
+    assert engine.early_calls == [7] and engine.final_calls == []  # the pause's one run, not a second
+    assert not utterance.busy and utterance.feed(chunk()) is final

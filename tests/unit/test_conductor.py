@@ -11,7 +11,8 @@ import pytest
 from appliance.conductor import APOLOGY, TIMEOUT_APOLOGY, State
 from appliance.config import Config
 from appliance.turn import TIMING_KEYS
-from tests.fixtures.fakes import QUESTION, WAIT_S, FakeChat, Harness, cfg_with, chunk
+from tests.fixtures.fakes import QUESTION, FakeChat, Harness, cfg_with, chunk
+from tests.fixtures.waits import WAIT_S, wait_for
 
 
 def test_wake_word_starts_listening_with_earcon_and_preroll() -> None:
@@ -275,10 +276,7 @@ def test_run_and_stop_from_another_thread() -> None:
     h.c.clock = time.monotonic
     thread = threading.Thread(target=h.c.run)
     thread.start()
-    deadline = time.monotonic() + WAIT_S
-    while h.c.state is not State.SPEAKING and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert h.c.state is State.SPEAKING
+    wait_for(lambda: h.c.state is State.SPEAKING, "the answer to be spoken")
     h.c.stop()
     thread.join(WAIT_S)
     assert not thread.is_alive()
@@ -295,12 +293,10 @@ def test_freeze_hook_stops_the_heartbeat() -> None:
     time.sleep(0.2)
     assert h.c.heartbeat == frozen <= 1
     h.c.freeze.clear()
-    deadline = time.monotonic() + WAIT_S
-    while h.c.heartbeat <= frozen + 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: h.c.heartbeat > frozen + 2, "the heartbeat to go on")
     h.c.stop()
     thread.join(WAIT_S)
-    assert h.c.heartbeat > frozen + 2 and not thread.is_alive()
+    assert not thread.is_alive()
 
 
 def test_a_model_call_that_ignores_cancel_is_never_run_twice_at_once() -> None:

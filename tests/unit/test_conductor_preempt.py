@@ -10,14 +10,13 @@ from appliance.conductor import TIMEOUT_APOLOGY, State
 from appliance.config import Config
 from appliance.preempt import HeldSink, same_words
 from tests.fixtures.fakes import (
-    WAIT_S,
     FakeChat,
     FakeSink,
     FakeTts,
     cfg_with,
     early_harness,
-    wait_for,
 )
+from tests.fixtures.waits import WAIT_S, wait_for
 
 
 def answer_played(sink: FakeSink) -> list[str]:

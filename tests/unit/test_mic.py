@@ -11,8 +11,8 @@ import pytest
 
 from appliance.config import AudioConfig
 from appliance.mic import MicSource, WavSource
+from tests.fixtures.waits import WAIT_S, wait_for
 
-WAIT_S = 10.0  # upper bound for every wait in these tests
 
 
 def write(path, samples: np.ndarray, rate: int, width: int = 2) -> None:
@@ -115,11 +115,9 @@ class FakeSd:
         pass
 
 
-def wait_for(predicate, mic: MicSource) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not predicate() and time.monotonic() < deadline:
-        mic.read(0.1)
-    assert predicate(), mic.status()
+def wait_reading(predicate, mic: MicSource) -> None:
+    """wait_for, reading the microphone meanwhile (its keeper thread reopens it; read() takes the audio)."""
+    wait_for(predicate, "the microphone", between=lambda: mic.read(0.1))
 
 
 def test_missing_device_is_retried_with_backoff_and_resumes(caplog) -> None:
@@ -131,7 +129,7 @@ def test_missing_device_is_retried_with_backoff_and_resumes(caplog) -> None:
         tries = sd.rescans
         assert tries >= 2  # it kept trying (re-scanning for a hot-plugged device)
         sd.present = True
-        wait_for(lambda: mic.frames_read >= 5, mic)
+        wait_reading(lambda: mic.frames_read >= 5, mic)
         assert mic.status() == "ok"
         chunk = mic.read(WAIT_S)
         assert (chunk.rate, chunk.channels, chunk.frames) == (16000, 1, 1280)  # 48 kHz stereo converted
@@ -146,16 +144,16 @@ def test_a_stalled_or_failed_stream_is_reopened() -> None:
     sd.present = True
     cfg = AudioConfig(input_device="USB", retry_backoff_s=[0.05], stall_timeout_s=0.5)
     with MicSource(cfg, sd_module=sd) as mic:
-        wait_for(lambda: mic.status() == "ok", mic)
+        wait_reading(lambda: mic.status() == "ok", mic)
         sd.delivering = False  # frames stop: the stall is noticed and the stream reopened
-        wait_for(lambda: sd.opens >= 2, mic)
+        wait_reading(lambda: sd.opens >= 2, mic)
         sd.delivering = True
-        wait_for(lambda: mic.status() == "ok", mic)
+        wait_reading(lambda: mic.status() == "ok", mic)
         before = mic.frames_read
         sd.fail_streams = True  # the stream reports that it finished (device error)
-        wait_for(lambda: sd.opens >= 4, mic)
+        wait_reading(lambda: sd.opens >= 4, mic)
         sd.fail_streams = False
-        wait_for(lambda: mic.frames_read > before + 5, mic)
+        wait_reading(lambda: mic.frames_read > before + 5, mic)
         assert mic.reopens >= 2
 
 
@@ -163,8 +161,5 @@ def test_overflows_are_counted_when_the_reader_falls_behind() -> None:
     sd = FakeSd()
     sd.present = True
     with MicSource(AudioConfig(queue_chunks=4), sd_module=sd) as mic:
-        deadline = time.monotonic() + WAIT_S
-        while mic.overflows == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)  # nobody reads: the bounded queue fills up
-        assert mic.overflows > 0
+        wait_for(lambda: mic.overflows > 0, "an overflow")  # nobody reads: the bounded queue fills up
         assert mic.read(1.0) is not None  # and reading still works

@@ -28,8 +28,8 @@ from tests.fixtures.fakes import (
     FakeWake,
     chunk,
 )
+from tests.fixtures.waits import WAIT_S, wait_for
 
-WAIT_S = 5.0
 
 
 class NotifySocket:
@@ -136,10 +136,7 @@ def test_watchdog_thread_stops_feeding_when_frozen(notify: NotifySocket) -> None
     notify.collect(lambda m: m.count("WATCHDOG=1") >= 3)
     alive.clear()
     ticker.join(WAIT_S)
-    deadline = time.monotonic() + WAIT_S
-    while not any(f.get("APPLIANCE_EVENT") == "watchdog" for _, f in journal.sent):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_for(lambda: any(f.get("APPLIANCE_EVENT") == "watchdog" for _, f in journal.sent), "the watchdog event")
     fed = dog.fed
     time.sleep(0.5)
     dog.stop()

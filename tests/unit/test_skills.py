@@ -284,3 +284,14 @@ def test_a_long_list_of_timers_is_cut_short_when_spoken(tmp_path: Path) -> None:
                           "2 minutes left, the 3 minute timer has 3 minutes left, the 4 minute timer has "
                           "4 minutes left and 3 more.")
     assert len(reply.data["timers"]) == 7
+
+
+def test_the_name_people_add_is_the_configured_wake_word(tmp_path: Path) -> None:
+    clock = ManualClock(NOW.timestamp())
+    alexa = LocalSkills(SkillsConfig(), Timers(tmp_path, clock=clock), clock, TZ, wake=("alexa",))
+    assert alexa.match("alexa what time is it").intent == "time"
+    assert alexa.match("what time is it alexa").intent == "time"
+    assert alexa.match("ok alexa stop").intent == "stop"
+    assert make(tmp_path).match("stop jarvis").intent == "stop"  # the default model's name
+    other = alexa.match("stop jarvis")  # another name is not this appliance's: no plain stop
+    assert other is None or other.intent != "stop"

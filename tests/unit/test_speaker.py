@@ -17,9 +17,9 @@ from appliance.audio import AudioChunk, read_wav
 from appliance.config import AudioConfig
 from appliance.playback import FADE_MS, Playback, WavSink
 from appliance.speaker import SpeakerSink
+from tests.fixtures.waits import WAIT_S, wait_for
 
 RATE = 22050  # Hz, the voice's rate
-WAIT_S = 10.0  # every wait in these tests gives up after this
 
 
 def sine(freq: float, dur_s: float, rate: int = RATE, amp: float = 0.5, phase_s: float = 0.0) -> np.ndarray:
@@ -29,15 +29,6 @@ def sine(freq: float, dur_s: float, rate: int = RATE, amp: float = 0.5, phase_s:
 
 def chunk_of(samples: np.ndarray, rate: int = RATE) -> AudioChunk:
     return AudioChunk.from_float(samples, rate)
-
-
-def wait_until(predicate: Any, timeout: float = WAIT_S) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 @dataclass
@@ -149,11 +140,11 @@ def test_stop_falls_silent_within_100_ms_with_a_fade() -> None:
     with SpeakerSink(config(), sd_module=sd) as sink:
         sink.mark_turn()
         sink.play(chunk_of(sine(300, 3.0)))
-        assert wait_until(lambda: sd.streams and len(sd.streams[0].output()) > RATE * 0.5)
+        wait_for(lambda: sd.streams and len(sd.streams[0].output()) > RATE * 0.5, "half a second played")
         stream = sd.streams[0]
         stop_called = time.monotonic()
         sink.stop()
-        assert wait_until(lambda: len(stream.blocks) and stream.blocks[-1][0] > stop_called + 0.3)
+        wait_for(lambda: len(stream.blocks) and stream.blocks[-1][0] > stop_called + 0.3, "blocks after the stop")
         out = stream.output()
         before = sum(len(b) for t, b in stream.blocks if t < stop_called)  # samples handed out before stop()
         end = last_sound(out)
@@ -209,7 +200,7 @@ def test_lost_speaker_is_logged_once_then_reopened(caplog: pytest.LogCaptureFixt
         sink.play(chunk_of(sine(440, 0.1)))
         assert sink.drain(WAIT_S)
         sd.dead, sd.unplugged = True, True
-        assert wait_until(lambda: sink.status() != "ok")
+        wait_for(lambda: sink.status() != "ok", "the speaker to be lost")
         time.sleep(0.8)  # several reopen attempts fail meanwhile
         lost = [r for r in caplog.records if r.levelno == logging.WARNING and "lost" in r.getMessage()]
         assert len(lost) == 1, [r.getMessage() for r in caplog.records]
@@ -219,7 +210,7 @@ def test_lost_speaker_is_logged_once_then_reopened(caplog: pytest.LogCaptureFixt
         assert time.monotonic() - started < WAIT_S / 2
         assert sink.dropped_s == pytest.approx(1.0, abs=0.01)
         sd.dead, sd.unplugged = False, False
-        assert wait_until(lambda: sink.status() == "ok")
+        wait_for(lambda: sink.status() == "ok", "the speaker to be back")
         assert sink.reopens == 1
         assert any("is back" in r.getMessage() for r in caplog.records)
         sink.play(chunk_of(sine(440, 0.2)))

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import time
 
 from appliance.conductor import State
-from tests.fixtures.fakes import WAIT_S, FakeChat, Harness
+from tests.fixtures.fakes import FakeChat, Harness
+from tests.fixtures.waits import wait_for
 
 
 def test_timer_due_mid_answer_is_spoken_after_the_current_sentence() -> None:
     h = Harness(chat=FakeChat("One is first. Two is second. Three is third.", delay_s=0.05))
     h.ask()
-    deadline = time.monotonic() + WAIT_S
-    while "One is first." not in h.tts.texts:  # the answer has begun to be spoken
-        assert time.monotonic() < deadline, "the answer never started"
-        h.c.tick(None, h.clock.t)
-        time.sleep(0.002)
+    wait_for(lambda: "One is first." in h.tts.texts, "the answer to begin to be spoken",
+             between=lambda: h.c.tick(None, h.clock.t))
     h.clock.t += 1.0  # past the next look at the timers
     h.timers.pending = ["Your pasta timer is done."]
     h.wait_idle()

@@ -17,9 +17,9 @@ from appliance.audio import AudioChunk
 from appliance.config import TtsConfig
 from appliance.playback import WavSink
 from appliance.tts import PiperSynthesizer, SpeechWorker, VoiceError, load_voice
+from tests.fixtures.waits import WAIT_S
 
 RATE = 22050
-WAIT_S = 10.0
 
 
 @dataclass

@@ -1,0 +1,41 @@
+"""The wake word as words: its name from the configured model, and its echo at the start of a transcript."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import Final
+
+SOUNDALIKE_RATIO: Final = 0.45  # letters in common with the name ("service" for "jarvis" is 0.46)
+_VERSION_RE: Final = re.compile(r"_v\d+(?:\.\d+)*$")  # hey_jarvis_v0.1.onnx -> hey_jarvis
+_PUNCT: Final = ".,!?;:'\""
+
+
+def wake_name(model: str) -> str:
+    """'hey_jarvis' for the bundled name, a path to hey_jarvis_v0.1.onnx, and the like ('wake' if none)."""
+    return _VERSION_RE.sub("", Path(model).name.removesuffix(".onnx")) if model else "wake"
+
+
+def wake_words(model: str) -> tuple[str, ...]:
+    """The words of the wake phrase, lower case: ('hey', 'jarvis')."""
+    return tuple(w for w in re.split(r"[_\-\s]+", wake_name(model).lower()) if w)
+
+
+def strip_wake_echo(text: str, words: tuple[str, ...]) -> str:
+    """The transcript without the wake word's remnant the pre-roll lets in ("Jarvis. What time is it?").
+
+    Leading words of the wake phrase go, and one leading word cut off by a full stop or comma that
+    sounds like the name ("Service. What time is it?", as Whisper hears the end of "hey jarvis").
+    """
+    wake = set(words)
+    name = words[-1] if words else ""
+    tokens = text.split()
+    while tokens and tokens[0].lower().strip(_PUNCT) in wake:
+        tokens.pop(0)
+    if len(tokens) > 1 and name and tokens[0][-1:] in ".,":
+        word = tokens[0].lower().strip(_PUNCT)
+        if difflib.SequenceMatcher(None, word, name).ratio() >= SOUNDALIKE_RATIO:
+            tokens.pop(0)
+    out = " ".join(tokens)
+    return out[:1].upper() + out[1:] if out and text[:1].isupper() else out

@@ -1,0 +1,107 @@
+"""The conductor loop's longest turn (its own work, not its wait for audio) while a question is heard.
+
+    .venv/bin/python -m bench.loop_gap [--rounds 3] [--json]
+
+One recording ("hey jarvis", a question with a pause in it) runs through the stages the daemon
+builds, paced like a live microphone; every loop turn is timed, less the time its read waited for
+the next chunk. Figures only, no assertions: the wake word and barge-in are looked at only when
+the loop turns, so its longest turn while the question is being recognised is how long the
+appliance is deaf to them beyond one chunk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Final
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from appliance.assembly import build_stages
+from appliance.conductor import Conductor, State
+from appliance.config import Config
+from appliance.playback import WavSink
+from appliance.replay import Recording
+from tests.fixtures.speech import SpeechMaker
+
+# Seconds of pause inside the question (plus the clips' own quiet ends): past the early point, short of the endpoint.
+PAUSE_S: Final = 0.2
+GUARD_S: Final = 30.0  # seconds a round may take at most
+
+
+def question(speech: SpeechMaker) -> Path:
+    return speech.join([0.5, speech("hey jarvis"), 0.4, speech("what is the capital of France,"), PAUSE_S,
+                        speech("and of Germany?"), 1.5])
+
+
+class TimedRead:
+    """Wraps the source's read() to time it: a loop turn's own work is the turn less the read."""
+
+    def __init__(self, source: Recording) -> None:
+        self.source = source
+        self.spent = 0.0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.source, name)
+
+    def read(self, timeout: float) -> object:
+        started = time.monotonic()
+        try:
+            return self.source.read(timeout)
+        finally:
+            self.spent = time.monotonic() - started
+
+
+def one_round(cfg: Config, wav: Path, out: Path) -> dict:
+    recording = Recording(str(wav), cfg)
+    timed = TimedRead(recording)
+    stages = build_stages(cfg, source=timed, sink=WavSink(str(out), realtime=True))  # type: ignore[arg-type]
+    records: list = []
+    conductor = Conductor(stages, cfg, on_turn=records.append)
+    worst = {"listening": 0.0, "any": 0.0}
+    deadline = time.monotonic() + GUARD_S
+    while not records and time.monotonic() < deadline:
+        state = conductor.state
+        started = time.monotonic()
+        conductor.step()
+        work = time.monotonic() - started - timed.spent  # the loop turn without waiting for audio
+        worst["any"] = max(worst["any"], work)
+        if state in (State.LISTENING, State.FOLLOW_UP):
+            worst["listening"] = max(worst["listening"], work)
+    conductor.stop()
+    stages.sink.close()
+    rec = records[0] if records else None
+    return {"max_turn_ms_listening": round(worst["listening"] * 1000, 1),
+            "max_turn_ms": round(worst["any"] * 1000, 1),
+            "transcript": rec.transcript if rec else None, "early_answers": dict(conductor.early.counts)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    base = Config()
+    cfg = dataclasses.replace(base, asr=dataclasses.replace(base.asr, engine="whisper"),
+                              conversation=dataclasses.replace(base.conversation, follow_up="never"))
+    wav = question(SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech"))
+    with tempfile.TemporaryDirectory() as tmp:
+        rounds = [one_round(cfg, wav, Path(tmp) / f"reply{i}.wav") for i in range(args.rounds)]
+    if args.json:
+        print(json.dumps(rounds))
+    else:
+        for r in rounds:
+            print(f"longest loop turn while listening {r['max_turn_ms_listening']:6.1f} ms, "
+                  f"in the whole turn {r['max_turn_ms']:6.1f} ms; heard {r['transcript']!r}; "
+                  f"early answers {r['early_answers']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
