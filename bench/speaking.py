@@ -5,7 +5,7 @@
     .venv/bin/python bench/speaking.py --part ask      # only time to first audio on the Qwen stand-in
 
 Prints figures; asserts nothing. Runs are interleaved (ours, theirs, ours, ...) and medians
-reported, because this machine is shared and noisy (shared/MODELS.md).
+reported, so that load from anything else on the machine falls on both sides alike.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def qwen_path() -> Path:
         if candidate.exists():
             return candidate
     sys.exit("The Qwen stand-in is not joined yet: run scripts/install.sh --dev --bench-models "
-             "(or bench/llm.py once); see shared/MODELS.md")
+             "(or bench/llm.py once); see docs/models.md")
 
 
 def bench_ask(rounds: int) -> None:

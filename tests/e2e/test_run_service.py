@@ -21,7 +21,7 @@ from appliance.turn import TURN_FIELDS
 READY_TIMEOUT_S = 180.0  # model loading on a busy 2-core machine
 ANSWER_TIMEOUT_S = 60.0
 WATCHDOG_USEC = 2_000_000  # WatchdogSec=2 s: fed every second
-EXIT_TIMEOUT_S = 5.0  # the bound for SIGTERM, as systemd's TimeoutStopSec would enforce it
+EXIT_TIMEOUT_S = 5.0  # seconds the daemon may take after SIGTERM: well inside TimeoutStopSec (10 s)
 
 
 class Notifications:
