@@ -130,11 +130,16 @@ def memory(text: str) -> Finding:
     return Finding("ok", f"memory: {total} MB")
 
 
-def free_mb(path: Path) -> int:
-    """MB free on the file system of path, or of its nearest existing parent (statfs: no mount table needed)."""
+def existing_parent(path: Path) -> Path:
+    """path itself when it exists, else its nearest parent that does (a folder not made yet)."""
     while not path.exists() and path != path.parent:
         path = path.parent
-    stat = os.statvfs(path)
+    return path
+
+
+def free_mb(path: Path) -> int:
+    """MB free on the file system of path, or of its nearest existing parent (statfs: no mount table needed)."""
+    stat = os.statvfs(existing_parent(path))
     return stat.f_bavail * stat.f_frsize // 1_048_576
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,17 +193,11 @@ def check_memory() -> Check:
     return Check("memory", status, detail)
 
 
-def _existing_parent(path: Path) -> Path:
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
-
-
 def check_disk(cfg) -> list[Check]:  # noqa: ANN001
     out = []
     for label, folder in (("disk models", cfg.models.dir), ("disk state", cfg.service.state_dir)):
-        where = _existing_parent(Path(folder))
-        free_mb = shutil.disk_usage(where).free // 1_000_000
+        where = preflight.existing_parent(Path(folder))
+        free_mb = preflight.free_mb(where)
         status: Status = "ok" if free_mb >= preflight.MIN_FREE_DISK_MB else "warn"
         out.append(Check(label, status, f"{free_mb} MB free at {where}"
                          + ("" if status == "ok" else f"; keep at least {preflight.MIN_FREE_DISK_MB} MB free")))

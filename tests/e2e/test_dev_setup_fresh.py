@@ -15,7 +15,7 @@ from typing import Final
 
 import pytest
 
-from tests.fixtures.checkout import ROOT, copy_checkout
+from tests.fixtures.checkout import built_llama_wheel, copy_checkout
 
 FIRST_RUN_TIMEOUT_S: Final = 1800  # a fresh venv: every package downloaded (about 1 GB) and installed
 AGAIN_TIMEOUT_S: Final = 300
@@ -23,16 +23,6 @@ BROKEN_TIMEOUT_S: Final = 600
 DEAD_INDEX: Final = "http://127.0.0.1:9/simple/"  # the discard port: nothing listens, refused at once
 
 pytestmark = pytest.mark.e2e
-
-
-def built_wheel() -> Path:
-    """The llama-cpp-python wheel install.sh --dev built for this checkout, from its cache."""
-    found = subprocess.run(["bash", "-c", f'source "{ROOT}/scripts/install.sh"; cached_wheel "$(dev_wheel_dir)"'],
-                           capture_output=True, text=True, timeout=60, check=False)
-    if not found.stdout.strip():
-        pytest.fail(f"no llama-cpp-python wheel in this machine's cache: run scripts/install.sh --dev first "
-                    f"({found.stderr.strip()})")
-    return Path(found.stdout.strip())
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +33,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict
     copy_checkout(checkout)
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("PIP_CACHE", "VIRTUAL_ENV", "APPLIANCE_", "PYTEST", "XDG_"))}
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), APPLIANCE_LLAMA_WHEEL=str(built_wheel()))
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), APPLIANCE_LLAMA_WHEEL=str(built_llama_wheel()))
     yield checkout, env
 
 

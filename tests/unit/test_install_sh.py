@@ -14,6 +14,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from appliance import EXIT_CONFIG, EXIT_SOFTWARE, EXIT_USAGE
+from tests.fixtures.checkout import built_llama_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "install.sh"
@@ -255,9 +256,7 @@ def test_missing_debian_packages_without_root_are_named_with_the_command() -> No
 def _pi_llama_step(tmp_path: Path, blas: int) -> subprocess.CompletedProcess[str]:
     """ensure_llama of the Pi mode with the wheel this checkout's set-up built handed over as the build;
     pip_install only records what it would install, so the venv under test stays untouched."""
-    wheel = sourced('cached_wheel "$(dev_wheel_dir)"').stdout.strip()
-    if not wheel:
-        pytest.fail("no llama-cpp-python wheel in this machine's cache: run scripts/install.sh --dev")
+    wheel = str(built_llama_wheel())
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True, exist_ok=True)
     (venv / "bin/python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
