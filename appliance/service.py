@@ -130,7 +130,9 @@ class Watchdog:
         self.fed = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="appliance-watchdog", daemon=True)
-        self._source_status = "ok"
+        # Unknown until the first look, which always reports it: a microphone that opened before
+        # that look must still turn STATUS from "Opening microphone" to "Listening for ...".
+        self._source_status: str | None = None
         self._was_ok = False  # opening the microphone at start is not losing it
         self._lost = False
         self._starved = ""
@@ -150,7 +152,7 @@ class Watchdog:
         stuck_s = self.conductor.stuck_s() if hasattr(self.conductor, "stuck_s") else None
         if stuck_s is not None and stuck_s > STUCK_LIMIT_S:
             return False, f"a cancelled model call has not returned for {stuck_s:.0f} s"
-        if frames_age_s > limit_s and self._source_status == "ok":
+        if frames_age_s > limit_s and self._source_status in ("ok", None):  # None: not looked at yet
             return False, "the microphone delivered no audio"
         return True, ""
 
