@@ -96,7 +96,7 @@ def load_skills(cfg: Config) -> LocalSkills:
 
 
 def load_voice(cfg: Config) -> PiperSynthesizer:
-    """Piper with the configured voice (it cleans text for speech itself: textclean.for_speech)."""
+    """Piper with the configured voice (it speaks text as given: the answer path cleans it, responder.py)."""
     from appliance.tts import PiperSynthesizer
 
     return PiperSynthesizer.from_config(cfg)

@@ -47,6 +47,7 @@ EXIT_CODES: Final[dict[type[errors.ApplianceError], int]] = {
     errors.FileUnavailable: EXIT_UNAVAILABLE,
     errors.ServiceUnavailable: EXIT_UNAVAILABLE,
     errors.FetchError: EXIT_TEMPFAIL,
+    errors.ModelBusy: EXIT_TEMPFAIL,
     errors.NotWritable: EXIT_FAILURE,
     # Configuration, models, libraries and devices: systemd must not restart a service that
     # cannot start this way (appliance.service: RestartPreventExitStatus=78).

@@ -11,19 +11,19 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from appliance import answer
 from appliance.audio import AudioChunk
 from appliance.bell import TimerBell
 from appliance.config import Config
 from appliance.contracts import Stages, Utterance, WakeHit
-from appliance.preempt import EarlyAnswers, start_early
-from appliance.turn import Job, Reporter, Stragglers, TurnRecord, release_memory, speech_end_at
+from appliance.memory import release_memory
+from appliance.preempt import EarlyAnswers
+from appliance.responder import Answer, Responder
+from appliance.turn import Reporter, TurnRecord, speech_end_at
 
 _LOGGER = logging.getLogger(__name__)
 
 READ_TIMEOUT_S: Final = 0.25  # seconds a mic read may block: the loop (and its heartbeat) turns at least 4x/s
 POLL_S: Final = 0.01  # seconds a mic read may block while a transcription runs: its result is taken at once
-JOIN_TIMEOUT_S: Final = 1.0  # seconds to wait for a cancelled worker thread
 ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls silent (room echo)
 SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
 APOLOGY: Final = "Sorry, something went wrong."
@@ -39,10 +39,11 @@ class State(enum.Enum):
 
 
 class Conductor:
-    """Owns the state; looks at every chunk (wake word, endpoint); recognition and the answer run on workers.
+    """Owns the state and the turn record; looks at every chunk (wake word, endpoint); recognition and
+    the answer run on workers, which post what happened (responder.Update) for this thread to record.
 
-    One `threading.Event` per turn cancels the language model (between tokens), speech (between
-    chunks) and the speaker (`Sink.stop`): barge-in, the time limits, errors and shutdown use it.
+    Each answer has its own cancel Event and Gate (responder.Answer): barge-in, the time limits,
+    errors and shutdown stop it without waiting for its threads.
     """
 
     def __init__(self, stages: Stages, config: Config, *,
@@ -51,11 +52,11 @@ class Conductor:
                  on_event: Callable[..., None] | None = None,
                  on_heard: Callable[[TurnRecord], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.stages = stages
+        self.stages, self.cfg = stages, config
         self.source, self.sink, self.wake, self.asr = stages.source, stages.sink, stages.wake, stages.asr
-        self.skills, self.chat, self.tts, self.cfg = stages.skills, stages.chat, stages.tts, config
         self.earcons = stages.earcons
-        self._splitter_factory = stages.splitter_factory
+        self.responder = Responder(stages.chat, stages.tts, stages.splitter_factory,
+                                   stages.skills if config.skills.enabled else None, lambda: self.clock())
         self._report = Reporter(on_turn, on_event)
         self._event = self._report.event
         self._on_state = on_state or (lambda state: None)
@@ -72,14 +73,14 @@ class Conductor:
         chunk_s = config.audio.chunk_ms / 1000
         self._preroll: deque[AudioChunk] = deque(maxlen=max(1, math.ceil(config.wake.preroll_s / chunk_s)))
         self._turn: TurnRecord | None = None
-        self._cancel = threading.Event()
         self._utt: Utterance | None = None
         self._listen_started, self._utt_audio_s = 0.0, 0.0
-        self._jobs: list[Job] = []
-        self._stragglers = Stragglers()
-        self._speech: Job | None = None
+        self._answer: Answer | None = None
+        self._returning: list[Answer] = []
+        """Stopped answers whose model call has not returned yet (the watchdog's stuck_s)."""
         self.early = EarlyAnswers(
-            lambda turn, text: start_early(turn, text, stages, clock, self.bell.due_texts), JOIN_TIMEOUT_S)
+            lambda text: self.responder.think(text, self.sink, held=True, interject=self.bell.due_texts),
+            stages.chat.forget)
         """Answers started from an early transcript, before the question is confirmed over."""
         self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
         self.bell = TimerBell(stages.timers, clock, lambda exc: self._event(
@@ -116,7 +117,8 @@ class Conductor:
     def stop(self) -> None:
         """Leave run() soon; the current turn is cancelled."""
         self._stop.set()
-        self._cancel.set()
+        if self._answer is not None:
+            self._answer.stop()
         self._safe(self.sink.stop)
 
     def tick(self, chunk: AudioChunk | None, now: float) -> None:
@@ -142,9 +144,9 @@ class Conductor:
         texts = self.bell.due_texts()
         if texts:  # a timer has ended: announced as a turn of its own, not recorded
             self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
-            self._cancel = threading.Event()
             self._set_state(State.SPEAKING)
-            self._start_speech(self._turn, list(texts), earcon="timer")
+            self._earcon("timer")
+            self._answer = self.responder.say(texts, self.sink)
 
     def _detect(self, chunk: AudioChunk, threshold: float | None) -> WakeHit | None:
         try:
@@ -159,7 +161,6 @@ class Conductor:
         self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up)
         if hit is not None:
             self._turn.wake_word, self._turn.wake_score, self._turn.wake_at_s = hit.word, hit.score, hit.at_s
-        self._cancel = threading.Event()
         self._thinking_played = False
         if hit is not None:
             self._event("wake", f"Wake word {hit.word} (score={hit.score:.2f})", wake_word=hit.word,
@@ -196,7 +197,7 @@ class Conductor:
             return
         if result is None:
             if self.cfg.conversation.preemptive:
-                self._stragglers.add(self.early.follow(turn, utt.early, self.stuck_s() is None))
+                self._returned(self.early.follow(utt.early))
             conv = self.cfg.conversation
             if self.state is State.FOLLOW_UP and now >= self._follow_up_until \
                     and not utt.heard_speech:
@@ -221,61 +222,50 @@ class Conductor:
         self._respond(turn, now)
 
     def _respond(self, turn: TurnRecord, now: float) -> None:
+        """The one answer path: a local skill, else the early answer if it heard the same words, else the model."""
         self._set_state(State.THINKING)
-        reply = None
-        if self.skills is not None and self.cfg.skills.enabled:
-            try:
-                reply = self.skills.match(turn.transcript)
-            except Exception as exc:
-                self._fail("skills", exc, now)
-                return
+        try:
+            reply = self.responder.skill(turn.transcript)
+        except Exception as exc:
+            self._fail("skills", exc, now)
+            return
         if reply is not None:
-            self._stragglers.add(self.early.drop("a local skill answers"))
+            self._returned(self.early.drop("a local skill answers"))
             turn.route, turn.intent = "skill", reply.intent
             turn.first_token_at = turn.answer_done_at = self.clock()
             if reply.end_turn:
                 self._safe(self.sink.stop)
                 self._finish_turn("answered", now)
                 return
-            self._start_speech(turn, [reply.text])
+            self._answer = self.responder.say([reply.text], self.sink)
             return
         turn.route = "llm"
-        pre = self.early.take(turn)
+        pre = self.early.take(turn.transcript)
         if pre is not None:  # the answer is already under way: it becomes this turn's
-            self._turn, self._cancel = pre.turn, pre.cancel
-            self._jobs, self._speech = list(pre.jobs), pre.jobs[-1]
+            turn.preemptive, turn.early_at = True, pre.started_at
+            self._answer = pre
             return
-        self._stragglers.add(self.early.drop("the final transcript differs"))
-        if self.stuck_s() is not None:  # never two answers in one llama context at once
-            self._fail("llm", RuntimeError("the language model has not returned from a cancelled answer"), now)
-            return
-        llm, sentences = answer.generate(self.chat, turn, self._cancel, self._splitter_factory, self.clock)
-        self._jobs.append(llm)
-        llm.start()
-        self._start_speech(turn, sentences)
-
-    def _start_speech(self, turn: TurnRecord, sentences: Iterable[str], earcon: str | None = None) -> None:
-        """A thread that hands sentences to tts.SpeechWorker as they come and waits until they are heard."""
-        before = (lambda: self._earcon(earcon)) if earcon else None
-        self._speech = answer.speak(self.tts, self.sink, turn, sentences, self._cancel, self.clock,
-                                    before=before,
-                                    interject=self.bell.due_texts)
-        self._jobs.append(self._speech)
-        self._speech.start()
+        self._returned(self.early.drop("the final transcript differs"))
+        self._answer = self.responder.think(turn.transcript, self.sink, interject=self.bell.due_texts)
 
     def _answering(self, chunk: AudioChunk | None, now: float) -> None:
         turn = self._turn
         assert turn is not None
         if chunk is not None and self._barge_in(chunk, now):
             return
-        for job in self._jobs:
-            if job.error is not None:
+        answer = self._answer
+        assert answer is not None
+        for update in answer.updates():
+            if update.kind == "error":
+                stage = "llm" if update.part == "model" else update.part
                 if turn.outcome:  # the apology itself failed: give up quietly
-                    self._event("error", f"{job.name} failed: {job.error}", stage=job.name, tb=job.traceback)
+                    self._event("error", f"{stage} failed: {update.error}", stage=stage, tb=update.traceback)
                     self._finish_turn(turn.outcome, now)
                 else:
-                    self._fail(job.name, job.error, now, tb=job.traceback)
+                    self._fail(stage, update.error or RuntimeError(stage), now, tb=update.traceback)
                 return
+            if not turn.outcome:  # an apology's own sentences are not the turn's answer
+                turn.apply(update)
         if self.state is State.THINKING and turn.first_sentence_at is not None:
             self._set_state(State.SPEAKING)
         conv = self.cfg.conversation
@@ -291,7 +281,7 @@ class Conductor:
         if not turn.outcome and turn.wake_at is not None and now - turn.wake_at > conv.turn_timeout_s:
             self._fail("turn", TimeoutError(f"turn took over {conv.turn_timeout_s:g} s"), now, outcome="timeout")
             return
-        if self._jobs and all(job.done.is_set() for job in self._jobs):
+        if answer.done:
             asked = turn.answer.rstrip().endswith("?")
             follow = not turn.outcome and turn.route in ("llm", "skill") and (
                 conv.follow_up == "always" or (conv.follow_up == "question" and asked))
@@ -320,39 +310,46 @@ class Conductor:
         turn = self._turn
         self._event("error", f"{stage} failed: {exc}", stage=stage, exc=exc, tb=tb,
                     turn_id=turn.turn_id if turn else None)
-        self._cancel_jobs()
+        self._stop_answer()
         if turn is None:
             self._set_state(State.IDLE)
             return
         turn.outcome, turn.error = outcome, f"{stage}: {exc}"
-        self._cancel = threading.Event()
         self._set_state(State.SPEAKING)
-        text = TIMEOUT_APOLOGY if outcome == "timeout" else APOLOGY
-        self._start_speech(TurnRecord(turn_id=0), [text], earcon="error")
+        self._earcon("error")
+        self._answer = self.responder.say([TIMEOUT_APOLOGY if outcome == "timeout" else APOLOGY], self.sink)
         _LOGGER.info("Turn %d ended with %s; apologising", turn.turn_id, outcome)
 
     def _abort_turn(self, outcome: str) -> None:
         """Cancel whatever runs and record the turn (barge-in, shutdown)."""
-        self._cancel_jobs()
+        self._stop_answer()
         if self._turn is not None:
             self._finish_turn(self._turn.outcome or outcome, self.clock())
 
-    def _cancel_jobs(self) -> None:
-        self._stragglers.add(self.early.drop("the turn ended"))
-        self._cancel.set()
+    def _stop_answer(self) -> None:
+        """Stop the answer and any early one; nothing waits for their threads."""
+        self._returned(self.early.drop("the turn ended"))
+        self._returned(self._answer)
+        self._answer = None
         self._safe(self.sink.stop)
-        for job in self._jobs:
-            job.join(JOIN_TIMEOUT_S)
-        self._stragglers.add([job for job in self._jobs if job.alive])
-        self._jobs, self._speech = [], None
+
+    def _returned(self, answer: Answer | None) -> None:
+        """Stop `answer` and keep it in view until its model call has returned."""
+        if answer is None:
+            return
+        answer.stop()
+        if answer.model_running:
+            self._returning.append(answer)
 
     def stuck_s(self) -> float | None:
-        """Seconds the oldest cancelled worker has failed to return (a hung model call), or None."""
-        return self._stragglers.stuck_s()
+        """Seconds the oldest stopped answer's model call has failed to return (a hung call), or None."""
+        self._returning = [a for a in self._returning if a.model_running]
+        stopped = [a.cancelled_at for a in self._returning if a.cancelled_at is not None]
+        return self.clock() - min(stopped) if stopped else None
 
     def _finish_turn(self, outcome: str | None, now: float, record: bool = True) -> None:
         turn, utt = self._turn, self._utt
-        self._cancel_jobs()
+        self._stop_answer()
         self._turn, self._utt = None, None
         if utt is not None:
             self._safe(utt.close)  # its transcriptions still waiting are not wanted

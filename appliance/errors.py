@@ -23,6 +23,10 @@ class ModelError(ApplianceError):
     """A model was found but cannot be loaded or used (llm.LlmError, tts.VoiceError)."""
 
 
+class ModelBusy(ApplianceError):
+    """The language model has not returned from an earlier answer (a call that ignores its cancel)."""
+
+
 class MissingLibrary(ApplianceError):
     """A library a stage needs is not installed (Vosk, faster-whisper, openWakeWord, onnxruntime)."""
 

@@ -1,4 +1,4 @@
-"""Piper speech: the synthesizer (threads capped, text cleaned first) and the sentence-by-sentence worker."""
+"""Piper speech: the synthesizer (threads capped) and the sentence-by-sentence worker."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from typing import Any, Final
 from appliance.audio import AudioChunk
 from appliance.config import Config, TtsConfig
 from appliance.errors import ModelError
-from appliance.textclean import for_speech
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -77,12 +76,10 @@ def synthesis_config(cfg: TtsConfig) -> Any:
 class PiperSynthesizer:
     """The Synthesizer of contracts.py over Piper: one AudioChunk per sentence, as Piper produces it."""
 
-    def __init__(self, voice: Any, cfg: TtsConfig, clean: Callable[[str], str] = for_speech,
-                 syn_config: Any = None) -> None:
+    def __init__(self, voice: Any, cfg: TtsConfig, syn_config: Any = None) -> None:
         self.voice = voice
         self.cfg = cfg
         self.rate: int = int(voice.config.sample_rate)
-        self._clean = clean
         self._syn = syn_config if syn_config is not None else synthesis_config(cfg)
         self._lock = threading.Lock()  # one onnxruntime run at a time: the thread cap holds per voice
 
@@ -104,11 +101,13 @@ class PiperSynthesizer:
             pass
 
     def synthesize(self, text: str) -> Iterator[AudioChunk]:
-        """Audio for `text` (cleaned for speech first), one chunk per sentence Piper finds in it."""
-        spoken = self._clean(text)
-        if not spoken:
+        """Audio for `text`, one chunk per sentence Piper finds in it.
+
+        The text is spoken as given: the answer path (responder.py) cleans it for speech first.
+        """
+        if not text.strip():
             return
-        chunks = self.voice.synthesize(spoken, syn_config=self._syn)
+        chunks = self.voice.synthesize(text, syn_config=self._syn)
         while True:
             with self._lock:  # held per run, never across a yield
                 chunk = next(chunks, None)
@@ -152,7 +151,8 @@ class SpeechWorker:
     """
 
     def __init__(self, synth: Any, sink: Any, cancel: threading.Event | None = None,
-                 drain_timeout_s: float = DRAIN_TIMEOUT_S) -> None:
+                 drain_timeout_s: float = DRAIN_TIMEOUT_S,
+                 on_end: Callable[[SpeechWorker], None] | None = None) -> None:
         self.synth = synth
         self.sink = sink
         self.cancel = cancel or threading.Event()
@@ -162,6 +162,8 @@ class SpeechWorker:
         self._queue: queue.Queue[Any] = queue.Queue()
         self._done = threading.Event()
         self._played = False
+        self._on_end = on_end
+        """Called on the worker's thread when it is over (played out, cancelled or failed)."""
         self._thread = threading.Thread(target=self._run, name="tts-worker", daemon=True)
 
     def start(self) -> SpeechWorker:
@@ -185,6 +187,11 @@ class SpeechWorker:
             raise self.error
         return self._played or self.stats.cancelled or not self.stats.sentences
 
+    @property
+    def played(self) -> bool:
+        """Everything said has been played out by the sink."""
+        return self._played
+
     def close(self, timeout: float = JOIN_TIMEOUT_S) -> None:
         """Cancel and wait for the thread (used on shutdown and errors)."""
         self.cancel.set()
@@ -199,6 +206,8 @@ class SpeechWorker:
             self._safe_stop()
         finally:
             self._done.set()
+            if self._on_end is not None:
+                self._on_end(self)
 
     def _loop(self) -> None:
         while not self.cancel.is_set():
@@ -278,50 +287,16 @@ class _Tee:
             sink.close()
 
 
-class Speaking:
-    """Speech for `appliance ask`: the voice loaded once, a speaker and/or a WAV file, one worker per answer.
+def speaking_sink(cfg: Config, rate: int, speak: bool, out: str | Path | None) -> Any:
+    """Where `appliance ask` speaks: the speaker (opened now, so the device gets through its start-up
+    while the model thinks), a WAV file, or both at once."""
+    from appliance.speaker import SpeakerSink, WavSink
 
-        with Speaking(cfg, speak=True, out="reply.wav") as speaking:
-            worker = speaking.start_turn(cancel)     # then worker.say(sentence) as sentences arrive
-            ...
-            speaking.end_turn(worker, started_at, answered_at)
-    """
-
-    def __init__(self, cfg: Config, speak: bool, out: str | Path | None, synth: Any = None) -> None:
-        from appliance.speaker import SpeakerSink, WavSink
-
-        self.synth = synth if synth is not None else PiperSynthesizer.from_config(cfg)
-        sinks: list[Any] = []
-        if speak:
-            # Opened now, so the device gets through its start-up while the model thinks.
-            speaker = SpeakerSink(cfg.audio, rate=self.synth.rate)
-            speaker.wait_ready(SPEAKER_READY_TIMEOUT_S)
-            sinks.append(speaker)
-        if out is not None:
-            sinks.append(WavSink(out, rate=self.synth.rate))
-        self.sink = sinks[0] if len(sinks) == 1 else _Tee(sinks)
-
-    def start_turn(self, cancel: threading.Event) -> SpeechWorker:
-        return SpeechWorker(self.synth, self.sink, cancel).start()
-
-    def end_turn(self, worker: SpeechWorker, asked_at: float, answered_at: float) -> SpeechStats:
-        """Wait for the answer to be spoken and log when its first audio was ready."""
-        worker.finish()
-        if not worker.wait(DRAIN_TIMEOUT_S + 5.0):
-            _LOGGER.warning("Speech did not finish within %.0f s", DRAIN_TIMEOUT_S + 5.0)
-        first = self.sink.first_audio_at()
-        if first is not None:
-            _LOGGER.info("Speech: first audio %.0f ms after the question; "
-                         "the answer was finished at %.0f ms%s",
-                         (first - asked_at) * 1000.0, (answered_at - asked_at) * 1000.0,
-                         " (speech started before the answer was complete)" if first < answered_at else "")
-        return worker.stats
-
-    def close(self) -> None:
-        self.sink.close()
-
-    def __enter__(self) -> Speaking:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    sinks: list[Any] = []
+    if speak:
+        speaker = SpeakerSink(cfg.audio, rate=rate)
+        speaker.wait_ready(SPEAKER_READY_TIMEOUT_S)
+        sinks.append(speaker)
+    if out is not None:
+        sinks.append(WavSink(out, rate=rate))
+    return sinks[0] if len(sinks) == 1 else _Tee(sinks)

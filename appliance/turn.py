@@ -1,19 +1,15 @@
-"""One turn's record (timings, outcome, figures for journald), its worker threads and those that hang."""
+"""One turn's record (timings, outcome, figures for journald), and where records and events are reported."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
 import logging
-import threading
-import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
 from appliance.contracts import AnswerStats, Transcript
+from appliance.responder import Update
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -31,10 +27,6 @@ def _ms(start: float | None, end: float | None) -> float | None:
     if start is None or end is None:
         return None
     return round((end - start) * 1000.0, 1)
-
-
-def _not_before(mark: float | None, earlier: float | None) -> float | None:
-    return mark if mark is None or earlier is None else max(mark, earlier)
 
 
 @dataclass
@@ -76,20 +68,37 @@ class TurnRecord:
     def answer(self) -> str:
         return " ".join(p.strip() for p in self.answer_parts if p.strip())
 
+    @property
+    def answer_started_at(self) -> float | None:
+        """When the answer was started: at the transcript, or for an early answer at the early one."""
+        return self.early_at if self.preemptive and self.early_at is not None else self.transcript_at
+
+    def apply(self, update: Update) -> None:
+        """Take in what a worker of this turn's answer reported (on the conductor's thread only)."""
+        if update.kind == "first_token" and self.first_token_at is None:
+            self.first_token_at = update.at
+        elif update.kind == "sentence":
+            if self.first_sentence_at is None:
+                self.first_sentence_at = update.at
+            self.answer_parts.append(update.text)
+        elif update.kind == "model_done":
+            self.answer_done_at, self.stats = update.at, update.stats
+        elif update.kind == "spoken":
+            self.audio_done_at, self.first_audio_at = update.at, update.first_audio_at
+
     def timings_ms(self) -> dict[str, float | None]:
         """The six latency terms in milliseconds (None when the turn did not get that far).
 
-        A preemptive answer may have its first token or sentence before the transcript was
-        confirmed: such a mark counts from the confirmation, so no term is negative and the four
-        terms still add up to speech_end_to_first_audio.
+        Each term runs between two marks as they happened. The model's term starts when the model was
+        given the question: for an early answer that is the early transcript, before the question was
+        confirmed over, so its terms overlap speech_end_to_transcript by (transcript_at - early_at);
+        for any other answer the first four terms add up to speech_end_to_first_audio.
         """
-        first_token = _not_before(self.first_token_at, self.transcript_at)
-        first_sentence = _not_before(self.first_sentence_at, first_token)
         return {
             "speech_end_to_transcript": _ms(self.speech_end_at, self.transcript_at),
-            "transcript_to_first_token": _ms(self.transcript_at, first_token),
-            "first_token_to_first_sentence": _ms(first_token, first_sentence),
-            "first_sentence_to_first_audio": _ms(first_sentence, self.first_audio_at),
+            "transcript_to_first_token": _ms(self.answer_started_at, self.first_token_at),
+            "first_token_to_first_sentence": _ms(self.first_token_at, self.first_sentence_at),
+            "first_sentence_to_first_audio": _ms(self.first_sentence_at, self.first_audio_at),
             "speech_end_to_first_audio": _ms(self.speech_end_at, self.first_audio_at),
             "turn_total": _ms(self.wake_at, self.end_at),
         }
@@ -133,38 +142,6 @@ class TurnRecord:
                 + (f", first audio {first:.0f} ms after speech" if first is not None else ""))
 
 
-class Job:
-    """One worker thread of a turn that keeps its exception for the conductor to handle."""
-
-    def __init__(self, name: str, fn: Callable[[], None]) -> None:
-        self.name = name
-        self.error: BaseException | None = None
-        self.traceback: str | None = None
-        self.done = threading.Event()
-        self._fn = fn
-        self._thread = threading.Thread(target=self._run, name=f"appliance-{name}", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._fn()
-        except BaseException as exc:  # handed to the conductor thread, which recovers
-            self.traceback = traceback.format_exc()
-            self.error = exc
-        finally:
-            self.done.set()
-
-    def join(self, timeout: float) -> None:
-        if self._thread.is_alive():
-            self._thread.join(timeout)
-
-    @property
-    def alive(self) -> bool:
-        return self._thread.is_alive()
-
-
 class Reporter:
     """Where the conductor's turn records and events go; a failing callback is logged, never raised.
 
@@ -197,46 +174,9 @@ class Reporter:
             _LOGGER.exception("Event callback failed")
 
 
-class Stragglers:
-    """Cancelled workers that have not returned yet: a hung model call must not get a second question."""
-
-    def __init__(self) -> None:
-        self._since: list[tuple[Job, float]] = []
-
-    def add(self, jobs: list[Job]) -> None:
-        for job in jobs:
-            _LOGGER.warning("Worker %s still running after cancel", job.name)
-            self._since.append((job, time.monotonic()))
-
-    def stuck_s(self) -> float | None:
-        """Seconds the oldest of them has failed to return, or None when all have returned."""
-        self._since = [(job, since) for job, since in self._since if job.alive]
-        if not self._since:
-            return None
-        return time.monotonic() - min(since for _, since in self._since)
-
-
 def speech_end_at(result: Transcript, now: float, heard_s: float, endpoint_silence_s: float) -> float:
     """time.monotonic() of the end of speech: the stream position mapped onto the clock at `now`,
     when `heard_s` seconds of the utterance have been fed."""
     if result.speech_end_s is None:
         return now - endpoint_silence_s
     return now - max(0.0, heard_s - result.speech_end_s)
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim, or None on a C library without it."""
-    name = ctypes.util.find_library("c")
-    try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
-        return None
-
-
-def release_memory() -> None:
-    """Hand freed heap back to the system after a turn (the per-answer threads' arenas and the
-    models' scratch buffers otherwise stay mapped, and RSS steps up over a long day)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)

@@ -17,7 +17,6 @@ import select
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any, Final
@@ -163,13 +162,13 @@ def bench_ask(rounds: int) -> None:
     from appliance.config import Config
     from appliance.llm import LlamaChat
     from appliance.playback import WavSink
-    from appliance.tts import PiperSynthesizer, SpeechWorker
+    from appliance.tts import PiperSynthesizer
 
     base = Config()
     cfg = dataclasses.replace(base, llm=dataclasses.replace(base.llm, model=str(qwen_path()), seed=1234))
     synth = PiperSynthesizer.from_config(cfg)
     chat = LlamaChat.from_config(cfg)
-    asker = Asker(cfg, chat_factory=lambda: chat)
+    asker = Asker(cfg, chat_factory=lambda: chat, voice=synth)
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
     streamed: list[float] = []
@@ -177,24 +176,23 @@ def bench_ask(rounds: int) -> None:
     answers: list[float] = []
 
     def streamed_turn(question: str) -> tuple[float, float]:
+        """Each sentence to Piper as soon as it is written (the answer path of the daemon and `ask`)."""
         sink = WavSink(out / "speaking-streamed.wav")
-        cancel = threading.Event()
-        worker = SpeechWorker(synth, sink, cancel).start()
+        asker.sink = sink
         asked = time.monotonic()
-        asker.ask(question, cancel, lambda _d: None, worker.say)
-        answered = time.monotonic()
-        worker.finish()
-        worker.wait(120.0)
+        written = [asked]
+        asker.ask(question, lambda _d: written.__setitem__(0, time.monotonic()))
         sink.close()
         first = sink.first_audio_at()
-        return (first or answered) - asked, answered - asked
+        return (first or written[0]) - asked, written[0] - asked
 
     def naive_turn(question: str) -> float:
         """The whole answer first, then the whole answer to Piper, timed to its first audio."""
         asked = time.monotonic()
-        record = asker.ask(question, threading.Event(), lambda _d: None, lambda _s: None)
+        asker.sink = None
+        record = asker.ask(question, lambda _d: None)
         chunks: list[AudioChunk] = []
-        for chunk in synth.synthesize(record.answer):
+        for chunk in synth.synthesize(" ".join(record.sentences)):  # the answer as cleaned for speech
             chunks.append(chunk)
             break
         return time.monotonic() - asked

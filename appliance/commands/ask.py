@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Final
 
 from appliance import EXIT_OK
+from appliance.audio import AudioChunk
+from appliance.config import Config
+from appliance.contracts import AnswerStats, Chat, Sink, Synthesizer
 from appliance.errors import BadInput, InputMissing, UsageError
+from appliance.responder import Responder
+
+_LOGGER = logging.getLogger(__name__)
+
+UPDATE_WAIT_S: Final = 0.1  # seconds between looks at an answer that has nothing new yet
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -49,6 +58,11 @@ class Record:
     tokens_per_s: float | None = None
     stop_reason: str = ""
 
+    def take_stats(self, stats: AnswerStats) -> None:
+        self.prompt_tokens, self.cached_prompt_tokens = stats.prompt_tokens, stats.cached_prompt_tokens
+        self.ttft_ms, self.tokens, self.tokens_per_s = stats.ttft_ms, stats.tokens, stats.tokens_per_s
+        self.stop_reason = stats.stop_reason
+
     def json(self) -> str:
         data = dict(self.__dict__)
         for key in ("ttft_ms", "tokens_per_s"):
@@ -79,102 +93,121 @@ def read_questions(args: argparse.Namespace) -> list[str]:
     return [args.question.strip()]
 
 
-class Asker:
-    """Routes each question (skills first, else the language model) and collects its record."""
+class LazyChat:
+    """The language model, loaded on first use: a question a skill answers needs none."""
 
-    def __init__(self, cfg: Any, chat_factory: Callable[[], Any] | None = None) -> None:
-        self.cfg = cfg
-        self._chat_factory = chat_factory or self._load_chat
-        self._chat: Any = None
-        self._skills: Any = None
+    def __init__(self, factory: Callable[[], Chat]) -> None:
+        self._factory = factory
+        self._chat: Chat | None = None
 
     @property
-    def chat(self) -> Any:
-        """The language model, loaded on first use (a skill answer needs none)."""
+    def loaded(self) -> Chat:
         if self._chat is None:
-            self._chat = self._chat_factory()
+            self._chat = self._factory()
         return self._chat
 
-    def _load_chat(self) -> Any:
+    def stream(self, question: str, cancel: threading.Event, *, long: bool | None = None) -> Iterator[str]:
+        chat = self.loaded
+        return chat.stream(question, cancel) if long is None else chat.stream(question, cancel, long=long)  # type: ignore[call-arg]
+
+    @property
+    def last_stats(self) -> AnswerStats:
+        return self.loaded.last_stats
+
+    def forget(self, question: str) -> bool:
+        return self._chat is not None and self._chat.forget(question)
+
+    def reset(self) -> None:
+        if self._chat is not None:
+            self._chat.reset()  # type: ignore[attr-defined]
+
+
+class Asker:
+    """Answers each question through the one answer path (responder.Responder: skills, else the model),
+    speaking into `sink` when one is given, and collects its record."""
+
+    def __init__(self, cfg: Config, chat_factory: Callable[[], Chat] | None = None,
+                 voice: Synthesizer | None = None, sink: Sink | None = None) -> None:
+        from appliance.assembly import splitter_factory
+
+        self.cfg = cfg
+        self.chat = LazyChat(chat_factory or self._load_chat)
+        self.sink = sink
+        self._voice = voice
+        self._splitter_factory = splitter_factory(cfg)
+        self._responder: Responder | None = None
+
+    def _load_chat(self) -> Chat:
         from appliance.assembly import load_chat
 
         return load_chat(self.cfg)
 
     @property
-    def skills(self) -> Any:
-        """The local skills (time, date, timers kept in service.state_dir), built on first use."""
-        if self._skills is None:
+    def responder(self) -> Responder:
+        """Built on first use: the skills (timers kept in service.state_dir) load then."""
+        if self._responder is None:
             from appliance.assembly import load_skills
 
-            self._skills = load_skills(self.cfg)
-        return self._skills
+            skills = load_skills(self.cfg) if self.cfg.skills.enabled else None
+            self._responder = Responder(self.chat, self._voice or _Silent(), self._splitter_factory, skills,
+                                        time.monotonic)
+        return self._responder
 
     def reset(self) -> None:
         """Start a new conversation (used by --independent)."""
-        if self._chat is not None:
-            self._chat.reset()
+        self.chat.reset()
 
-    def ask(self, question: str, cancel: threading.Event, on_delta: Callable[[str], None],
-            on_sentence: Callable[[str], None], long: bool | None = None) -> Record:
-        """Answer one question, handing text to on_delta as it comes and each spoken sentence to on_sentence."""
-        # Route: a skill answers first when one matches; else the language model.
-        reply = self.skills.match(question)
+    def ask(self, question: str, on_delta: Callable[[str], None],
+            on_sentence: Callable[[str], None] = lambda _sentence: None, long: bool | None = None) -> Record:
+        """Answer one question, handing text to on_delta as it comes and each spoken sentence to on_sentence;
+        returns when the answer is written (and, with a sink, heard)."""
+        responder = self.responder
+        reply = responder.skill(question)
         if reply is not None:
-            return self._ask_skill(question, reply.text, on_delta, on_sentence)
-        return self._ask_llm(question, cancel, on_delta, on_sentence, long)
-
-    def _ask_skill(self, question: str, text: str, on_delta: Callable[[str], None],
-                   on_sentence: Callable[[str], None]) -> Record:
-        from appliance.sentences import SentenceSplitter
-
-        record = Record(question=question, answer=text, route="skill", stop_reason="skill")
-        on_delta(text)
-        splitter = SentenceSplitter()
-        for sentence in splitter.add(text) + splitter.finish():
-            _spoken(sentence, record, on_sentence)
-        return record
-
-    def _ask_llm(self, question: str, cancel: threading.Event, on_delta: Callable[[str], None],
-                 on_sentence: Callable[[str], None], long: bool | None) -> Record:
-        from appliance.sentences import SentenceSplitter
-
-        chat = self.chat
-        record = Record(question=question, route="llm")
-        conv = self.cfg.conversation
-        splitter = SentenceSplitter(conv.first_clause_min_words, conv.first_phrase_max_words)
+            record = Record(question=question, answer=reply.text, route="skill", stop_reason="skill")
+            on_delta(reply.text)
+            answer = responder.say([reply.text], self.sink)
+        else:
+            record = Record(question=question, route="llm")
+            answer = responder.think(question, self.sink, long=long)
         parts: list[str] = []
-        for delta in _stream(chat, question, cancel, long):
-            parts.append(delta)
-            on_delta(delta)
-            for sentence in splitter.add(delta):
-                _spoken(sentence, record, on_sentence)
-        for sentence in splitter.finish():
-            _spoken(sentence, record, on_sentence)
-        record.answer = "".join(parts).strip()
-        stats = chat.last_stats
-        record.prompt_tokens = stats.prompt_tokens
-        record.cached_prompt_tokens = stats.cached_prompt_tokens
-        record.ttft_ms = stats.ttft_ms
-        record.tokens = stats.tokens
-        record.tokens_per_s = stats.tokens_per_s
-        record.stop_reason = stats.stop_reason
+        written_at = answer.started_at  # a skill's answer is there at once
+        while True:
+            update = answer.next_update(UPDATE_WAIT_S)
+            if update is None:
+                if answer.done:
+                    break
+                continue
+            if update.kind == "error" and update.error is not None:
+                answer.stop()
+                raise update.error
+            if update.kind == "delta":
+                parts.append(update.text)
+                on_delta(update.text)
+            elif update.kind == "sentence":
+                record.sentences.append(update.text)
+                on_sentence(update.text)
+            elif update.kind == "model_done":
+                written_at = update.at
+                if update.stats is not None:
+                    record.take_stats(update.stats)
+            elif update.kind == "spoken" and update.first_audio_at is not None:
+                first = update.first_audio_at
+                _LOGGER.info("Speech: first audio %.0f ms after the question; the answer was written at %.0f ms%s",
+                             (first - answer.started_at) * 1000.0, (written_at - answer.started_at) * 1000.0,
+                             " (speech started before the answer was complete)" if first < written_at else "")
+        if record.route == "llm":
+            record.answer = "".join(parts).strip()
         return record
 
 
-def _stream(chat: Any, question: str, cancel: threading.Event, long: bool | None) -> Iterator[str]:
-    if long is None:
-        return chat.stream(question, cancel)
-    return chat.stream(question, cancel, long=long)
+class _Silent:
+    """The voice of an Asker that speaks nothing (no sink): never asked to synthesize."""
 
+    rate = 16000
 
-def _spoken(sentence: str, record: Record, on_sentence: Callable[[str], None]) -> None:
-    """Clean one sentence for speech (no markdown, emoji or links) and pass it on if anything is left."""
-    from appliance.textclean import for_speech
-
-    text = for_speech(sentence)
-    if text:
-        record.sentences.append(text)
-        on_sentence(text)
+    def synthesize(self, text: str) -> Iterator[AudioChunk]:
+        raise RuntimeError("nothing speaks here")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -182,8 +215,8 @@ def main(args: argparse.Namespace) -> int:
 
     cfg = load_config(args)
     questions = read_questions(args)
-    asker = Asker(cfg)
-    cancel = threading.Event()
+    voice, sink = _speaking(cfg, args)
+    asker = Asker(cfg, voice=voice, sink=sink)
     out = sys.stdout
     many = len(questions) > 1
 
@@ -192,33 +225,30 @@ def main(args: argparse.Namespace) -> int:
             out.write(delta)
             out.flush()
 
-    speaking = _speaking(cfg, args)
-    for number, question in enumerate(questions):
-        if args.independent and number:
-            asker.reset()
-        if many and not args.json:
-            out.write(f"> {question}\n")
-        asked_at = time.monotonic()
-        worker = speaking.start_turn(cancel) if speaking else None
-        on_sentence = worker.say if worker else (lambda _sentence: None)
-        record = asker.ask(question, cancel, show, on_sentence, long=True if args.long else None)
-        if speaking and worker:
-            speaking.end_turn(worker, asked_at, time.monotonic())
-        if args.json:
-            out.write(record.json() + "\n")
-        else:
-            out.write("\n\n" if many else "\n")
-        out.flush()
-    if speaking:
-        speaking.close()  # an error on the way leaves the WAV to wave.Wave_write.__del__
+    try:
+        for number, question in enumerate(questions):
+            if args.independent and number:
+                asker.reset()
+            if many and not args.json:
+                out.write(f"> {question}\n")
+            record = asker.ask(question, show, long=True if args.long else None)
+            if args.json:
+                out.write(record.json() + "\n")
+            else:
+                out.write("\n\n" if many else "\n")
+            out.flush()
+    finally:
+        if sink is not None:
+            sink.close()
     return EXIT_OK
 
 
-def _speaking(cfg: Any, args: argparse.Namespace) -> Any:
-    """The voice and its sinks for --speak / --out, or None."""
-    if not (getattr(args, "speak", False) or getattr(args, "out", None)):
-        return None
+def _speaking(cfg: Config, args: argparse.Namespace) -> tuple[Synthesizer | None, Sink | None]:
+    """The voice and where it speaks for --speak / --out (the speaker, a WAV file, or both), or Nones."""
+    if not (args.speak or args.out):
+        return None, None
     from appliance.assembly import load_voice
-    from appliance.tts import Speaking
+    from appliance.tts import speaking_sink
 
-    return Speaking(cfg, speak=args.speak, out=args.out, synth=load_voice(cfg))
+    voice = load_voice(cfg)
+    return voice, speaking_sink(cfg, voice.rate, speak=args.speak, out=args.out)

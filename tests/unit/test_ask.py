@@ -39,13 +39,16 @@ class FakeChat:
     def reset(self) -> None:
         self.resets += 1
 
+    def forget(self, question: str) -> bool:
+        return False
+
 
 def test_answer_streams_and_becomes_spoken_sentences() -> None:
     chat = FakeChat("**Paris** is the capital of France. 🇫🇷 See https://example.com for more.\n- It is big.")
     asker = Asker(Config(), chat_factory=lambda: chat)
     deltas: list[str] = []
     said: list[str] = []
-    record = asker.ask("What is the capital of France?", threading.Event(), deltas.append, said.append)
+    record = asker.ask("What is the capital of France?", deltas.append, said.append)
     assert "".join(deltas) == chat.answer  # streamed as generated, untouched
     assert record.answer == chat.answer
     assert record.route == "llm"
@@ -70,9 +73,9 @@ def test_model_is_loaded_once_and_only_when_needed() -> None:
     asker.reset()  # nothing loaded yet: nothing to reset, no load
     assert loads == []
     for q in ("one", "two", "three"):
-        asker.ask(q, threading.Event(), lambda d: None, lambda s: None)
+        asker.ask(q, lambda d: None)
     assert loads == [1]
-    second = asker.ask("four", threading.Event(), lambda d: None, lambda s: None)
+    second = asker.ask("four", lambda d: None)
     assert second.cached_prompt_tokens == 30
 
 

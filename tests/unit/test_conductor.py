@@ -280,7 +280,7 @@ def test_run_and_stop_from_another_thread() -> None:
     h.c.stop()
     thread.join(WAIT_S)
     assert not thread.is_alive()
-    assert h.records[0].outcome == "cancelled" and h.chat.cancelled.is_set()
+    assert h.records[0].outcome == "cancelled" and h.chat.cancelled.wait(WAIT_S)
 
 
 def test_freeze_hook_stops_the_heartbeat() -> None:
@@ -307,9 +307,9 @@ def test_a_model_call_that_ignores_cancel_is_never_run_twice_at_once() -> None:
     h.wait_idle()
     assert h.records[0].outcome == "timeout"
     assert h.c.stuck_s() is not None  # the service's watchdog stops feeding after STUCK_LIMIT_S
-    h.ask()  # the next question is refused with an apology rather than a second call into the model
+    h.ask()  # the chat refuses a second call into the model while the first has not returned: an apology
     h.wait(lambda: len(h.records) == 2)
-    assert h.records[1].outcome == "error" and "cancelled answer" in h.records[1].error
+    assert h.records[1].outcome == "error" and "not returned from an earlier answer" in h.records[1].error
     assert h.chat.questions == ["what is the capital of France"] and h.chat.most_active == 1
     h.chat.hang_hard.clear()  # the call returns at last: the model is usable again
     h.wait(lambda: h.c.stuck_s() is None)

@@ -15,8 +15,8 @@ from appliance import (
     llm,
     mic,
     playback,
-    preempt,
     replay,
+    responder,
     sentences,
     skills,
     speaker,
@@ -60,7 +60,7 @@ def accepts(cls: type, proto: type) -> list[str]:
 
 REAL = [
     (contracts.Source, [mic.MicSource, mic.WavSource, replay.Recording, assembly.NoSource]),
-    (contracts.Sink, [speaker.SpeakerSink, playback.WavSink, preempt.HeldSink]),
+    (contracts.Sink, [speaker.SpeakerSink, playback.WavSink, responder.Gate]),
     (contracts.WakeDetector, [wake.WakeWord]),
     (contracts.Utterance, [asr._Utterance]),  # made only by the recognizers
     (contracts.Recognizer, [asr.VoskRecognizer, asr.WhisperRecognizer]),

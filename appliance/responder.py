@@ -1,0 +1,340 @@
+"""The one answer path: a local skill, else the language model, cut into sentences, cleaned for speech
+and spoken as each sentence is written. The daemon, `listen` and `ask` all answer through it.
+
+An answer runs on at most two threads of its own: the model's (it writes, splits and hands each
+sentence on) and the speech worker's (tts.SpeechWorker: synthesis, then the speaker). Neither
+writes anything the caller owns: they post timestamped Updates, and the caller (the conductor's
+loop, or `ask`) reads them with Answer.updates() and keeps its own record.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from appliance.audio import AudioChunk
+from appliance.contracts import AnswerStats, Chat, SkillReply, Skills, Sink, Splitter, Synthesizer
+from appliance.textclean import for_speech
+from appliance.tts import SpeechWorker
+
+_LOGGER = logging.getLogger(__name__)
+
+DRAIN_TIMEOUT_S: Final = 30.0  # seconds the speech worker waits for the speaker to play out an answer
+
+
+@dataclass(frozen=True)
+class Update:
+    """Something a worker of an answer reports, and when (the clock of the Responder).
+
+    kind is one of:
+      'first_token'  the model wrote its first token;
+      'delta'        a piece of the model's text (`text`), as written;
+      'sentence'     a sentence (or first clause) cleaned for speech (`text`), handed to speech;
+      'model_done'   the model has returned (`stats`);
+      'spoken'       the speaker has played the whole answer (`first_audio_at`: when it began);
+      'error'        a part failed (`part`, `error`, `traceback`);
+      'ended'        a part ('model' or 'speech') is over; after its last 'ended' the answer is done.
+    """
+
+    kind: str
+    at: float
+    part: str = ""
+    text: str = ""
+    stats: AnswerStats | None = None
+    first_audio_at: float | None = None
+    error: BaseException | None = None
+    traceback: str | None = None
+
+
+class Gate:
+    """The answer's own way to the speaker: held back until release() (an early answer) or open at once,
+    and shut for good by stop(), after which nothing of this answer reaches the speaker.
+
+    play() returns quickly (the speaker buffers), so holding the lock over it costs nothing, and it
+    makes stop() a clean cut: no chunk of a stopped answer can slip in after it.
+    """
+
+    def __init__(self, sink: Sink, held: bool, clock: Callable[[], float]) -> None:
+        self.sink = sink
+        self.clock = clock
+        self.released_at: float | None = None if held else clock()
+        self._held: list[AudioChunk] = []
+        self._mark = False
+        self._shut = False
+        self._first_play_at: float | None = None
+        self._opened = threading.Event()
+        if not held:
+            self._opened.set()
+        self._lock = threading.Lock()
+
+    @property
+    def released(self) -> bool:
+        return self._opened.is_set() and not self._shut
+
+    def release(self) -> None:
+        """Play what is held, in order, and let later audio straight through."""
+        with self._lock:
+            if self._opened.is_set() or self._shut:
+                return
+            self.released_at = self.clock()
+            if self._mark:
+                self.sink.mark_turn()
+            for chunk in self._held:
+                self.sink.play(chunk)
+            self._held.clear()
+            self._opened.set()
+
+    def play(self, chunk: AudioChunk) -> None:
+        with self._lock:
+            if self._shut:
+                return
+            if self._first_play_at is None:
+                self._first_play_at = self.clock()
+            if self._opened.is_set():
+                self.sink.play(chunk)
+            else:
+                self._held.append(chunk)
+
+    def stop(self) -> None:
+        """Shut the gate; the speaker is stopped only if this answer may have reached it."""
+        with self._lock:
+            if self._shut:
+                return
+            self._shut = True
+            self._held.clear()
+            heard = self._opened.is_set()
+            self._opened.set()  # a drain() waiting for the release returns
+        if heard:
+            self.sink.stop()
+
+    def drain(self, timeout: float) -> bool:
+        """Nothing plays out before the release; a shut gate has nothing left to play."""
+        started = self.clock()
+        if not self._opened.wait(timeout):
+            return False
+        if self._shut:
+            return True
+        return bool(self.sink.drain(max(0.0, timeout - (self.clock() - started))))
+
+    def first_audio_at(self) -> float | None:
+        """The speaker's own mark; for a sink without one, when the first chunk could be heard."""
+        if not self.released:
+            return None
+        mark = self.sink.first_audio_at()
+        if mark is not None or self._first_play_at is None or self.released_at is None:
+            return mark
+        return max(self._first_play_at, self.released_at)
+
+    def mark_turn(self) -> None:
+        with self._lock:
+            if self._shut:
+                return
+            if self._opened.is_set():
+                self.sink.mark_turn()
+            else:
+                self._mark = True  # passed on at the release: nothing of this answer is heard before
+
+    def close(self) -> None:
+        """The speaker belongs to the caller; nothing to close here."""
+
+
+class Answer:
+    """One answer under way: its cancel Event, its Gate, its threads, and the Updates they post."""
+
+    def __init__(self, text: str, tts: Synthesizer, sink: Sink | None, clock: Callable[[], float], *,
+                 held: bool = False, interject: Callable[[], list[str]] | None = None) -> None:
+        self.text = text
+        """The question (or for a spoken message, its first sentence)."""
+        self.clock = clock
+        self.started_at = clock()
+        self.cancel = threading.Event()
+        self.cancelled_at: float | None = None
+        self.gate = Gate(sink, held, clock) if sink is not None else None
+        self._tts = tts
+        self._interject = interject
+        self._updates: queue.SimpleQueue[Update] = queue.SimpleQueue()
+        self._running: set[str] = set()
+        self._worker: SpeechWorker | None = None
+        self._model: threading.Thread | None = None
+
+    # ------------------------------------------------------------ for the caller's thread
+
+    @property
+    def done(self) -> bool:
+        """Every part has ended (as far as the updates read so far tell)."""
+        return not self._running
+
+    def updates(self) -> list[Update]:
+        """The updates posted since the last call, oldest first; never waits."""
+        out = []
+        while True:
+            try:
+                update = self._updates.get_nowait()
+            except queue.Empty:
+                return out
+            self._seen(update)
+            out.append(update)
+
+    def next_update(self, timeout: float) -> Update | None:
+        """The next update, waiting up to `timeout` seconds for it."""
+        try:
+            update = self._updates.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        self._seen(update)
+        return update
+
+    def _seen(self, update: Update) -> None:
+        if update.kind == "ended":
+            self._running.discard(update.part)
+
+    def release(self) -> None:
+        """Let a held answer be heard."""
+        if self.gate is not None:
+            self.gate.release()
+
+    def stop(self) -> None:
+        """Cancel it: the model stops between tokens, speech between chunks, and the Gate shuts now."""
+        if self.cancelled_at is None:
+            self.cancelled_at = self.clock()
+        self.cancel.set()
+        if self.gate is not None:
+            self.gate.stop()
+
+    @property
+    def model_running(self) -> bool:
+        """The model's thread has not returned (after stop(): a model call that does not end)."""
+        return self._model is not None and self._model.is_alive()
+
+    # ------------------------------------------------------------ parts
+
+    def _post(self, kind: str, **fields: object) -> None:
+        self._updates.put(Update(kind, self.clock(), **fields))  # type: ignore[arg-type]
+
+    def _fail(self, part: str, exc: BaseException) -> None:
+        self._post("error", part=part, error=exc, traceback=traceback.format_exc())
+
+    def _start_model(self, run: Callable[[], None]) -> None:
+        self._running.add("model")
+        if self.gate is not None:
+            self._running.add("speech")
+
+        def body() -> None:
+            try:
+                run()
+            except BaseException as exc:  # handed to the caller's thread, which recovers
+                self._fail("model", exc)
+            finally:
+                self._end_speech()
+                self._post("ended", part="model")
+
+        self._model = threading.Thread(target=body, name="appliance-model", daemon=True)
+        self._model.start()
+
+    def _sentence(self, piece: str) -> None:
+        """Clean one piece for speech (the only place text is), post it and hand it to speech."""
+        text = for_speech(piece)
+        if not text.strip() or self.cancel.is_set():
+            return
+        self._post("sentence", text=text)
+        if self.gate is None:
+            return
+        if self._worker is None:
+            # Started at the first sentence, so an earcon before it never counts as the answer's audio.
+            self._worker = SpeechWorker(self._tts, self.gate, self.cancel, DRAIN_TIMEOUT_S,
+                                        on_end=self._speech_ended).start()
+        self._worker.say(text)
+        # Asked only once the answer may be heard: a held answer may yet be dropped unheard.
+        for message in self._interject() if self._interject is not None and self.gate.released else ():
+            spoken = for_speech(message)
+            if spoken.strip():
+                self._worker.say(spoken)
+
+    def _end_speech(self) -> None:
+        """No more sentences: the worker plays out what it has; with none, speech is over at once."""
+        if self._worker is not None:
+            self._worker.finish()
+        elif self.gate is not None:
+            self._post("ended", part="speech")
+
+    def _speech_ended(self, worker: SpeechWorker) -> None:
+        """On the speech worker's thread, when it is over."""
+        try:
+            if worker.error is not None:
+                self._post("error", part="speech", error=worker.error, traceback=None)
+            elif not worker.played and not self.cancel.is_set():
+                self._post("error", part="speech", error=TimeoutError("the speaker did not play out the answer"))
+            elif worker.played:
+                gate = self.gate
+                first = (gate.first_audio_at() if gate is not None else None) or worker.stats.first_chunk_at
+                self._post("spoken", first_audio_at=first)
+        finally:
+            self._post("ended", part="speech")
+
+
+class Responder:
+    """Answers a question: a local skill first, else the language model; everything is spoken through
+    Answer, sentence by sentence. `tts`/`sink` may be None where nothing is spoken (`ask` without --speak).
+    """
+
+    def __init__(self, chat: Chat, tts: Synthesizer, splitter_factory: Callable[[], Splitter],
+                 skills: Skills | None, clock: Callable[[], float]) -> None:
+        self.chat = chat
+        self.tts = tts
+        self.splitter_factory = splitter_factory
+        self.skills = skills
+        self.clock = clock
+
+    def skill(self, text: str) -> SkillReply | None:
+        """The local skill's reply, or None for the model (a failing skill raises)."""
+        return None if self.skills is None else self.skills.match(text)
+
+    def think(self, question: str, sink: Sink | None, *, held: bool = False, long: bool | None = None,
+              interject: Callable[[], list[str]] | None = None) -> Answer:
+        """The model's answer to `question`, started now: written, split, cleaned and spoken into `sink`.
+
+        held: its audio waits for Answer.release() (an early answer). interject: messages that cannot
+        wait for the end of the answer (a timer that has just ended), asked after each sentence.
+        """
+        answer = Answer(question, self.tts, sink, self.clock, held=held, interject=interject)
+        chat, cancel, splitter = self.chat, answer.cancel, self.splitter_factory()
+
+        def run() -> None:
+            first = True
+            try:
+                if cancel.is_set():
+                    return
+                deltas = chat.stream(question, cancel) if long is None else chat.stream(question, cancel, long=long)
+                for delta in deltas:
+                    if first:
+                        first = False
+                        answer._post("first_token")
+                    answer._post("delta", text=delta)
+                    for piece in splitter.add(delta):
+                        answer._sentence(piece)
+                    if cancel.is_set():
+                        break
+                if not cancel.is_set():
+                    for piece in splitter.finish():
+                        answer._sentence(piece)
+            finally:  # the chat runs one answer at a time: its stats are still this answer's
+                answer._post("model_done", stats=chat.last_stats)
+
+        answer._start_model(run)
+        return answer
+
+    def say(self, texts: Iterable[str], sink: Sink | None) -> Answer:
+        """Speak fixed texts (a skill's reply, an apology, a timer's message) as an answer of their own."""
+        texts = list(texts)
+        answer = Answer(texts[0] if texts else "", self.tts, sink, self.clock)
+        if answer.gate is not None:
+            answer._running.add("speech")
+        for text in texts:
+            answer._sentence(text)
+        answer._end_speech()
+        return answer
