@@ -8,16 +8,17 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Final
 
+from appliance.answers import Answers
 from appliance.audio import AudioChunk
 from appliance.bell import TimerBell
 from appliance.config import Config
 from appliance.contracts import Stages, Utterance, WakeHit
+from appliance.earcons import Chimes
+from appliance.limits import TurnLimits
 from appliance.memory import release_memory
-from appliance.preempt import EarlyAnswers
-from appliance.responder import Answer, Responder
 from appliance.turn import Reporter, TurnRecord, speech_end_at
 
 _LOGGER = logging.getLogger(__name__)
@@ -54,11 +55,10 @@ class Conductor:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.stages, self.cfg = stages, config
         self.source, self.sink, self.wake, self.asr = stages.source, stages.sink, stages.wake, stages.asr
-        self.earcons = stages.earcons
-        self.responder = Responder(stages.chat, stages.tts, stages.splitter_factory,
-                                   stages.skills if config.skills.enabled else None, lambda: self.clock())
         self._report = Reporter(on_turn, on_event)
         self._event = self._report.event
+        self._earcon = Chimes(stages.earcons, stages.sink, config.conversation.earcons, lambda name, exc: (
+            self._event("error", f"Earcon {name} failed: {exc}", stage="earcons", exc=exc))).play
         self._on_state = on_state or (lambda state: None)
         self._on_heard = on_heard
         """When given, each turn ends at its final transcript and goes here unanswered (`listen --hear-only`)."""
@@ -75,13 +75,9 @@ class Conductor:
         self._turn: TurnRecord | None = None
         self._utt: Utterance | None = None
         self._listen_started, self._utt_audio_s = 0.0, 0.0
-        self._answer: Answer | None = None
-        self._returning: list[Answer] = []
-        """Stopped answers whose model call has not returned yet (the watchdog's stuck_s)."""
-        self.early = EarlyAnswers(
-            lambda text: self.responder.think(text, self.sink, held=True, interject=self.bell.due_texts),
-            stages.chat.forget)
-        """Answers started from an early transcript, before the question is confirmed over."""
+        self.limits = TurnLimits(config.conversation)
+        self.answers = Answers(stages, config.skills.enabled, lambda: self.bell.due_texts(), lambda: self.clock())
+        """The turn's answer, the early one (answers.early) and stopped ones still returning."""
         self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
         self.bell = TimerBell(stages.timers, clock, lambda exc: self._event(
             "error", f"Timers failed: {exc}", stage="timers", exc=exc))
@@ -117,8 +113,8 @@ class Conductor:
     def stop(self) -> None:
         """Leave run() soon; the current turn is cancelled."""
         self._stop.set()
-        if self._answer is not None:
-            self._answer.stop()
+        if self.answers.current is not None:
+            self.answers.current.stop()
         self._safe(self.sink.stop)
 
     def tick(self, chunk: AudioChunk | None, now: float) -> None:
@@ -146,7 +142,7 @@ class Conductor:
             self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
             self._set_state(State.SPEAKING)
             self._earcon("timer")
-            self._answer = self.responder.say(texts, self.sink)
+            self.answers.say(texts)
 
     def _detect(self, chunk: AudioChunk, threshold: float | None) -> WakeHit | None:
         try:
@@ -197,17 +193,13 @@ class Conductor:
             return
         if result is None:
             if self.cfg.conversation.preemptive:
-                self._returned(self.early.follow(utt.early))
-            conv = self.cfg.conversation
-            if self.state is State.FOLLOW_UP and now >= self._follow_up_until \
-                    and not utt.heard_speech:
+                self.answers.follow(utt.early)
+            overdue = self.limits.listening(turn, self._listen_started, now)
+            if self.state is State.FOLLOW_UP and now >= self._follow_up_until and not utt.heard_speech:
                 _LOGGER.debug("No follow-up question; back to idle")
                 self._finish_turn(None, now, record=False)
-            elif now - self._listen_started > conv.listen_timeout_s:
-                self._fail("asr", TimeoutError(f"listening took over {conv.listen_timeout_s:g} s"), now,
-                           outcome="timeout")
-            elif now - turn.wake_at > conv.turn_timeout_s:
-                self._fail("turn", TimeoutError(f"turn took over {conv.turn_timeout_s:g} s"), now, outcome="timeout")
+            elif overdue is not None:
+                self._fail(overdue.stage, overdue.error, now, outcome="timeout")
             return
         turn.transcript_at = result.final_at or now
         turn.speech_end_at = speech_end_at(result, now, self._utt_audio_s, self.cfg.asr.endpoint_silence_s)
@@ -225,35 +217,30 @@ class Conductor:
         """The one answer path: a local skill, else the early answer if it heard the same words, else the model."""
         self._set_state(State.THINKING)
         try:
-            reply = self.responder.skill(turn.transcript)
+            reply = self.answers.responder.skill(turn.transcript)
         except Exception as exc:
             self._fail("skills", exc, now)
             return
         if reply is not None:
-            self._returned(self.early.drop("a local skill answers"))
             turn.route, turn.intent = "skill", reply.intent
             turn.first_token_at = turn.answer_done_at = self.clock()
             if reply.end_turn:
                 self._safe(self.sink.stop)
                 self._finish_turn("answered", now)
-                return
-            self._answer = self.responder.say([reply.text], self.sink)
+            else:
+                self.answers.say([reply.text])
             return
         turn.route = "llm"
-        pre = self.early.take(turn.transcript)
-        if pre is not None:  # the answer is already under way: it becomes this turn's
-            turn.preemptive, turn.early_at = True, pre.started_at
-            self._answer = pre
-            return
-        self._returned(self.early.drop("the final transcript differs"))
-        self._answer = self.responder.think(turn.transcript, self.sink, interject=self.bell.due_texts)
+        answer = self.answers.think(turn.transcript)
+        if answer.held:  # the early answer heard the same words: it becomes this turn's
+            turn.preemptive, turn.early_at = True, answer.started_at
 
     def _answering(self, chunk: AudioChunk | None, now: float) -> None:
         turn = self._turn
         assert turn is not None
         if chunk is not None and self._barge_in(chunk, now):
             return
-        answer = self._answer
+        answer = self.answers.current
         assert answer is not None
         for update in answer.updates():
             if update.kind == "error":
@@ -268,23 +255,16 @@ class Conductor:
                 turn.apply(update)
         if self.state is State.THINKING and turn.first_sentence_at is not None:
             self._set_state(State.SPEAKING)
-        conv = self.cfg.conversation
-        if not turn.outcome and self.state is State.THINKING and turn.transcript_at is not None:
-            waited = now - turn.transcript_at
-            if waited > conv.think_timeout_s:
-                self._fail("llm", TimeoutError(f"no answer within {conv.think_timeout_s:g} s"), now,
-                           outcome="timeout")
-                return
-            if not self._thinking_played and waited > conv.thinking_earcon_s:
-                self._thinking_played = True
-                self._earcon("thinking")
-        if not turn.outcome and turn.wake_at is not None and now - turn.wake_at > conv.turn_timeout_s:
-            self._fail("turn", TimeoutError(f"turn took over {conv.turn_timeout_s:g} s"), now, outcome="timeout")
+        thinking = self.state is State.THINKING
+        overdue = self.limits.answering(turn, thinking, now)
+        if overdue is not None:
+            self._fail(overdue.stage, overdue.error, now, outcome="timeout")
             return
+        if not self._thinking_played and self.limits.thinking_sound_due(turn, thinking, now):
+            self._thinking_played = True
+            self._earcon("thinking")
         if answer.done:
-            asked = turn.answer.rstrip().endswith("?")
-            follow = not turn.outcome and turn.route in ("llm", "skill") and (
-                conv.follow_up == "always" or (conv.follow_up == "question" and asked))
+            follow = self.limits.follow_up(turn)
             self._finish_turn(turn.outcome or "answered", now)
             if follow:
                 self._ignore_until = now + ECHO_TAIL_S
@@ -310,46 +290,31 @@ class Conductor:
         turn = self._turn
         self._event("error", f"{stage} failed: {exc}", stage=stage, exc=exc, tb=tb,
                     turn_id=turn.turn_id if turn else None)
-        self._stop_answer()
+        self.answers.stop()
+        self._safe(self.sink.stop)
         if turn is None:
             self._set_state(State.IDLE)
             return
         turn.outcome, turn.error = outcome, f"{stage}: {exc}"
         self._set_state(State.SPEAKING)
         self._earcon("error")
-        self._answer = self.responder.say([TIMEOUT_APOLOGY if outcome == "timeout" else APOLOGY], self.sink)
+        self.answers.say([TIMEOUT_APOLOGY if outcome == "timeout" else APOLOGY])
         _LOGGER.info("Turn %d ended with %s; apologising", turn.turn_id, outcome)
 
     def _abort_turn(self, outcome: str) -> None:
         """Cancel whatever runs and record the turn (barge-in, shutdown)."""
-        self._stop_answer()
+        self.answers.stop()
         if self._turn is not None:
             self._finish_turn(self._turn.outcome or outcome, self.clock())
 
-    def _stop_answer(self) -> None:
-        """Stop the answer and any early one; nothing waits for their threads."""
-        self._returned(self.early.drop("the turn ended"))
-        self._returned(self._answer)
-        self._answer = None
-        self._safe(self.sink.stop)
-
-    def _returned(self, answer: Answer | None) -> None:
-        """Stop `answer` and keep it in view until its model call has returned."""
-        if answer is None:
-            return
-        answer.stop()
-        if answer.model_running:
-            self._returning.append(answer)
-
     def stuck_s(self) -> float | None:
-        """Seconds the oldest stopped answer's model call has failed to return (a hung call), or None."""
-        self._returning = [a for a in self._returning if a.model_running]
-        stopped = [a.cancelled_at for a in self._returning if a.cancelled_at is not None]
-        return self.clock() - min(stopped) if stopped else None
+        """Seconds a stopped answer's model call has failed to return (a hung call), or None."""
+        return self.answers.stuck_s()
 
     def _finish_turn(self, outcome: str | None, now: float, record: bool = True) -> None:
         turn, utt = self._turn, self._utt
-        self._stop_answer()
+        self.answers.stop()
+        self._safe(self.sink.stop)
         self._turn, self._utt = None, None
         if utt is not None:
             self._safe(utt.close)  # its transcriptions still waiting are not wanted
@@ -364,16 +329,6 @@ class Conductor:
         self._set_state(State.IDLE)
 
     # ---------------------------------------------------------------- helpers
-
-    def _earcon(self, name: str) -> None:
-        if self.earcons is None or not self.cfg.conversation.earcons:
-            return
-        try:
-            chunk = self.earcons.get(name)
-            if chunk is not None:
-                self.sink.play(chunk)
-        except Exception as exc:
-            self._event("error", f"Earcon {name} failed: {exc}", stage="earcons", exc=exc)
 
     def _set_state(self, state: State) -> None:
         if state is self.state and state is not State.IDLE:

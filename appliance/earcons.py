@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
 
 from appliance.audio import AudioChunk
 from appliance.config import Config
+from appliance.contracts import Earcons as EarconSource
+from appliance.contracts import Sink
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -84,3 +87,22 @@ class Earcons:
             self._cache[name] = chunk
             _LOGGER.debug("Earcon %s: %.0f ms", name, chunk.duration_s * 1000.0)
         return chunk
+
+
+class Chimes:
+    """Plays the turn's earcons on the speaker when conversation.earcons is on; a failing one is
+    reported (`on_error`) and skipped, never raised into the turn."""
+
+    def __init__(self, earcons: EarconSource | None, sink: Sink, enabled: bool,
+                 on_error: Callable[[str, Exception], None]) -> None:
+        self.earcons, self.sink, self.enabled, self.on_error = earcons, sink, enabled, on_error
+
+    def play(self, name: str) -> None:
+        if self.earcons is None or not self.enabled:
+            return
+        try:
+            chunk = self.earcons.get(name)
+            if chunk is not None:
+                self.sink.play(chunk)
+        except Exception as exc:
+            self.on_error(name, exc)

@@ -90,7 +90,7 @@ def run_turn(recording: Recording, cfg: Config, stages: Stages, events: TurnLog 
         for rec in records:
             events.turn(rec)
     record = listen_record(records[0] if records else None, paced=recording.paced)
-    record["early_answers"] = dict(conductor.early.counts)
+    record["early_answers"] = dict(conductor.answers.early.counts)
     return record
 
 
@@ -123,11 +123,14 @@ def listen_record(rec: TurnRecord | None, paced: bool) -> dict[str, Any]:
     """The hearing record (`wake`, `transcript`) plus `route`, `answer`, `outcome` and `timings_ms`."""
     if rec is None:
         return {"wake": None, "transcript": None, "route": None, "answer": None, "outcome": None,
-                "timings_ms": {k: None for k in TIMING_KEYS}, "preemptive": False, "paced": paced}
+                "timings_ms": {k: None for k in TIMING_KEYS}, "preemptive": False, "paced": paced,
+                "early_lead_ms": None}
     wake = None if rec.wake_word is None else {"word": rec.wake_word, "score": rec.wake_score, "at_s": rec.wake_at_s}
     return {"wake": wake, "transcript": rec.transcript if rec.transcript_at is not None else None,
             "route": rec.route or None, "answer": rec.answer, "outcome": rec.outcome,
             "timings_ms": rec.timings_ms(), "preemptive": rec.preemptive, "paced": paced,
+            "early_lead_ms": round((rec.transcript_at - rec.early_at) * 1000.0, 1)
+            if rec.preemptive and rec.early_at is not None and rec.transcript_at is not None else None,
             "llm": None if rec.stats is None or rec.route != "llm" else
             {"tokens": rec.stats.tokens, "prompt_tokens": rec.stats.prompt_tokens,
              "cached_prompt_tokens": rec.stats.cached_prompt_tokens, "tokens_per_s": rec.stats.tokens_per_s}}

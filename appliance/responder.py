@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from appliance.audio import AudioChunk
-from appliance.contracts import AnswerStats, Chat, SkillReply, Skills, Sink, Splitter, Synthesizer
+from appliance.contracts import AnswerStats, Chat, Sink, SkillReply, Skills, Splitter, Synthesizer
 from appliance.textclean import for_speech
 from appliance.tts import SpeechWorker
 
@@ -150,6 +150,8 @@ class Answer:
                  held: bool = False, interject: Callable[[], list[str]] | None = None) -> None:
         self.text = text
         """The question (or for a spoken message, its first sentence)."""
+        self.held = held
+        """Started held back: an early answer, heard only once released."""
         self.clock = clock
         self.started_at = clock()
         self.cancel = threading.Event()

@@ -79,7 +79,7 @@ def one_round(cfg: Config, wav: Path, out: Path) -> dict:
     rec = records[0] if records else None
     return {"max_turn_ms_listening": round(worst["listening"] * 1000, 1),
             "max_turn_ms": round(worst["any"] * 1000, 1),
-            "transcript": rec.transcript if rec else None, "early_answers": dict(conductor.early.counts)}
+            "transcript": rec.transcript if rec else None, "early_answers": dict(conductor.answers.early.counts)}
 
 
 def main() -> int:

@@ -47,13 +47,14 @@ def test_listen_answers_the_capital_of_france(speech, tmp_path: Path) -> None:
     assert set(record["timings_ms"]) == set(TIMING_KEYS)
     t = record["timings_ms"]
     assert all(isinstance(v, (int, float)) and v >= 0 for v in t.values()), t
-    # An early answer may have its first token and sentence before the question was confirmed
-    # over: those terms are then 0, never negative, and the audio still comes after the end.
     assert t["speech_end_to_transcript"] > 0 and t["speech_end_to_first_audio"] > 0 and t["turn_total"] > 0, t
-    # The terms add up: end of speech to first audio is ASR + first token + first sentence + first audio.
+    # The terms add up: end of speech to first audio is ASR + first token + first sentence + first audio,
+    # less the time an early answer was already under way before the question was confirmed over.
     parts = (t["speech_end_to_transcript"] + t["transcript_to_first_token"] + t["first_token_to_first_sentence"]
              + t["first_sentence_to_first_audio"])
-    assert abs(parts - t["speech_end_to_first_audio"]) < 1.0
+    lead = record["early_lead_ms"] or 0.0
+    assert (lead > 0) == record["preemptive"], record
+    assert abs(parts - lead - t["speech_end_to_first_audio"]) < 1.0
     assert "paris" in _transcribe(reply).lower()
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from appliance.answers import same_words
 from appliance.conductor import TIMEOUT_APOLOGY, State
 from appliance.config import Config
-from appliance.preempt import same_words
 from tests.fixtures.fakes import (
     FakeChat,
     FakeSink,
@@ -24,7 +24,7 @@ def answer_played(sink: FakeSink) -> list[str]:
 def test_the_answer_starts_early_but_is_heard_only_after_the_endpoint() -> None:
     h = early_harness()
     h.feed("WAKE", "SAY:what is the capital", "SAY:of France", "SIL")  # one chunk of pause: early text
-    assert h.c.state is State.LISTENING and h.c.early.counts["started"] == 1
+    assert h.c.state is State.LISTENING and h.c.answers.early.counts["started"] == 1
     wait_for(lambda: len(h.tts.texts) == 2, "the early answer to be synthesized")
     assert h.chat.questions == ["what is the capital of France"]
     assert answer_played(h.sink) == []  # synthesized and held back: the question may not be over
@@ -33,7 +33,7 @@ def test_the_answer_starts_early_but_is_heard_only_after_the_endpoint() -> None:
     assert answer_played(h.sink) == ["TTS:Paris is the capital.#1", "TTS:Paris is the capital.#2",
                                      "TTS:It is in France.#1", "TTS:It is in France.#2"]
     assert h.chat.questions == ["what is the capital of France"]  # asked once, not again
-    assert h.c.early.counts == {"started": 1, "used": 1, "dropped": 0} and h.chat.forgotten == []
+    assert h.c.answers.early.counts == {"started": 1, "used": 1, "dropped": 0} and h.chat.forgotten == []
     (rec,) = h.records
     assert rec.outcome == "answered" and rec.preemptive and rec.route == "llm"
     assert rec.early_at is not None and rec.early_at < rec.transcript_at  # started a chunk before the end
@@ -51,9 +51,9 @@ def test_the_answer_starts_early_but_is_heard_only_after_the_endpoint() -> None:
 def test_speech_after_the_pause_drops_the_early_answer_unheard_and_forgets_it() -> None:
     h = early_harness(chat=FakeChat("Paris is the capital. It is in France.", delay_s=0.01))
     h.feed("WAKE", "SAY:what is the capital", "SIL")
-    assert h.c.early.counts["started"] == 1
+    assert h.c.answers.early.counts["started"] == 1
     h.feed("SAY:of France")  # the person goes on
-    assert h.c.early.counts["dropped"] == 1
+    assert h.c.answers.early.counts["dropped"] == 1
     wait_for(lambda: h.chat.forgotten == ["what is the capital"], "the chat to forget the dropped turn")
     h.feed("SIL", "SIL")
     h.wait_idle()
@@ -63,7 +63,7 @@ def test_speech_after_the_pause_drops_the_early_answer_unheard_and_forgets_it() 
     # Only the confirmed question's answer was heard, once.
     assert answer_played(h.sink) == ["TTS:Paris is the capital.#1", "TTS:Paris is the capital.#2",
                                      "TTS:It is in France.#1", "TTS:It is in France.#2"]
-    assert h.c.early.counts == {"started": 2, "used": 1, "dropped": 1}
+    assert h.c.answers.early.counts == {"started": 2, "used": 1, "dropped": 1}
 
 
 def test_different_final_words_drop_the_early_answer() -> None:
@@ -71,7 +71,7 @@ def test_different_final_words_drop_the_early_answer() -> None:
     h.asr.final_suffix = " please"
     h.ask()
     h.wait_idle()
-    assert h.c.early.counts["dropped"] == 1 and h.c.early.counts["used"] == 0
+    assert h.c.answers.early.counts["dropped"] == 1 and h.c.answers.early.counts["used"] == 0
     assert h.chat.questions == ["what is the capital of France", "what is the capital of France please"]
     assert h.chat.forgotten == ["what is the capital of France"]
     assert h.records[0].transcript.endswith("please") and not h.records[0].preemptive
@@ -82,16 +82,16 @@ def test_a_local_skill_answer_drops_the_early_answer() -> None:
     h = early_harness()
     h.feed("WAKE", "SAY:what time is it", "SIL", "SIL")
     h.wait_idle()
-    assert h.records[0].route == "skill" and h.c.early.counts["dropped"] == 1
-    assert h.tts.texts[-1] == "It's 7:20 PM." and answer_played(h.sink) == ["TTS:It's 7:20 PM.#1",
-                                                                          "TTS:It's 7:20 PM.#2"]
+    assert h.records[0].route == "skill" and h.c.answers.early.counts["dropped"] == 1
+    # Only the skill's answer is heard: the early one may still be synthesizing, but its Gate is shut.
+    assert answer_played(h.sink) == ["TTS:It's 7:20 PM.#1", "TTS:It's 7:20 PM.#2"]
 
 
 def test_preemptive_off_waits_for_the_endpoint() -> None:
     h = early_harness(cfg_with(preemptive=False))
     h.feed("WAKE", "SAY:what is the capital", "SAY:of France", "SIL")
     time.sleep(0.05)
-    assert h.chat.questions == [] and h.c.early.counts["started"] == 0
+    assert h.chat.questions == [] and h.c.answers.early.counts["started"] == 0
     h.feed("SIL")
     h.wait_idle()
     assert h.records[0].outcome == "answered" and not h.records[0].preemptive
@@ -100,11 +100,11 @@ def test_preemptive_off_waits_for_the_endpoint() -> None:
 def test_a_time_limit_while_the_early_answer_waits_drops_it() -> None:
     h = early_harness()
     h.feed("WAKE", "SAY:blah", "SIL")
-    assert h.c.early.counts["started"] == 1
+    assert h.c.answers.early.counts["started"] == 1
     h.clock.t += h.cfg.conversation.listen_timeout_s + 1
     h.feed("SAY:blah")
     h.wait_idle()
-    assert h.records[0].outcome == "timeout" and h.c.early.counts["dropped"] == 1
+    assert h.records[0].outcome == "timeout" and h.c.answers.early.counts["dropped"] == 1
     assert h.tts.texts[-1] == TIMEOUT_APOLOGY
     assert not any("Paris" in p for p in h.sink.played)
 
@@ -114,7 +114,7 @@ def test_stop_during_an_early_answer_cancels_it() -> None:
     h.feed("WAKE", "SAY:count", "SIL")
     h.c.stop()
     h.c.run()  # returns at once: stop was asked for; the turn is recorded as cancelled
-    assert h.c.early.counts["dropped"] == 1 and h.chat.cancelled.wait(WAIT_S)
+    assert h.c.answers.early.counts["dropped"] == 1 and h.chat.cancelled.wait(WAIT_S)
     assert answer_played(h.sink) == []
 
 

@@ -1,4 +1,6 @@
-"""Answering before the question is confirmed over (preemptive generation).
+"""The conductor's answers: the one being heard, the one started early, and stopped ones still returning.
+
+Answering before the question is confirmed over (preemptive generation):
 
 The endpointer needs asr.endpoint_silence_s of silence to be sure the question is over, and
 that wait comes before every answer. Once the speaker has paused for asr.early_silence_s, the
@@ -15,8 +17,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from appliance.contracts import Transcript
-from appliance.responder import Answer
+from appliance.contracts import Stages, Transcript
+from appliance.responder import Answer, Responder
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -76,3 +78,60 @@ class EarlyAnswers:
         pre.stop()  # first: a model call that has not begun yet then leaves nothing to forget
         self._forget(pre.text)
         return pre
+
+
+class Answers:
+    """The turn's answer, the early one, and the stopped ones whose model call has not returned yet.
+
+    Everything here runs on the conductor's thread and returns at once: a stopped answer's threads
+    end by themselves (the chat runs one generation at a time, and each answer's Gate is shut).
+    """
+
+    def __init__(self, stages: Stages, skills_on: bool, interject: Callable[[], list[str]],
+                 clock: Callable[[], float]) -> None:
+        self.responder = responder = Responder(stages.chat, stages.tts, stages.splitter_factory,
+                                               stages.skills if skills_on else None, clock)
+        self.sink, self.clock, self._interject = stages.sink, clock, interject
+        self.current: Answer | None = None
+        self.early = EarlyAnswers(
+            lambda text: responder.think(text, stages.sink, held=True, interject=interject), stages.chat.forget)
+        self._returning: list[Answer] = []
+
+    def think(self, question: str) -> Answer:
+        """The model's answer to the confirmed question: the early one if it heard the same words."""
+        pre = self.early.take(question)
+        if pre is None:
+            self.stopped(self.early.drop("the final transcript differs"))
+            pre = self.responder.think(question, self.sink, interject=self._interject)
+        self.current = pre
+        return pre
+
+    def say(self, texts: list[str]) -> Answer:
+        """Fixed texts spoken as the turn's answer (a skill's reply, an apology, a timer)."""
+        self.stopped(self.early.drop("a local answer is spoken"))
+        self.current = self.responder.say(texts, self.sink)
+        return self.current
+
+    def follow(self, early: Transcript | None) -> None:
+        """Keep the early answer in step with the utterance's early transcript."""
+        self.stopped(self.early.follow(early))
+
+    def stop(self) -> None:
+        """Stop the turn's answer and the early one; nothing waits for their threads."""
+        self.stopped(self.early.drop("the turn ended"))
+        self.stopped(self.current)
+        self.current = None
+
+    def stopped(self, answer: Answer | None) -> None:
+        """Stop `answer` and keep it in view until its model call has returned."""
+        if answer is None:
+            return
+        answer.stop()
+        if answer.model_running:
+            self._returning.append(answer)
+
+    def stuck_s(self) -> float | None:
+        """Seconds the oldest stopped answer's model call has failed to return (a hung call), or None."""
+        self._returning = [a for a in self._returning if a.model_running]
+        stopped = [a.cancelled_at for a in self._returning if a.cancelled_at is not None]
+        return self.clock() - min(stopped) if stopped else None
