@@ -193,7 +193,8 @@ class Asker:
                     record.take_stats(update.stats)
             elif update.kind == "spoken" and update.first_audio_at is not None:
                 first = update.first_audio_at
-                _LOGGER.info("Speech: first audio %.0f ms after the question; the answer was written at %.0f ms%s",
+                _LOGGER.info("Speech: first audio %.0f ms after the question; "
+                             "the answer was finished at %.0f ms%s",
                              (first - answer.started_at) * 1000.0, (written_at - answer.started_at) * 1000.0,
                              " (speech started before the answer was complete)" if first < written_at else "")
         if record.route == "llm":
