@@ -25,12 +25,12 @@ from typing import Final
 ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from appliance.assembly import build_stages  # noqa: E402
-from appliance.conductor import Conductor  # noqa: E402
-from appliance.config import Config  # noqa: E402
-from appliance.playback import WavSink  # noqa: E402
-from appliance.replay import Recording  # noqa: E402
-from tests.fixtures.speech import SpeechMaker  # noqa: E402
+from appliance.assembly import build_stages
+from appliance.conductor import Conductor
+from appliance.config import Config
+from appliance.playback import WavSink
+from appliance.replay import Recording
+from tests.fixtures.speech import SpeechMaker
 
 GUARD_S: Final = 60.0  # seconds the turn may take at most
 PACKAGE: Final = str(ROOT / "appliance")
