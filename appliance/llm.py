@@ -17,6 +17,7 @@ from typing import Any, Final
 from appliance.config import Config, LlmConfig
 from appliance.contracts import AnswerStats
 from appliance.errors import ModelError
+from appliance.prompt import Message, Turn, common_prefix, fit_turns, messages_for, trim_to_tokens
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -29,17 +30,8 @@ TOP_K: Final = 40  # llama.cpp's default candidate cut before top_p
 MIN_P: Final = 0.05  # llama.cpp's default
 PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
 
-Message = dict[str, str]
-
-
 class LlmError(ModelError):
     """The language model could not be loaded or used."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    user: str
-    assistant: str
 
 
 @dataclass
@@ -68,65 +60,6 @@ def default_threads() -> tuple[int, int]:
     except ImportError:  # psutil is optional here
         physical = logical
     return max(1, physical - 1), max(1, logical)
-
-
-def messages_for(system: str, turns: Sequence[Turn], question: str) -> list[Message]:
-    """The chat: system prompt, earlier turns oldest first, then the question."""
-    out = [{"role": "system", "content": system}]
-    for turn in turns:
-        out.append({"role": "user", "content": turn.user})
-        out.append({"role": "assistant", "content": turn.assistant})
-    out.append({"role": "user", "content": question})
-    return out
-
-
-def fit_turns(system: str, turns: Sequence[Turn], question: str, count: Callable[[list[Message]], int],
-              limit: int, trim_to: int | None = None) -> tuple[int, int] | None:
-    """(index of the oldest turn kept, prompt tokens) for the newest whole turns within `limit`.
-
-    Everything is kept while it fits. Once it does not, the oldest turns go until the prompt is
-    within `trim_to` (a low-water mark; at least what fits in `limit`), so the following turns
-    extend a cached prompt instead of reprocessing it. A message is never cut; None when the
-    question alone does not fit.
-    """
-    tokens = count(messages_for(system, turns, question))
-    if tokens <= limit:
-        return 0, tokens
-    target = limit if trim_to is None else min(trim_to, limit)
-    fallback: tuple[int, int] | None = None
-    for first in range(1, len(turns) + 1):
-        tokens = count(messages_for(system, turns[first:], question))
-        if tokens <= limit and fallback is None:
-            fallback = (first, tokens)
-        if tokens <= target:
-            return first, tokens
-    return fallback
-
-
-def trim_to_tokens(text: str, max_tokens: int, count: Callable[[str], int]) -> str:
-    """The leading whole lines of text within max_tokens (words of the first line if it alone is too long)."""
-    kept: list[str] = []
-    for line in text.strip().splitlines():
-        if count("\n".join([*kept, line])) > max_tokens:
-            if not kept:
-                words: list[str] = []
-                for word in line.split():
-                    if count(" ".join([*words, word])) > max_tokens:
-                        break
-                    words.append(word)
-                kept = [" ".join(words)] if words else []
-            break
-        kept.append(line)
-    return "\n".join(kept).strip()
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 class LlamaChat:

@@ -7,7 +7,8 @@ import random
 import threading
 from typing import Final
 
-from appliance.llm import TOO_LONG_REPLY, LlamaChat, messages_for
+from appliance.llm import TOO_LONG_REPLY, LlamaChat
+from appliance.prompt import messages_for
 
 WAIT_S: Final = 60  # seconds any wait in these tests may take at most
 

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from appliance.config import LlmConfig
-from appliance.llm import LONG_ANSWER, LlamaChat, Turn, common_prefix, fit_turns, messages_for, trim_to_tokens
+from appliance.llm import LONG_ANSWER, LlamaChat
+from appliance.prompt import Turn, common_prefix, fit_turns, messages_for, trim_to_tokens
 
 PER_MESSAGE = 4  # role header and end marker, like ChatML's <|im_start|>role\n ... <|im_end|>\n
 
