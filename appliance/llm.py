@@ -10,19 +10,17 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from appliance.config import Config, LlmConfig
-from appliance.contracts import AnswerStats
 from appliance.errors import ModelError
-from appliance.prompt import Message, Turn, common_prefix, fit_turns, messages_for, trim_to_tokens
+from appliance.llm_stats import LlmStats
+from appliance.prompt import Message, Turn, common_prefix, fit_answer, messages_for, with_facts
 
 _LOGGER = logging.getLogger(__name__)
 
 TOO_LONG_REPLY: Final = "Sorry, that question is too long for me. Could you ask it in fewer words?"
-FACTS_HEADER: Final = "\n\nFacts about this home:\n"
 # Questions that ask for more than a sentence or two get the longer token budget.
 LONG_ANSWER: Final = re.compile(
     r"\b(tell me more|explain|in detail|describe|elaborate|a story|step by step|longer answer)\b", re.IGNORECASE)
@@ -30,24 +28,9 @@ TOP_K: Final = 40  # llama.cpp's default candidate cut before top_p
 MIN_P: Final = 0.05  # llama.cpp's default
 PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
 
+
 class LlmError(ModelError):
     """The language model could not be loaded or used."""
-
-
-@dataclass
-class LlmStats(AnswerStats):
-    """AnswerStats plus the figures benchmarks and logs want."""
-
-    evaluated_prompt_tokens: int = 0
-    """Prompt tokens llama.cpp had to process (prompt_tokens - cached_prompt_tokens)."""
-    prompt_eval_ms: float | None = None
-    """Milliseconds spent processing those prompt tokens."""
-    generation_ms: float | None = None
-    """Milliseconds from the first token to the last (the span tokens_per_s is measured over)."""
-    total_ms: float | None = None
-    history_turns: int = 0
-    """Earlier turns that fitted into this prompt."""
-    max_new_tokens: int = 0
 
 
 def default_threads() -> tuple[int, int]:
@@ -144,12 +127,11 @@ class LlamaChat:
         return self._with_facts(facts, str(path))
 
     def _with_facts(self, facts: str, source: str) -> str:
-        system = self.cfg.system_prompt.strip()
-        kept = trim_to_tokens(facts, self.cfg.facts_max_tokens, self.count_text)
-        if len(kept) < len(facts.strip()):
+        system, whole = with_facts(self.cfg.system_prompt, facts, self.cfg.facts_max_tokens, self.count_text)
+        if not whole:
             _LOGGER.warning("Facts in %s are longer than llm.facts_max_tokens (%d); the rest is left out",
                             source, self.cfg.facts_max_tokens)
-        return system + FACTS_HEADER + kept if kept else system
+        return system
 
     def set_facts(self, facts: str | None) -> None:
         """Replace the house facts in the system prompt (None: none), start afresh and re-warm the cache."""
@@ -239,23 +221,25 @@ class LlamaChat:
         if self._last_turn_at is not None and now - self._last_turn_at >= self.idle_reset_s and self.turns:
             _LOGGER.info("Conversation idle for %.0f s: starting afresh", now - self._last_turn_at)
             self.turns.clear()
-        budget = stats.max_new_tokens = self.budget_for(question, long)
-        fit = self._fit(question, budget)
-        if fit is None and budget > self.cfg.max_new_tokens:
-            budget = stats.max_new_tokens = self.cfg.max_new_tokens
-            fit = self._fit(question, budget)
+        cfg = self.cfg
+        budget = self.budget_for(question, long)  # a long answer falls back to the short budget
+        budgets = [budget, cfg.max_new_tokens] if budget > cfg.max_new_tokens else [budget]
+        fit = fit_answer(self.system, self.turns, question, self.count_messages, cfg.n_ctx, budgets,
+                         cfg.history_trim)
         if fit is None:
+            stats.max_new_tokens = budgets[-1]
             stats.prompt_tokens = self.count_messages(messages_for(self.system, [], question))
             stats.stop_reason = "too_long"
             _LOGGER.warning("Question of %d prompt tokens does not fit n_ctx %d with %d answer tokens",
-                            stats.prompt_tokens, self.cfg.n_ctx, budget)
+                            stats.prompt_tokens, cfg.n_ctx, budgets[-1])
             stats.ttft_ms = (time.monotonic() - started) * 1000
             stats.total_ms = stats.ttft_ms
             yield TOO_LONG_REPLY
             return
-        first, _ = fit
+        first, _, budget = fit
+        stats.max_new_tokens = budget
         if first:
-            _LOGGER.debug("Dropping the %d oldest turns to fit n_ctx %d", first, self.cfg.n_ctx)
+            _LOGGER.debug("Dropping the %d oldest turns to fit n_ctx %d", first, cfg.n_ctx)
             del self.turns[:first]
         prompt = self.tokenize_messages(messages_for(self.system, self.turns, question))
         stats.prompt_tokens = len(prompt)
@@ -263,11 +247,6 @@ class LlamaChat:
         answer = yield from self._generate(prompt, budget, cancel, stats, started)
         self.turns.append(Turn(question, answer))
         self._last_turn_at = self.clock()
-
-    def _fit(self, question: str, budget: int) -> tuple[int, int] | None:
-        room = self.cfg.n_ctx - budget
-        return fit_turns(self.system, self.turns, question, self.count_messages, room,
-                         int(room * self.cfg.history_trim))
 
     def _generate(self, prompt: list[int], budget: int, cancel: threading.Event, stats: LlmStats,
                   started: float) -> Iterator[str]:
@@ -322,19 +301,5 @@ class LlamaChat:
             self._probe = None
             tail = decoder.decode(b"", final=True)
             parts.append(tail)
-            self._finish_stats(stats, probe, started, first_at, last_at, received)
+            stats.finish(probe, started, first_at, last_at, received)
         return "".join(parts)  # an unfinished UTF-8 sequence at the very end is not spoken
-
-    def _finish_stats(self, stats: LlmStats, probe: dict[str, Any], started: float,
-                      first_at: float | None, last_at: float | None, received: int) -> None:
-        if "kept" in probe:
-            stats.cached_prompt_tokens = probe["kept"]
-            stats.evaluated_prompt_tokens = probe["evaluated"]
-            stats.prompt_eval_ms = probe["eval_s"] * 1000 if "eval_s" in probe else None
-        if first_at is not None and last_at is not None and last_at > first_at and received > 1:
-            # Each token after the first cost one decode: the streamed generation rate.
-            stats.generation_ms = (last_at - first_at) * 1000
-            stats.tokens_per_s = (received - 1) / (last_at - first_at)
-        stats.total_ms = (time.monotonic() - started) * 1000
-        _LOGGER.debug("Answer: %d prompt tokens (%d cached), %d tokens, %s", stats.prompt_tokens,
-                      stats.cached_prompt_tokens, stats.tokens, stats.stop_reason)

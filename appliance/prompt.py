@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 Message = dict[str, str]
+
+FACTS_HEADER: Final = "\n\nFacts about this home:\n"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,21 @@ def fit_turns(system: str, turns: Sequence[Turn], question: str, count: Callable
     return fallback
 
 
+def fit_answer(system: str, turns: Sequence[Turn], question: str, count: Callable[[list[Message]], int],
+               n_ctx: int, budgets: Sequence[int], trim: float) -> tuple[int, int, int] | None:
+    """fit_turns with room for the answer: (oldest turn kept, prompt tokens, answer budget).
+
+    The budgets are tried in order until the question fits beside one; the history is cut back
+    to `trim` of the room once it overflows. None when none fits.
+    """
+    for budget in budgets:
+        room = n_ctx - budget
+        fit = fit_turns(system, turns, question, count, room, int(room * trim))
+        if fit is not None:
+            return fit[0], fit[1], budget
+    return None
+
+
 def trim_to_tokens(text: str, max_tokens: int, count: Callable[[str], int]) -> str:
     """The leading whole lines of text within max_tokens (words of the first line if it alone is too long)."""
     kept: list[str] = []
@@ -64,6 +82,13 @@ def trim_to_tokens(text: str, max_tokens: int, count: Callable[[str], int]) -> s
             break
         kept.append(line)
     return "\n".join(kept).strip()
+
+
+def with_facts(system: str, facts: str, max_tokens: int, count: Callable[[str], int]) -> tuple[str, bool]:
+    """(the system prompt with the house facts that fit max_tokens, whether they all did)."""
+    kept = trim_to_tokens(facts, max_tokens, count)
+    system = system.strip()
+    return (system + FACTS_HEADER + kept if kept else system), len(kept) >= len(facts.strip())
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
