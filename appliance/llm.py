@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from appliance.config import Config, LlmConfig
-from appliance.errors import ModelError
+from appliance.errors import ModelBusy, ModelError
 from appliance.llm_stats import LlmStats
-from appliance.prompt import Message, Turn, common_prefix, fit_answer, messages_for, with_facts
+from appliance.prompt import History, Message, Turn, common_prefix, fit_answer, messages_for, with_facts
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -27,6 +27,8 @@ LONG_ANSWER: Final = re.compile(
 TOP_K: Final = 40  # llama.cpp's default candidate cut before top_p
 MIN_P: Final = 0.05  # llama.cpp's default
 PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
+# Seconds an answer waits for the one before it to return (a cancelled one does between tokens).
+BUSY_WAIT_S: Final = 3.0
 
 
 class LlmError(ModelError):
@@ -57,7 +59,7 @@ class LlamaChat:
         gen_threads, batch_threads = default_threads()
         self.n_threads = cfg.n_threads or gen_threads
         self.n_threads_batch = cfg.n_threads_batch or batch_threads
-        self.turns: list[Turn] = []
+        self.history = History()
         self.system = cfg.system_prompt
         self.system_tokens = 0
         self._llama: Any = None
@@ -66,7 +68,7 @@ class LlamaChat:
         self._lib: Any = None
         self._pieces: dict[int, bytes] = {}
         self._last = LlmStats()
-        self._last_turn_at: float | None = None
+        self._busy = threading.Lock()  # held while the llama context is in use: one answer at a time
         self._probe: dict[str, Any] | None = None
 
     @classmethod
@@ -141,15 +143,24 @@ class LlamaChat:
 
     def warm(self) -> None:
         """Process the part of the prompt every question shares (system prompt and role header) now."""
-        a = self.tokenize_messages(messages_for(self.system, [], "a"))
-        b = self.tokenize_messages(messages_for(self.system, [], "b"))
-        shared = a[:common_prefix(a, b)]
-        self.system_tokens = len(shared)
-        llama = self._llama
-        if common_prefix(llama.input_ids[: llama.n_tokens].tolist(), shared) == len(shared):
-            return
-        llama.reset()
-        type(llama).eval(llama, shared)
+        self._take_model()
+        try:
+            a = self.tokenize_messages(messages_for(self.system, [], "a"))
+            b = self.tokenize_messages(messages_for(self.system, [], "b"))
+            shared = a[:common_prefix(a, b)]
+            self.system_tokens = len(shared)
+            llama = self._llama
+            if common_prefix(llama.input_ids[: llama.n_tokens].tolist(), shared) != len(shared):
+                llama.reset()
+                type(llama).eval(llama, shared)
+        finally:
+            self._busy.release()
+
+    def _take_model(self) -> None:
+        """Wait up to BUSY_WAIT_S for the llama context; ModelBusy when an earlier answer holds it still."""
+        if not self._busy.acquire(timeout=BUSY_WAIT_S):
+            raise ModelBusy("The language model has not returned from an earlier answer "
+                            f"within {BUSY_WAIT_S:g} s")
 
     # ---------------------------------------------------------------- tokens
 
@@ -191,18 +202,20 @@ class LlamaChat:
     def last_stats(self) -> LlmStats:
         return self._last
 
+    @property
+    def turns(self) -> list[Turn]:
+        """A copy of the conversation so far, oldest turn first."""
+        return self.history.turns
+
     def reset(self) -> None:
-        """Forget the conversation (the system prompt stays cached)."""
-        self.turns.clear()
-        self._last_turn_at = None
+        """Forget the conversation, the answer under way included; never waits for the model."""
+        self.history.clear()
 
     def forget(self, question: str) -> bool:
-        """Take back the last turn if it answered `question`: an answer started early and dropped
-        because the person went on speaking was never heard, so the history must not keep it."""
-        if self.turns and self.turns[-1].user == " ".join(question.split()):
-            self.turns.pop()
-            return True
-        return False
+        """Take back the answer to `question`, under way or the last turn, without waiting for the model
+        (History.forget): an answer started early and dropped because the person went on speaking was
+        never heard, so the history must not keep it."""
+        return self.history.forget(question)
 
     def budget_for(self, question: str, long: bool | None = None) -> int:
         """Tokens the answer may use: the long budget when asked for ("explain", "tell me more")."""
@@ -211,20 +224,39 @@ class LlamaChat:
         return self.cfg.max_new_tokens_long if long else self.cfg.max_new_tokens
 
     def stream(self, question: str, cancel: threading.Event, *, long: bool | None = None) -> Iterator[str]:
-        """Text deltas of the answer; checks `cancel` between tokens and ends at the time limit."""
+        """Text deltas of the answer; checks `cancel` between tokens and ends at the time limit.
+
+        One answer at a time: it first waits, on the caller's thread, up to BUSY_WAIT_S for an earlier
+        answer to return, else raises ModelBusy. Its turn is kept unless taken back (forget, reset)
+        or the generator is closed before the end.
+        """
         if self._llama is None:
             raise LlmError("The language model is not loaded; call load() first")
         started = time.monotonic()
-        question = " ".join(question.split())
+        pending = self.history.begin(question)
+        try:
+            self._take_model()
+        except ModelBusy:
+            self.history.end(pending, None)
+            raise
+        answer: str | None = None
+        try:
+            answer = yield from self._answer(pending.question, cancel, long, started)
+        finally:
+            self.history.end(pending, answer, self.clock())  # before the next answer reads the history
+            self._busy.release()
+
+    def _answer(self, question: str, cancel: threading.Event, long: bool | None,
+                started: float) -> Iterator[str]:
+        """The answer within the context budget; returns the text to keep, None when nothing is."""
         stats = self._last = LlmStats()
-        now = self.clock()
-        if self._last_turn_at is not None and now - self._last_turn_at >= self.idle_reset_s and self.turns:
-            _LOGGER.info("Conversation idle for %.0f s: starting afresh", now - self._last_turn_at)
-            self.turns.clear()
-        cfg = self.cfg
+        idle = self.history.clear_if_idle(self.clock(), self.idle_reset_s)
+        if idle is not None:
+            _LOGGER.info("Conversation idle for %.0f s: starting afresh", idle)
+        turns, cfg = self.history.turns, self.cfg
         budget = self.budget_for(question, long)  # a long answer falls back to the short budget
         budgets = [budget, cfg.max_new_tokens] if budget > cfg.max_new_tokens else [budget]
-        fit = fit_answer(self.system, self.turns, question, self.count_messages, cfg.n_ctx, budgets,
+        fit = fit_answer(self.system, turns, question, self.count_messages, cfg.n_ctx, budgets,
                          cfg.history_trim)
         if fit is None:
             stats.max_new_tokens = budgets[-1]
@@ -235,18 +267,16 @@ class LlamaChat:
             stats.ttft_ms = (time.monotonic() - started) * 1000
             stats.total_ms = stats.ttft_ms
             yield TOO_LONG_REPLY
-            return
+            return None
         first, _, budget = fit
         stats.max_new_tokens = budget
         if first:
             _LOGGER.debug("Dropping the %d oldest turns to fit n_ctx %d", first, cfg.n_ctx)
-            del self.turns[:first]
-        prompt = self.tokenize_messages(messages_for(self.system, self.turns, question))
+            self.history.drop_oldest(first)
+        prompt = self.tokenize_messages(messages_for(self.system, turns[first:], question))
         stats.prompt_tokens = len(prompt)
-        stats.history_turns = len(self.turns)
-        answer = yield from self._generate(prompt, budget, cancel, stats, started)
-        self.turns.append(Turn(question, answer))
-        self._last_turn_at = self.clock()
+        stats.history_turns = len(turns) - first
+        return (yield from self._generate(prompt, budget, cancel, stats, started))
 
     def _generate(self, prompt: list[int], budget: int, cancel: threading.Event, stats: LlmStats,
                   started: float) -> Iterator[str]:

@@ -1,7 +1,8 @@
-"""The prompt of a chat: its turns, as chat messages, and the newest of them that fit the context."""
+"""The prompt of a chat: its history of turns, as chat messages, and the newest turns that fit the context."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -99,3 +100,98 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
             break
         n += 1
     return n
+
+
+def same_question(text: str) -> str:
+    """The question as the history keeps it: words separated by single spaces."""
+    return " ".join(text.split())
+
+
+@dataclass(eq=False)
+class Pending:
+    """An answer under way: its question, and whether it was taken back before it ended."""
+
+    question: str
+    dropped: bool = False
+
+
+class History:
+    """The turns of one conversation, safe to change from any thread while an answer is written.
+
+    Its small lock is never held while the model works: forget() and clear() return at once.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._turns: list[Turn] = []
+        self._pending: list[Pending] = []
+        self.last_at: float | None = None
+        """Clock time the last turn was kept; None before the first turn."""
+
+    @property
+    def turns(self) -> list[Turn]:
+        """A copy of the turns, oldest first."""
+        with self._lock:
+            return list(self._turns)
+
+    def begin(self, question: str) -> Pending:
+        """Note an answer to `question` under way, so forget() can take it back before it ends."""
+        pending = Pending(same_question(question))
+        with self._lock:
+            self._pending.append(pending)
+        return pending
+
+    def end(self, pending: Pending, answer: str | None, now: float | None = None) -> bool:
+        """The answer is over: keep its turn unless it was taken back or `answer` is None.
+
+        Only the first call for an answer counts; True when the turn was kept.
+        """
+        with self._lock:
+            if pending not in self._pending:
+                return False
+            self._pending.remove(pending)
+            if answer is None or pending.dropped:
+                return False
+            self._turns.append(Turn(pending.question, answer))
+            self.last_at = now
+            return True
+
+    def forget(self, question: str) -> bool:
+        """Take back the answer to `question`: the newest one under way, else the last turn kept.
+
+        An answer under way is taken back at most once, and while one to `question` is under
+        way no older turn is touched. False when there was nothing to take back.
+        """
+        question = same_question(question)
+        with self._lock:
+            asked = [p for p in self._pending if p.question == question]
+            if asked:
+                live = [p for p in asked if not p.dropped]
+                if live:
+                    live[-1].dropped = True
+                return bool(live)
+            if self._turns and self._turns[-1].user == question:
+                self._turns.pop()
+                return True
+            return False
+
+    def clear(self) -> None:
+        """Forget every turn, and the answers under way too."""
+        with self._lock:
+            self._turns.clear()
+            for pending in self._pending:
+                pending.dropped = True
+            self.last_at = None
+
+    def clear_if_idle(self, now: float, idle_s: float) -> float | None:
+        """Forget the turns (not the answers under way) when the last one is `idle_s` old; how old it was."""
+        with self._lock:
+            if self.last_at is None or not self._turns or now - self.last_at < idle_s:
+                return None
+            self._turns.clear()
+            return now - self.last_at
+
+    def drop_oldest(self, count: int) -> None:
+        """Drop the `count` oldest turns (those no longer fitting the context)."""
+        with self._lock:
+            del self._turns[:count]
