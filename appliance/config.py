@@ -1,18 +1,15 @@
-"""Configuration: frozen dataclasses per section, loaded from YAML with strict, humane validation."""
+"""Configuration: frozen dataclasses per section, loaded from YAML with strict, humane validation
+(config_validation.py checks the YAML against these dataclasses)."""
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-import yaml
-
+from appliance.config_validation import Problem, Validator, format_number
 from appliance.errors import BadConfig
 
 SYSTEM_CONFIG: Final = Path("/etc/appliance/appliance.yaml")
@@ -21,7 +18,7 @@ ENV_VAR: Final = "APPLIANCE_CONFIG"
 
 
 def _f(default: Any, lo: float | None = None, hi: float | None = None, *, exists: bool = False) -> Any:
-    """A dataclass field with an allowed range and, for paths, a must-exist rule."""
+    """A dataclass field with an allowed range and, for paths, a must-exist rule (Validator checks them)."""
     meta = {"lo": lo, "hi": hi, "exists": exists}
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: type(default)(default), metadata=meta)
@@ -42,7 +39,7 @@ class AudioConfig:
     """Chunks the capture queue holds (64 x 80 ms = 5 s) before it counts overflows."""
     stall_timeout_s: float = _f(3.0, 0.5, 60)
     """Seconds without a frame before the microphone is declared lost and reopened."""
-    retry_backoff_s: list[float] = _f([1.0, 2.0, 5.0, 10.0])
+    retry_backoff_s: list[float] = _f([1.0, 2.0, 5.0, 10.0])  # noqa: RUF009 - a default_factory
     """Seconds between reopen attempts of a lost device; the last value repeats."""
     output_latency_ms: int = _f(40, 5, 1000)
     """Milliseconds of output buffering: low for a quick stop, high enough to never underrun."""
@@ -217,7 +214,7 @@ class ServiceConfig:
     """Folder for timers and other state that survives a restart."""
     watchdog: bool = True
     """Feed systemd's watchdog only while the microphone delivers and the loop turns."""
-    cpu_affinity: list[int] = _f([])
+    cpu_affinity: list[int] = _f([])  # noqa: RUF009 - a default_factory
     """CPU cores the process may use; empty leaves it to the kernel (or CPUAffinity= in a drop-in)."""
 
 
@@ -239,23 +236,6 @@ class Config:
 
 # --------------------------------------------------------------------------------------
 # Errors
-
-
-@dataclass(frozen=True)
-class Problem:
-    key: str
-    message: str
-    line: int | None = None
-    column: int | None = None
-
-    def render(self, source: str) -> str:
-        where = source
-        if self.line is not None:
-            where += f" line {self.line}"
-            if self.column is not None:
-                where += f" column {self.column}"
-        prefix = f"{self.key}: " if self.key else ""
-        return f"{prefix}{self.message} ({where})"
 
 
 class ConfigError(BadConfig):
@@ -311,205 +291,12 @@ def load(path: str | os.PathLike[str] | None = None) -> Config:
 
 def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> Config:
     """Validate YAML text against the schema; relative paths are taken from base_dir."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
-        col = mark.column + 1 if mark else None
-        what = exc.problem or exc.context or "invalid YAML"
-        raise ConfigError(source, [Problem("", f"YAML syntax error: {what}", line, col)]) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(source, [Problem("", f"YAML error: {exc}")]) from None
-    if node is None:
-        raise ConfigError(source, [Problem("", "the file is empty; it must be a mapping of sections such as 'llm:'")])
-    if not isinstance(node, yaml.MappingNode):
-        raise ConfigError(
-            source,
-            [Problem("", "the file must be a mapping of sections (like 'llm:'), not a " + _node_kind(node),
-                     node.start_mark.line + 1, node.start_mark.column + 1)],
-        )
-    try:
-        data = yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - SafeLoader
-    except yaml.YAMLError as exc:  # a tag SafeLoader refuses, for example
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(source, [Problem("", f"YAML error: {getattr(exc, 'problem', exc)}",
-                                           mark.line + 1 if mark else None)]) from None
-    validator = _Validator(source, base_dir)
-    validator.index(node, "")
-    cfg = validator.build(Config, data, "")
-    if not validator.problems and cfg.asr.early_silence_s >= cfg.asr.endpoint_silence_s:
-        validator.add("asr.early_silence_s", f"must be less than asr.endpoint_silence_s "
-                      f"({_num(cfg.asr.endpoint_silence_s)}), or 0 to turn it off; got {_num(cfg.asr.early_silence_s)}")
-    if validator.problems:
+    validator = Validator(base_dir)
+    cfg = validator.load(text, Config)
+    if cfg is not None and not validator.problems and cfg.asr.early_silence_s >= cfg.asr.endpoint_silence_s:
+        validator.add("asr.early_silence_s", "must be less than asr.endpoint_silence_s "
+                      f"({format_number(cfg.asr.endpoint_silence_s)}), or 0 to turn it off; "
+                      f"got {format_number(cfg.asr.early_silence_s)}")
+    if cfg is None or validator.problems:
         raise ConfigError(source, validator.problems)
     return dataclasses.replace(cfg, source=source)
-
-
-def _node_kind(node: yaml.Node) -> str:
-    if isinstance(node, yaml.SequenceNode):
-        return "list"
-    if isinstance(node, yaml.ScalarNode):
-        return f"single value ({node.value!r})"
-    return "mapping"
-
-
-class _Validator:
-    """Walks the YAML data beside the schema, collecting every problem with its line."""
-
-    def __init__(self, source: str, base_dir: Path | None) -> None:
-        self.source = source
-        self.base_dir = base_dir
-        self.problems: list[Problem] = []
-        self.lines: dict[str, int] = {}
-
-    def index(self, node: yaml.Node, prefix: str) -> None:
-        """Record the line of every key; report duplicated keys (YAML would keep only the last)."""
-        if not isinstance(node, yaml.MappingNode):
-            return
-        seen: set[str] = set()
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            dotted = f"{prefix}.{key}" if prefix else key
-            if key in seen:
-                self.problems.append(Problem(dotted, "appears twice; keep one", key_node.start_mark.line + 1))
-            seen.add(key)
-            self.lines.setdefault(dotted, key_node.start_mark.line + 1)
-            self.index(value_node, dotted)
-
-    def add(self, key: str, message: str) -> None:
-        self.problems.append(Problem(key, message, self.lines.get(key)))
-
-    def build(self, cls: type, data: Any, prefix: str) -> Any:
-        if data is None:
-            data = {}
-        if not isinstance(data, dict):
-            self.add(prefix, f"must be a mapping of settings, got {_describe(data)}")
-            return cls()
-        hints = typing.get_type_hints(cls)
-        fields = {f.name: f for f in dataclasses.fields(cls) if f.name != "source"}
-        values: dict[str, Any] = {}
-        for raw_key, value in data.items():
-            key = str(raw_key)
-            dotted = f"{prefix}.{key}" if prefix else key
-            if key not in fields:
-                hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
-                where = f"section '{prefix}'" if prefix else "the top level"
-                msg = f"unknown key in {where}"
-                msg += f"; did you mean '{hint[0]}'?" if hint else f"; known keys: {', '.join(fields)}"
-                self.add(dotted, msg)
-                continue
-            typ = hints[key]
-            if dataclasses.is_dataclass(typ):
-                values[key] = self.build(typ, value, dotted)
-                continue
-            ok, converted = self.check(typ, value, dotted, fields[key].metadata)
-            if ok:
-                values[key] = converted
-        return cls(**values)
-
-    def check(self, typ: Any, value: Any, key: str, meta: Any) -> tuple[bool, Any]:
-        ok, converted, expected = _convert(typ, value)
-        if not ok:
-            self.add(key, f"must be {expected}, got {_describe(value)}")
-            return False, None
-        if converted is None:
-            return True, None
-        lo, hi = meta.get("lo"), meta.get("hi")
-        numbers = converted if isinstance(converted, list) else [converted]
-        for number in numbers:
-            if isinstance(number, (int, float)) and not isinstance(number, bool):
-                if (lo is not None and number < lo) or (hi is not None and number > hi):
-                    self.add(key, f"must be between {_num(lo)} and {_num(hi)}, got {_num(number)}")
-                    return False, None
-        if meta.get("exists") and isinstance(converted, str):
-            path = Path(converted).expanduser()
-            if not path.is_absolute() and self.base_dir is not None:
-                path = self.base_dir / path
-            if not path.exists():
-                self.add(key, f"path does not exist: {path}")
-                return False, None
-            converted = str(path)
-        return True, converted
-
-
-def _num(x: Any) -> str:
-    if x is None:
-        return "any"
-    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    return str(x)
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"{str(value).lower()} (a boolean)"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{text} ({type(value).__name__})"
-
-
-def _convert(typ: Any, value: Any) -> tuple[bool, Any, str]:
-    """(ok, converted value, what was expected) for a value against a type annotation."""
-    origin = typing.get_origin(typ)
-    if origin in (typing.Union, types.UnionType):
-        args = typing.get_args(typ)
-        if value is None:
-            return (type(None) in args), None, _expect(typ)
-        for arg in args:
-            if arg is type(None):
-                continue
-            ok, conv, _ = _convert(arg, value)
-            if ok:
-                return True, conv, ""
-        return False, None, _expect(typ)
-    if origin is Literal:
-        choices = typing.get_args(typ)
-        for choice in choices:
-            if value == choice and type(value) is type(choice):
-                return True, value, ""
-        return False, None, "one of " + ", ".join(repr(c) for c in choices)
-    if origin is list:
-        (item,) = typing.get_args(typ)
-        if not isinstance(value, list):
-            return False, None, _expect(typ)
-        out = []
-        for v in value:
-            ok, conv, _ = _convert(item, v)
-            if not ok:
-                return False, None, _expect(typ)
-            out.append(conv)
-        return True, out, ""
-    if typ is bool:
-        return isinstance(value, bool), value, "true or false"
-    if typ is int:
-        return (isinstance(value, int) and not isinstance(value, bool)), value, "a whole number"
-    if typ is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if value != value or value in (float("inf"), float("-inf")):
-                return False, None, "a finite number"
-            return True, float(value), ""
-        return False, None, "a number"
-    if typ is str:
-        return isinstance(value, str), value, "text"
-    return False, None, str(typ)
-
-
-def _expect(typ: Any) -> str:
-    origin = typing.get_origin(typ)
-    if origin in (typing.Union, types.UnionType):
-        parts = [_expect(a) for a in typing.get_args(typ) if a is not type(None)]
-        text = " or ".join(parts)
-        if type(None) in typing.get_args(typ):
-            text += " or null"
-        return text
-    if origin is list:
-        return f"a list of {_expect(typing.get_args(typ)[0]).removeprefix('a ')}s"
-    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(typ, str(typ))

@@ -173,15 +173,26 @@ class Chat(Protocol):
     """The language model: one conversation, one answer at a time in its context."""
 
     def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
-        """Text deltas of the answer; stops early when `cancel` is set."""
+        """Text deltas of the answer; stops early when `cancel` is set (checked between tokens).
+
+        Never two answers at once in the model's context: when it starts, the stream waits on the
+        caller's thread for an earlier (cancelled) answer to return, a bounded time, and raises
+        errors.ModelBusy if it does not. The turn joins the history when the stream ends, unless
+        forget() took it back first.
+        """
 
     @property
     def last_stats(self) -> AnswerStats:
         """Figures for the answer most recently streamed."""
 
     def forget(self, question: str) -> bool:
-        """Take back the last turn if it answered `question` (an early answer dropped unheard must
-        not stay in the history); False when the last turn was another question's."""
+        """Take back the answer to `question` (an early answer dropped unheard must not stay in the
+        history); never waits for an answer being written, so the listening loop may call it.
+
+        An answer to `question` still being written is marked so that its turn is not kept when it
+        ends; else the last turn is removed if it answered `question`. Each answer is taken back
+        at most once, and never an older turn in its place. False when there was nothing to take back.
+        """
 
 
 @runtime_checkable

@@ -20,10 +20,10 @@ class ModelMissing(ApplianceError):
 
 
 class ModelError(ApplianceError):
-    """A model was found but cannot be loaded or used (llm.LlmError, tts.VoiceError)."""
+    """A model was found but cannot be loaded or used (llm.LlmError, tts.VoiceError, ModelBusy)."""
 
 
-class ModelBusy(ApplianceError):
+class ModelBusy(ModelError):
     """The language model has not returned from an earlier answer (a call that ignores its cancel)."""
 
 

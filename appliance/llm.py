@@ -10,52 +10,29 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from appliance.config import Config, LlmConfig
-from appliance.contracts import AnswerStats
-from appliance.errors import ModelError
+from appliance.errors import ModelBusy, ModelError
+from appliance.llm_stats import LlmStats
+from appliance.prompt import History, Message, Turn, common_prefix, fit_answer, messages_for, with_facts
 
 _LOGGER = logging.getLogger(__name__)
 
 TOO_LONG_REPLY: Final = "Sorry, that question is too long for me. Could you ask it in fewer words?"
-FACTS_HEADER: Final = "\n\nFacts about this home:\n"
 # Questions that ask for more than a sentence or two get the longer token budget.
 LONG_ANSWER: Final = re.compile(
     r"\b(tell me more|explain|in detail|describe|elaborate|a story|step by step|longer answer)\b", re.IGNORECASE)
 TOP_K: Final = 40  # llama.cpp's default candidate cut before top_p
 MIN_P: Final = 0.05  # llama.cpp's default
 PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
-
-Message = dict[str, str]
+# Seconds an answer waits for the one before it to return (a cancelled one does between tokens).
+BUSY_WAIT_S: Final = 3.0
 
 
 class LlmError(ModelError):
     """The language model could not be loaded or used."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    user: str
-    assistant: str
-
-
-@dataclass
-class LlmStats(AnswerStats):
-    """AnswerStats plus the figures benchmarks and logs want."""
-
-    evaluated_prompt_tokens: int = 0
-    """Prompt tokens llama.cpp had to process (prompt_tokens - cached_prompt_tokens)."""
-    prompt_eval_ms: float | None = None
-    """Milliseconds spent processing those prompt tokens."""
-    generation_ms: float | None = None
-    """Milliseconds from the first token to the last (the span tokens_per_s is measured over)."""
-    total_ms: float | None = None
-    history_turns: int = 0
-    """Earlier turns that fitted into this prompt."""
-    max_new_tokens: int = 0
 
 
 def default_threads() -> tuple[int, int]:
@@ -70,65 +47,6 @@ def default_threads() -> tuple[int, int]:
     return max(1, physical - 1), max(1, logical)
 
 
-def messages_for(system: str, turns: Sequence[Turn], question: str) -> list[Message]:
-    """The chat: system prompt, earlier turns oldest first, then the question."""
-    out = [{"role": "system", "content": system}]
-    for turn in turns:
-        out.append({"role": "user", "content": turn.user})
-        out.append({"role": "assistant", "content": turn.assistant})
-    out.append({"role": "user", "content": question})
-    return out
-
-
-def fit_turns(system: str, turns: Sequence[Turn], question: str, count: Callable[[list[Message]], int],
-              limit: int, trim_to: int | None = None) -> tuple[int, int] | None:
-    """(index of the oldest turn kept, prompt tokens) for the newest whole turns within `limit`.
-
-    Everything is kept while it fits. Once it does not, the oldest turns go until the prompt is
-    within `trim_to` (a low-water mark; at least what fits in `limit`), so the following turns
-    extend a cached prompt instead of reprocessing it. A message is never cut; None when the
-    question alone does not fit.
-    """
-    tokens = count(messages_for(system, turns, question))
-    if tokens <= limit:
-        return 0, tokens
-    target = limit if trim_to is None else min(trim_to, limit)
-    fallback: tuple[int, int] | None = None
-    for first in range(1, len(turns) + 1):
-        tokens = count(messages_for(system, turns[first:], question))
-        if tokens <= limit and fallback is None:
-            fallback = (first, tokens)
-        if tokens <= target:
-            return first, tokens
-    return fallback
-
-
-def trim_to_tokens(text: str, max_tokens: int, count: Callable[[str], int]) -> str:
-    """The leading whole lines of text within max_tokens (words of the first line if it alone is too long)."""
-    kept: list[str] = []
-    for line in text.strip().splitlines():
-        if count("\n".join([*kept, line])) > max_tokens:
-            if not kept:
-                words: list[str] = []
-                for word in line.split():
-                    if count(" ".join([*words, word])) > max_tokens:
-                        break
-                    words.append(word)
-                kept = [" ".join(words)] if words else []
-            break
-        kept.append(line)
-    return "\n".join(kept).strip()
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 class LlamaChat:
     """A conversation with one llama.cpp model, streamed token by token (the Chat protocol)."""
 
@@ -141,7 +59,7 @@ class LlamaChat:
         gen_threads, batch_threads = default_threads()
         self.n_threads = cfg.n_threads or gen_threads
         self.n_threads_batch = cfg.n_threads_batch or batch_threads
-        self.turns: list[Turn] = []
+        self.history = History()
         self.system = cfg.system_prompt
         self.system_tokens = 0
         self._llama: Any = None
@@ -150,7 +68,7 @@ class LlamaChat:
         self._lib: Any = None
         self._pieces: dict[int, bytes] = {}
         self._last = LlmStats()
-        self._last_turn_at: float | None = None
+        self._busy = threading.Lock()  # held while the llama context is in use: one answer at a time
         self._probe: dict[str, Any] | None = None
 
     @classmethod
@@ -211,12 +129,11 @@ class LlamaChat:
         return self._with_facts(facts, str(path))
 
     def _with_facts(self, facts: str, source: str) -> str:
-        system = self.cfg.system_prompt.strip()
-        kept = trim_to_tokens(facts, self.cfg.facts_max_tokens, self.count_text)
-        if len(kept) < len(facts.strip()):
+        system, whole = with_facts(self.cfg.system_prompt, facts, self.cfg.facts_max_tokens, self.count_text)
+        if not whole:
             _LOGGER.warning("Facts in %s are longer than llm.facts_max_tokens (%d); the rest is left out",
                             source, self.cfg.facts_max_tokens)
-        return system + FACTS_HEADER + kept if kept else system
+        return system
 
     def set_facts(self, facts: str | None) -> None:
         """Replace the house facts in the system prompt (None: none), start afresh and re-warm the cache."""
@@ -226,15 +143,24 @@ class LlamaChat:
 
     def warm(self) -> None:
         """Process the part of the prompt every question shares (system prompt and role header) now."""
-        a = self.tokenize_messages(messages_for(self.system, [], "a"))
-        b = self.tokenize_messages(messages_for(self.system, [], "b"))
-        shared = a[:common_prefix(a, b)]
-        self.system_tokens = len(shared)
-        llama = self._llama
-        if common_prefix(llama.input_ids[: llama.n_tokens].tolist(), shared) == len(shared):
-            return
-        llama.reset()
-        type(llama).eval(llama, shared)
+        self._take_model()
+        try:
+            a = self.tokenize_messages(messages_for(self.system, [], "a"))
+            b = self.tokenize_messages(messages_for(self.system, [], "b"))
+            shared = a[:common_prefix(a, b)]
+            self.system_tokens = len(shared)
+            llama = self._llama
+            if common_prefix(llama.input_ids[: llama.n_tokens].tolist(), shared) != len(shared):
+                llama.reset()
+                type(llama).eval(llama, shared)
+        finally:
+            self._busy.release()
+
+    def _take_model(self) -> None:
+        """Wait up to BUSY_WAIT_S for the llama context; ModelBusy when an earlier answer holds it still."""
+        if not self._busy.acquire(timeout=BUSY_WAIT_S):
+            raise ModelBusy("The language model has not returned from an earlier answer "
+                            f"within {BUSY_WAIT_S:g} s")
 
     # ---------------------------------------------------------------- tokens
 
@@ -276,18 +202,20 @@ class LlamaChat:
     def last_stats(self) -> LlmStats:
         return self._last
 
+    @property
+    def turns(self) -> list[Turn]:
+        """A copy of the conversation so far, oldest turn first."""
+        return self.history.turns
+
     def reset(self) -> None:
-        """Forget the conversation (the system prompt stays cached)."""
-        self.turns.clear()
-        self._last_turn_at = None
+        """Forget the conversation, the answer under way included; never waits for the model."""
+        self.history.clear()
 
     def forget(self, question: str) -> bool:
-        """Take back the last turn if it answered `question`: an answer started early and dropped
-        because the person went on speaking was never heard, so the history must not keep it."""
-        if self.turns and self.turns[-1].user == " ".join(question.split()):
-            self.turns.pop()
-            return True
-        return False
+        """Take back the answer to `question`, under way or the last turn, without waiting for the model
+        (History.forget): an answer started early and dropped because the person went on speaking was
+        never heard, so the history must not keep it."""
+        return self.history.forget(question)
 
     def budget_for(self, question: str, long: bool | None = None) -> int:
         """Tokens the answer may use: the long budget when asked for ("explain", "tell me more")."""
@@ -296,45 +224,59 @@ class LlamaChat:
         return self.cfg.max_new_tokens_long if long else self.cfg.max_new_tokens
 
     def stream(self, question: str, cancel: threading.Event, *, long: bool | None = None) -> Iterator[str]:
-        """Text deltas of the answer; checks `cancel` between tokens and ends at the time limit."""
+        """Text deltas of the answer; checks `cancel` between tokens and ends at the time limit.
+
+        One answer at a time: it first waits, on the caller's thread, up to BUSY_WAIT_S for an earlier
+        answer to return, else raises ModelBusy. Its turn is kept unless taken back (forget, reset)
+        or the generator is closed before the end.
+        """
         if self._llama is None:
             raise LlmError("The language model is not loaded; call load() first")
         started = time.monotonic()
-        question = " ".join(question.split())
+        pending = self.history.begin(question)
+        try:
+            self._take_model()
+        except ModelBusy:
+            self.history.end(pending, None)
+            raise
+        answer: str | None = None
+        try:
+            answer = yield from self._answer(pending.question, cancel, long, started)
+        finally:
+            self.history.end(pending, answer, self.clock())  # before the next answer reads the history
+            self._busy.release()
+
+    def _answer(self, question: str, cancel: threading.Event, long: bool | None,
+                started: float) -> Iterator[str]:
+        """The answer within the context budget; returns the text to keep, None when nothing is."""
         stats = self._last = LlmStats()
-        now = self.clock()
-        if self._last_turn_at is not None and now - self._last_turn_at >= self.idle_reset_s and self.turns:
-            _LOGGER.info("Conversation idle for %.0f s: starting afresh", now - self._last_turn_at)
-            self.turns.clear()
-        budget = stats.max_new_tokens = self.budget_for(question, long)
-        fit = self._fit(question, budget)
-        if fit is None and budget > self.cfg.max_new_tokens:
-            budget = stats.max_new_tokens = self.cfg.max_new_tokens
-            fit = self._fit(question, budget)
+        idle = self.history.clear_if_idle(self.clock(), self.idle_reset_s)
+        if idle is not None:
+            _LOGGER.info("Conversation idle for %.0f s: starting afresh", idle)
+        turns, cfg = self.history.turns, self.cfg
+        budget = self.budget_for(question, long)  # a long answer falls back to the short budget
+        budgets = [budget, cfg.max_new_tokens] if budget > cfg.max_new_tokens else [budget]
+        fit = fit_answer(self.system, turns, question, self.count_messages, cfg.n_ctx, budgets,
+                         cfg.history_trim)
         if fit is None:
+            stats.max_new_tokens = budgets[-1]
             stats.prompt_tokens = self.count_messages(messages_for(self.system, [], question))
             stats.stop_reason = "too_long"
             _LOGGER.warning("Question of %d prompt tokens does not fit n_ctx %d with %d answer tokens",
-                            stats.prompt_tokens, self.cfg.n_ctx, budget)
+                            stats.prompt_tokens, cfg.n_ctx, budgets[-1])
             stats.ttft_ms = (time.monotonic() - started) * 1000
             stats.total_ms = stats.ttft_ms
             yield TOO_LONG_REPLY
-            return
-        first, _ = fit
+            return None
+        first, _, budget = fit
+        stats.max_new_tokens = budget
         if first:
-            _LOGGER.debug("Dropping the %d oldest turns to fit n_ctx %d", first, self.cfg.n_ctx)
-            del self.turns[:first]
-        prompt = self.tokenize_messages(messages_for(self.system, self.turns, question))
+            _LOGGER.debug("Dropping the %d oldest turns to fit n_ctx %d", first, cfg.n_ctx)
+            self.history.drop_oldest(first)
+        prompt = self.tokenize_messages(messages_for(self.system, turns[first:], question))
         stats.prompt_tokens = len(prompt)
-        stats.history_turns = len(self.turns)
-        answer = yield from self._generate(prompt, budget, cancel, stats, started)
-        self.turns.append(Turn(question, answer))
-        self._last_turn_at = self.clock()
-
-    def _fit(self, question: str, budget: int) -> tuple[int, int] | None:
-        room = self.cfg.n_ctx - budget
-        return fit_turns(self.system, self.turns, question, self.count_messages, room,
-                         int(room * self.cfg.history_trim))
+        stats.history_turns = len(turns) - first
+        return (yield from self._generate(prompt, budget, cancel, stats, started))
 
     def _generate(self, prompt: list[int], budget: int, cancel: threading.Event, stats: LlmStats,
                   started: float) -> Iterator[str]:
@@ -389,19 +331,5 @@ class LlamaChat:
             self._probe = None
             tail = decoder.decode(b"", final=True)
             parts.append(tail)
-            self._finish_stats(stats, probe, started, first_at, last_at, received)
+            stats.finish(probe, started, first_at, last_at, received)
         return "".join(parts)  # an unfinished UTF-8 sequence at the very end is not spoken
-
-    def _finish_stats(self, stats: LlmStats, probe: dict[str, Any], started: float,
-                      first_at: float | None, last_at: float | None, received: int) -> None:
-        if "kept" in probe:
-            stats.cached_prompt_tokens = probe["kept"]
-            stats.evaluated_prompt_tokens = probe["evaluated"]
-            stats.prompt_eval_ms = probe["eval_s"] * 1000 if "eval_s" in probe else None
-        if first_at is not None and last_at is not None and last_at > first_at and received > 1:
-            # Each token after the first cost one decode: the streamed generation rate.
-            stats.generation_ms = (last_at - first_at) * 1000
-            stats.tokens_per_s = (received - 1) / (last_at - first_at)
-        stats.total_ms = (time.monotonic() - started) * 1000
-        _LOGGER.debug("Answer: %d prompt tokens (%d cached), %d tokens, %s", stats.prompt_tokens,
-                      stats.cached_prompt_tokens, stats.tokens, stats.stop_reason)

@@ -163,7 +163,7 @@ def worker(model: Path, threads: int, flash_attn: bool) -> None:
 
 def _pp_question(chat: Any) -> str:
     """A question whose whole prompt is as close to PP_TOKENS as possible without passing it."""
-    from appliance.llm import messages_for
+    from appliance.prompt import messages_for
 
     words = (FILLER * 8).split()
     best = ""

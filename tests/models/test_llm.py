@@ -1,13 +1,18 @@
-"""The chat model with SmolLM2: answers, context budget, prefix reuse, cancel, idle reset, limits."""
+"""The chat model with SmolLM2: answers, context budget, prefix reuse, cancel, idle reset, limits,
+one answer at a time in the context."""
 
 from __future__ import annotations
 
 import dataclasses
 import random
 import threading
-from typing import Final
+from collections.abc import Callable, Iterator
+from typing import Any, Final
 
-from appliance.llm import TOO_LONG_REPLY, LlamaChat, messages_for
+import pytest
+
+from appliance.llm import TOO_LONG_REPLY, LlamaChat
+from appliance.prompt import messages_for
 
 WAIT_S: Final = 60  # seconds any wait in these tests may take at most
 
@@ -191,3 +196,82 @@ def test_house_facts_are_in_the_cached_system_prompt(llm: LlamaChat) -> None:
     answer = ask(llm, "What is the guest Wi-Fi network called?")
     assert llm.last_stats.cached_prompt_tokens >= llm.system_tokens  # facts were cached with the prompt
     assert "BlueMeadow" in answer or "Blue Meadow" in answer
+
+
+def test_two_questions_at_once_take_turns_in_the_context(llm: LlamaChat,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    real = llm._llama.generate
+    lock = threading.Lock()
+    running = [0, 0]  # now, at most
+
+    def counted(*args: Any, **kwargs: Any) -> Iterator[int]:
+        with lock:
+            running[0] += 1
+            running[1] = max(running)
+        try:
+            yield from real(*args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(llm._llama, "generate", counted)
+    questions = ["What is the capital of France?", "What is the capital of Italy?"]
+    answers: dict[str, str] = {}
+    together = threading.Barrier(len(questions))
+
+    def ask_together(question: str) -> None:
+        together.wait(WAIT_S)
+        answers[question] = ask(llm, question)
+
+    askers = [threading.Thread(target=ask_together, args=(q,), daemon=True) for q in questions]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join(WAIT_S)
+        assert not asker.is_alive()
+    assert running == [0, 1]  # never two generations in the llama context at once
+    assert "Paris" in answers[questions[0]] and "Rome" in answers[questions[1]]
+    # The later answer is a normal follow-up: its prompt held the earlier turn, and the cache holds
+    # exactly that prompt.
+    turns, stats = llm.turns, llm.last_stats
+    assert sorted(t.user for t in turns) == questions
+    assert stats.history_turns == 1 and stats.stop_reason in ("stop", "length")
+    prompt = llm.tokenize_messages(messages_for(llm.system, turns[:-1], turns[-1].user))
+    assert stats.cached_prompt_tokens >= llm.system_tokens
+    assert llm._llama.input_ids[: stats.cached_prompt_tokens].tolist() == prompt[: stats.cached_prompt_tokens]
+
+
+def test_forget_during_a_real_answer_leaves_the_history_as_before(llm: LlamaChat) -> None:
+    ask(llm, "What is the capital of France?")
+    before = llm.turns
+    question = "What do lighthouse keepers do all day?"
+    first, forgotten = threading.Event(), threading.Event()
+    deltas: list[str] = []
+
+    def consume() -> None:
+        for delta in llm.stream(question, threading.Event()):
+            deltas.append(delta)
+            first.set()
+            forgotten.wait(WAIT_S)  # the answer stays under way until forget() has returned
+
+    worker = threading.Thread(target=consume, daemon=True)
+    worker.start()
+    assert first.wait(WAIT_S)
+    assert returns_at_once(lambda: llm.forget(question))
+    forgotten.set()
+    worker.join(WAIT_S)
+    assert not worker.is_alive()
+    assert len(deltas) > 1 and llm.last_stats.stop_reason in ("stop", "length")  # it ran to its end
+    assert llm.turns == before
+    ask(llm, "And what is the capital of Italy?")
+    assert llm.last_stats.history_turns == 1
+
+
+def returns_at_once(fn: Callable[[], bool]) -> bool:
+    """fn() on another thread; it must return while an answer is under way, not wait for it."""
+    result: list[bool] = []
+    caller = threading.Thread(target=lambda: result.append(fn()), daemon=True)
+    caller.start()
+    caller.join(WAIT_S)
+    assert result, "it waited for the answer"
+    return result[0]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from appliance import EXIT_CONFIG, cli, config
 from appliance.config import Config, ConfigError
+from appliance.config_validation import Problem
 
 
 def load_text(tmp_path: Path, text: str | bytes) -> Config:
@@ -23,7 +24,7 @@ def load_text(tmp_path: Path, text: str | bytes) -> Config:
     return config.load(path)
 
 
-def problems(tmp_path: Path, text: str | bytes) -> list[config.Problem]:
+def problems(tmp_path: Path, text: str | bytes) -> list[Problem]:
     with pytest.raises(ConfigError) as info:
         load_text(tmp_path, text)
     assert cli.exit_code(info.value) == EXIT_CONFIG

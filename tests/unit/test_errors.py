@@ -18,7 +18,8 @@ from appliance import (
     cli,
     errors,
 )
-from appliance.config import ConfigError, Problem
+from appliance.config import ConfigError
+from appliance.config_validation import Problem
 from appliance.llm import LlmError
 from appliance.tts import VoiceError
 

@@ -6,7 +6,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from appliance.config import LlmConfig
-from appliance.llm import LONG_ANSWER, LlamaChat, Turn, common_prefix, fit_turns, messages_for, trim_to_tokens
+from appliance.llm import LONG_ANSWER, LlamaChat
+from appliance.prompt import (
+    FACTS_HEADER,
+    Turn,
+    common_prefix,
+    fit_answer,
+    fit_turns,
+    messages_for,
+    trim_to_tokens,
+    with_facts,
+)
 
 PER_MESSAGE = 4  # role header and end marker, like ChatML's <|im_start|>role\n ... <|im_end|>\n
 
@@ -95,6 +105,25 @@ def test_facts_are_trimmed_to_whole_lines_within_the_budget() -> None:
     assert trim_to_tokens(facts, 11, tokens) == "Anna and Ben live here.\nThe guest Wi-Fi is called Meadow."
     assert trim_to_tokens(facts, 3, tokens) == "Anna and Ben"  # a first line alone too long: its first words
     assert trim_to_tokens(facts, 0, tokens) == ""
+
+
+def test_facts_join_the_system_prompt_under_a_header() -> None:
+    def tokens(text: str) -> int:
+        return len(text.split())
+
+    system, whole = with_facts(" Be brief. ", "Anna lives here.\nThe cat is Tom.\n", 3, tokens)
+    assert system == "Be brief." + FACTS_HEADER + "Anna lives here." and not whole
+    whole_facts = "Be brief." + FACTS_HEADER + "Anna lives here."
+    assert with_facts("Be brief.", "Anna lives here.", 3, tokens) == (whole_facts, True)
+    assert with_facts("Be brief.", "", 10, tokens) == ("Be brief.", True)
+
+
+def test_a_long_answer_falls_back_to_the_short_budget_when_the_question_needs_the_room() -> None:
+    question = words(40, "q")  # 44 tokens, 49 with the system prompt
+    # n_ctx 100: a 64-token answer leaves 36 for the prompt (too few), a 32-token one leaves 68.
+    assert fit_answer("sys", [], question, count, 100, [64, 32], 0.6) == (0, 49, 32)
+    assert fit_answer("sys", [], question, count, 100, [64], 0.6) is None
+    assert fit_answer("sys", [], "hi", count, 100, [64, 32], 0.6) == (0, 10, 64)
 
 
 def test_common_prefix() -> None:
