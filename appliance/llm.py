@@ -289,9 +289,9 @@ class LlamaChat:
         first_at = last_at = None
         received = 0  # tokens sampled, the end-of-generation token included
         stats.stop_reason = "length"
-        if cancel.is_set():
+        if cancel.is_set():  # stopped before it began (an early answer dropped at once): nothing to keep
             stats.stop_reason = "cancelled"
-            return ""
+            return None
         probe: dict[str, Any] = {}
         self._probe = probe
         tokens = llama.generate(prompt, top_k=TOP_K, top_p=cfg.top_p, min_p=MIN_P, temp=cfg.temperature,

@@ -123,16 +123,6 @@ def test_same_words() -> None:
     assert not same_words("what is the time", "what is the time please")
 
 
-def test_chat_forget_takes_back_only_the_matching_last_turn() -> None:
-    from appliance.llm import LlamaChat, Turn
-
-    chat = LlamaChat.__new__(LlamaChat)  # no model needed for the history
-    chat.turns = [Turn("first question", "answer one"), Turn("what is the capital", "Paris.")]
-    assert not chat.forget("something else") and len(chat.turns) == 2
-    assert chat.forget("what  is the capital")
-    assert [t.user for t in chat.turns] == ["first question"]
-
-
 def test_early_silence_must_be_shorter_than_the_endpoint(tmp_path) -> None:
     from appliance.config import ConfigError, load
 

@@ -19,8 +19,8 @@ from appliance.config import LlmConfig
 from appliance.errors import ModelBusy, ModelError
 from appliance.llm import LlamaChat
 from appliance.prompt import Turn
+from tests.fixtures.waits import WAIT_S
 
-WAIT_S: Final = 30  # seconds any wait may take at most, so a broken lock fails instead of hanging
 EOS: Final = 0
 WORDS: Final = ["", "Hello", " there", ".", " Fine", " thanks", "!", " Paris"]
 HELLO, THERE, DOT, FINE, THANKS, BANG, PARIS = range(1, 8)
@@ -270,3 +270,14 @@ def test_a_closed_stream_lets_the_next_answer_in_and_keeps_no_turn() -> None:
     assert ask(chat, "How are you?") == "Fine"
     assert chat.turns == [Turn("How are you?", " Fine")]
     assert fake.log == ["start 1", "end 1", "start 2", "end 2"]
+
+
+def test_an_answer_stopped_and_forgotten_before_it_began_leaves_no_turn() -> None:
+    chat, fake = make_chat([HELLO, EOS], [PARIS, EOS])
+    ask(chat, "Hello?")
+    cancel = threading.Event()
+    cancel.set()  # stopped, and taken back, before its thread reached the model
+    assert not chat.forget("What is the capital of France?")
+    assert "".join(chat.stream("What is the capital of France?", cancel)) == ""
+    assert [t.user for t in chat.turns] == ["Hello?"]
+    assert fake.log == ["start 1", "end 1"]  # the model was not run for it
