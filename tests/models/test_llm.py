@@ -8,8 +8,7 @@ import threading
 from typing import Final
 
 from appliance.llm import TOO_LONG_REPLY, LlamaChat, messages_for
-
-WAIT_S: Final = 60  # seconds any wait in these tests may take at most
+from tests.fixtures.waits import SLOW_WAIT_S
 
 TOPICS: Final = ["gardening", "trains", "the ocean", "bread", "mountains", "jazz", "bicycles", "rain",
                  "owls", "chess", "volcanoes", "tea", "bridges", "the moon", "honey bees"]
@@ -117,10 +116,10 @@ def test_cancel_from_another_thread(llm: LlamaChat) -> None:
 
     worker = threading.Thread(target=consume, daemon=True)
     worker.start()
-    assert got_first.wait(WAIT_S)
+    assert got_first.wait(SLOW_WAIT_S)
     cancel.set()
     at_cancel = llm.last_stats.tokens
-    worker.join(WAIT_S)
+    worker.join(SLOW_WAIT_S)
     assert not worker.is_alive()
     assert llm.last_stats.stop_reason == "cancelled"
     assert llm.last_stats.tokens - at_cancel <= 1
