@@ -12,29 +12,10 @@ import numpy as np
 from appliance.audio import concat, read_wav, resample
 from appliance.config import AudioConfig
 from appliance.speaker import SpeakerSink
+from tests.fixtures.speech import best_alignment
 from tests.fixtures.waits import SLOW_WAIT_S, WAIT_S, wait_for
 
 MONITOR_RATE = 16000  # Hz: the fixture's null sink
-
-
-def record_in_background(pulse: Any, seconds: float, out: Path) -> threading.Thread:
-    """Start recording the monitor and return once audio is arriving (parec may be slow to connect)."""
-    thread = threading.Thread(target=pulse.record, args=(seconds + 2.0, out), daemon=True)
-    thread.start()
-    wait_for(lambda: out.exists() and out.stat().st_size > 44 + MONITOR_RATE * 2 // 5,  # header + 200 ms
-             "parec to write the monitor's audio")
-    return thread
-
-
-def best_alignment(recorded: np.ndarray, reference: np.ndarray) -> tuple[int, float]:
-    """(offset of reference in recorded, normalised correlation there), by FFT cross-correlation."""
-    n = len(recorded) + len(reference)
-    size = 1 << (n - 1).bit_length()
-    corr = np.fft.irfft(np.fft.rfft(recorded, size) * np.conj(np.fft.rfft(reference, size)), size)
-    offset = int(np.argmax(corr[: len(recorded) - len(reference) + 1]))
-    segment = recorded[offset:offset + len(reference)]
-    score = float(np.dot(segment, reference) / (np.linalg.norm(segment) * np.linalg.norm(reference) + 1e-12))
-    return offset, score
 
 
 def test_what_the_speaker_plays_reaches_the_device(pulse: Any, piper: Any, tmp_path: Path) -> None:
@@ -42,7 +23,7 @@ def test_what_the_speaker_plays_reaches_the_device(pulse: Any, piper: Any, tmp_p
     spoken = concat(chunks)
     with SpeakerSink(AudioConfig(output_device="pulse"), rate=piper.rate) as sink:
         assert sink.wait_ready(WAIT_S), sink.status()
-        recording = record_in_background(pulse, spoken.duration_s + 1.5, tmp_path / "monitor.wav")
+        recording = pulse.start_recording(spoken.duration_s + 3.5, tmp_path / "monitor.wav")
         sink.mark_turn()
         queued_at = time.monotonic()
         for chunk in chunks:
@@ -66,7 +47,7 @@ def test_stop_silences_the_device_within_100_ms(pulse: Any, piper: Any, tmp_path
     # Silence comes within the device's own buffering (audio.output_latency_ms) plus one block and the fade.
     with SpeakerSink(AudioConfig(output_device="pulse", output_latency_ms=40), rate=piper.rate) as sink:
         assert sink.wait_ready(WAIT_S), sink.status()
-        recording = record_in_background(pulse, spoken.duration_s + 1.0, tmp_path / "monitor.wav")
+        recording = pulse.start_recording(spoken.duration_s + 3.0, tmp_path / "monitor.wav")
         sink.mark_turn()
         queued_at = time.monotonic()
         sink.play(spoken)
@@ -115,7 +96,7 @@ def test_speaker_comes_back_after_the_sound_server_dies(pulse: Any, piper: Any, 
         wait_for(lambda: sink.reopens >= 1, "the speaker to come back", SLOW_WAIT_S)
         assert sink.status() == "ok"
         assert sink.wait_ready(WAIT_S)
-        recording = record_in_background(pulse, spoken.duration_s + 1.0, tmp_path / "after.wav")
+        recording = pulse.start_recording(spoken.duration_s + 3.0, tmp_path / "after.wav")
         sink.play(spoken)
         assert sink.drain(SLOW_WAIT_S)
     recording.join(SLOW_WAIT_S)
