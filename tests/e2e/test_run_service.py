@@ -71,7 +71,7 @@ class Notifications:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(2)
+        self._thread.join(WAIT_S)
         self.sock.close()
 
 

@@ -91,7 +91,7 @@ class Card:
     """A speaker over the buffer real sinks play from, whose sound card takes a block each tick().
 
     Nothing plays by itself: the card's time moves only when a test (or a synthesizer at work)
-    ticks it, so what it heard does not depend on how busy the machine is.
+    ticks it, so what it heard depends on the order of events alone, never on the wall clock.
     """
 
     def __init__(self) -> None:
