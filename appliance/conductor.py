@@ -263,9 +263,9 @@ class Conductor:
         if not self._thinking_played and self.limits.thinking_sound_due(turn, thinking, now):
             self._thinking_played = True
             self._earcon("thinking")
-        if answer.done:
-            follow = self.limits.follow_up(turn)
-            self._finish_turn(turn.outcome or "answered", now)
+        if answer.done:  # an answer stopped from outside (shutdown) ended because it was cancelled
+            follow = self.limits.follow_up(turn) and not answer.cancel.is_set()
+            self._finish_turn(turn.outcome or ("cancelled" if answer.cancel.is_set() else "answered"), now)
             if follow:
                 self._ignore_until = now + ECHO_TAIL_S
                 self._start_turn(None, now, follow_up=True)

@@ -29,6 +29,7 @@ from appliance.config import Config
 from appliance.mic import WavSource
 from appliance.wake import WakeWord
 from tests.fixtures.speech import RATE, SpeechMaker, load, noise, voiced_span
+from tests.fixtures.waits import SLOW_WAIT_S
 
 CHUNK: Final = 1280  # samples per 80 ms
 QUESTIONS: Final = ["what time is it", "set a timer for ten minutes", "turn on the kitchen lights",
@@ -82,7 +83,7 @@ def rtf(recognizer, speech: SpeechMaker) -> dict:
                 break
         else:
             utterance.finish()
-        utterance.wait(60.0)  # Whisper transcribes on its own thread
+        utterance.wait(SLOW_WAIT_S)  # Whisper transcribes on its own thread
         spent += time.process_time() - started
         wall += time.monotonic() - wall_started
         audio += len(chunks) * CHUNK / RATE

@@ -24,6 +24,8 @@ from typing import Any, Final
 ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.fixtures.waits import SLOW_WAIT_S, WAIT_S
+
 SENTENCES: Final = [
     "The Moon is the only natural satellite of the Earth.",
     "It takes about twenty seven days to go around us once.",
@@ -38,7 +40,6 @@ QUESTIONS: Final = [
 ]
 QWEN_CANDIDATES: Final = [ROOT / ".cache" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
                           ROOT / ".cache" / "llm-bench" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"]
-CLI_TIMEOUT_S: Final = 60.0
 QUIET_S: Final = 0.25  # seconds without output after which the CLI is done with a line
 BYTES_PER_SAMPLE: Final = 2  # int16 raw output
 
@@ -68,9 +69,9 @@ class PiperCli:
         self.proc.stdin.flush()
         first: float | None = None
         received = 0
-        deadline = started + CLI_TIMEOUT_S
+        deadline = started + SLOW_WAIT_S
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], QUIET_S if first is not None else CLI_TIMEOUT_S)
+            ready, _, _ = select.select([fd], [], [], QUIET_S if first is not None else SLOW_WAIT_S)
             if not ready:
                 if first is not None:
                     break
@@ -89,7 +90,7 @@ class PiperCli:
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         try:
-            self.proc.wait(10)
+            self.proc.wait(WAIT_S)
         except subprocess.TimeoutExpired:
             self.proc.kill()
 

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 
 from appliance import EXIT_CONFIG, EXIT_FAILURE, EXIT_USAGE, __version__
+from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S
 
 APPLIANCE = [sys.executable, "-m", "appliance.cli"]
 
 
-def run(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def run(*args: str, env: dict[str, str] | None = None,
+        timeout: float = SLOW_WAIT_S) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_CONFIG", "JOURNAL_STREAM")}
     full_env.update(env or {})
     return subprocess.run([*APPLIANCE, *args], capture_output=True, text=True, timeout=timeout,
@@ -75,7 +77,7 @@ def test_global_config_option_is_used(tmp_path: Path) -> None:
 def test_doctor_fails_on_a_bad_config_and_a_missing_model(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(f"models:\n  dir: {tmp_path}/none\n  dev_packages: false\n")
-    out = run("doctor", "--config", str(bad), timeout=300)
+    out = run("doctor", "--config", str(bad), timeout=LOAD_WAIT_S)
     assert out.returncode == EXIT_FAILURE
     lines = out.stdout.splitlines()
     llm_line = next(line for line in lines if "model llm" in line)

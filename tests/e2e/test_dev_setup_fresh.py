@@ -16,6 +16,7 @@ from typing import Final
 import pytest
 
 from tests.fixtures.checkout import built_llama_wheel, copy_checkout
+from tests.fixtures.waits import SLOW_WAIT_S
 
 FIRST_RUN_TIMEOUT_S: Final = 1800  # a fresh venv: every package downloaded (about 1 GB) and installed
 AGAIN_TIMEOUT_S: Final = 300
@@ -56,7 +57,7 @@ def test_set_up_from_nothing_then_again_then_with_a_dead_index(fresh: tuple[Path
     assert "llama.cpp ran a 48-token prompt" in out
     assert (checkout / ".venv/.appliance-dev-stamp").is_file()
     version = subprocess.run([str(checkout / ".venv/bin/appliance"), "--version"], capture_output=True, text=True,
-                             timeout=60, env=env, check=False)
+                             timeout=SLOW_WAIT_S, env=env, check=False)
     assert version.returncode == 0 and version.stdout.startswith("appliance "), version.stdout + version.stderr
     assert (checkout / ".cache/install-dev.log").read_text().count("llama.cpp ran a 48-token prompt") == 1
 

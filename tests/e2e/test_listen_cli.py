@@ -10,14 +10,14 @@ import sys
 import numpy as np
 import pytest
 
-TIMEOUT_S = 180
+from tests.fixtures.waits import LOAD_WAIT_S
 
 
 def listen(*args: str) -> subprocess.CompletedProcess:
     """The hearing-only part of `appliance listen` (tests/models/test_run_listen.py runs the whole turn)."""
     env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_CONFIG", "JOURNAL_STREAM")}
     return subprocess.run([sys.executable, "-m", "appliance.cli", "listen", "--hear-only", *args],
-                          capture_output=True, text=True, timeout=TIMEOUT_S, env=env, check=False)
+                          capture_output=True, text=True, timeout=LOAD_WAIT_S, env=env, check=False)
 
 
 @pytest.mark.parametrize("voice", ["piper", "espeak:en-us"])

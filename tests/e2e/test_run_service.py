@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -11,17 +12,23 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from appliance.turn import TURN_FIELDS
+from tests.fixtures.journal import Entry, Journal
+from tests.fixtures.pulse import Pulse
+from tests.fixtures.speech import SpeechMaker, best_alignment, load, voiced_span
+from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S, WAIT_S
 
-READY_TIMEOUT_S = 180.0  # model loading on a busy 2-core machine
-ANSWER_TIMEOUT_S = 60.0
+UNIT = Path(__file__).resolve().parents[2] / "systemd" / "appliance.service"
 WATCHDOG_USEC = 2_000_000  # WatchdogSec=2 s: fed every second
-EXIT_TIMEOUT_S = 5.0  # seconds the daemon may take after SIGTERM: well inside TimeoutStopSec (10 s)
+EXIT_TIMEOUT_S = int(re.search(r"^TimeoutStopSec=(\d+)", UNIT.read_text(), re.M)[1]) / 2
+"""Seconds the daemon may take after SIGTERM: half the unit's TimeoutStopSec, so systemd never kills it."""
 
 
 class Notifications:
@@ -64,7 +71,7 @@ class Notifications:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(2)
+        self._thread.join(WAIT_S)
         self.sock.close()
 
 
@@ -102,9 +109,44 @@ def sandboxed(command: list[str], state: Path) -> list[str]:
     return ["unshare", "--net", "--mount", "--", "sh", "-c", inner]
 
 
-@pytest.fixture()
-def daemon(tmp_path: Path, pulse, journal):
-    """`appliance run` started against the test's PulseAudio, notify socket and journald."""
+@dataclass
+class Daemon:
+    """`appliance run` as started by the fixture, with what the tests have done to it so far."""
+
+    proc: subprocess.Popen
+    notify: Notifications
+    log: Path
+    frozen: bool = False
+
+    def wait(self, predicate: Callable[[list[str]], bool], timeout: float = SLOW_WAIT_S,
+             since: float = 0.0) -> list[str]:
+        """The notifications once `predicate` holds for them; fails if the daemon exits first."""
+        return self.notify.wait(predicate, timeout, self.proc, since=since)
+
+
+@dataclass
+class Turn:
+    """One spoken question: the journal's turn entry and what the speaker played after the question."""
+
+    entry: Entry
+    answer: np.ndarray
+    question_match: float
+    """Normalised correlation of the question with the place it was found in the recording."""
+
+
+def listening(lines: list[str]) -> bool:
+    return "STATUS=Listening for 'hey jarvis'" in lines
+
+
+def waiting_for_the_microphone(lines: list[str]) -> bool:
+    return any(line.startswith("STATUS=Waiting") for line in lines)
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory, pulse: Pulse, journal: Journal) -> Iterator[Daemon]:
+    """`appliance run` started against the test's PulseAudio, notify socket and journald, once for the
+    module: the tests below take it from start to SIGTERM in the order they are written."""
+    tmp_path = tmp_path_factory.mktemp("run")
     notify = Notifications(tmp_path / "notify")
     state = tmp_path / "state"
     state.mkdir()
@@ -118,7 +160,7 @@ def daemon(tmp_path: Path, pulse, journal):
     command = sandboxed([sys.executable, "-m", "appliance.cli", "run", "--config", str(config)], state)
     proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        yield proc, notify, tmp_path / "run.log"
+        yield Daemon(proc, notify, tmp_path / "run.log")
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -129,78 +171,193 @@ def daemon(tmp_path: Path, pulse, journal):
             pulse.start()
 
 
-def test_run_under_notify_watchdog_and_journald(daemon, pulse, journal, speech, tmp_path: Path) -> None:
-    proc, notify, log = daemon
-    notify.wait(lambda ls: "READY=1" in ls, READY_TIMEOUT_S, proc)
-    if os.geteuid() == 0:  # the sandbox really holds: no network, no capabilities, / read-only
-        status = Path(f"/proc/{proc.pid}/status").read_text()
-        assert "CapEff:\t0000000000000000" in status and "NoNewPrivs:\t1" in status
-        assert os.readlink(f"/proc/{proc.pid}/ns/net") != os.readlink("/proc/self/ns/net")
-    notify.wait(lambda ls: "STATUS=Listening for 'hey jarvis'" in ls, 20, proc)  # once the mic is open
-    notify.wait(lambda ls: ls.count("WATCHDOG=1") >= 2, 10, proc)
-    loaded = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "models_loaded", pid=proc.pid)
+@pytest.fixture(scope="module")
+def ready(daemon: Daemon) -> Daemon:
+    """The daemon once it has notified READY=1 (its models are loaded)."""
+    daemon.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
+    return daemon
+
+
+# ---- start-up ---------------------------------------------------------------------------------
+
+def test_ready_is_notified_once_the_models_are_loaded(daemon: Daemon) -> None:
+    daemon.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
+
+
+def test_daemon_runs_inside_the_units_sandbox(ready: Daemon) -> None:
+    """No network, no capabilities, no new privileges: the unit's settings, as far as a test has them."""
+    if os.geteuid() != 0:
+        pytest.skip("the sandbox is set up only when the tests run as root")
+    pid = ready.proc.pid
+    status = Path(f"/proc/{pid}/status").read_text()
+    assert "CapEff:\t0000000000000000" in status and "NoNewPrivs:\t1" in status
+    assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
+
+
+def test_status_says_listening_once_the_microphone_is_open(ready: Daemon) -> None:
+    ready.wait(listening)
+
+
+def test_watchdog_is_fed_while_listening(ready: Daemon) -> None:
+    ready.wait(lambda ls: ls.count("WATCHDOG=1") >= 2)
+
+
+def test_models_loaded_entry_gives_each_models_load_time(ready: Daemon, journal: Journal) -> None:
+    loaded = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "models_loaded", pid=ready.proc.pid)
     assert all(loaded[0].get(f"{k}_LOAD_MS", "").isdigit() for k in ("WAKE", "ASR", "LLM", "TTS")), loaded[0]
 
-    # A question played into the null sink is heard from its monitor and answered into the sink.
+
+# ---- a spoken question ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def turn(ready: Daemon, pulse: Pulse, journal: Journal, speech: SpeechMaker,
+         tmp_path_factory: pytest.TempPathFactory) -> Turn:
+    """A question played into the null sink, heard from its monitor, answered into the sink."""
+    assert not ready.frozen, "a question needs a daemon that is not frozen"
+    ready.wait(listening)  # the microphone is open
     question = speech.join([speech("hey jarvis"), 0.4, speech("what is the capital of France?"), 1.0])
-    recording = tmp_path / "heard.wav"
-    recorder = threading.Thread(target=pulse.record, args=(25.0, recording))
-    recorder.start()
-    time.sleep(0.3)
+    recording = tmp_path_factory.mktemp("turn") / "heard.wav"
+    recorder = pulse.start_recording(25.0, recording)
     pulse.play(question)
-    turns = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "turn", pid=proc.pid, timeout=ANSWER_TIMEOUT_S)
-    recorder.join(40)
-    turn = turns[0]
-    missing = [f for f in TURN_FIELDS if f not in turn]
-    assert not missing, f"turn entry lacks {missing}: {turn}"
-    assert turn["OUTCOME"] == "answered" and turn["ROUTE"] == "llm" and turn["WAKE_WORD"] == "hey_jarvis"
+    entries = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "turn", pid=ready.proc.pid,
+                               timeout=SLOW_WAIT_S)
+    recorder.join(SLOW_WAIT_S)
+    heard, asked = load(recording), load(question)
+    at, match = best_alignment(heard, asked)  # where the question is in the recording
+    return Turn(entries[0], heard[at + len(asked):], match)
+
+
+def test_turn_entry_has_every_field(turn: Turn) -> None:
+    missing = [f for f in TURN_FIELDS if f not in turn.entry]
+    assert not missing, f"turn entry lacks {missing}: {turn.entry}"
+
+
+def test_question_after_the_wake_word_is_answered_by_the_model(turn: Turn) -> None:
+    entry = turn.entry
+    assert entry["OUTCOME"] == "answered" and entry["ROUTE"] == "llm" and entry["WAKE_WORD"] == "hey_jarvis"
+
+
+def test_turn_entry_times_and_counts_each_stage(turn: Turn) -> None:
     for field in ("ASR_MS", "FIRST_AUDIO_MS", "TURN_MS", "LLM_TOKENS", "PROMPT_TOKENS"):
-        assert float(turn[field]) > 0, (field, turn)
+        assert float(turn.entry[field]) > 0, (field, turn.entry)
+
+
+def test_time_to_first_token_is_never_negative(turn: Turn) -> None:
     # An answer started from the early transcript may have its first token before the question
     # was confirmed over: TTFT_MS then counts from the confirmation and is 0, never negative.
-    assert float(turn["TTFT_MS"]) >= 0 and (float(turn["TTFT_MS"]) > 0 or turn.get("PREEMPTIVE") == "1"), turn
-    assert "TRANSCRIPT" not in turn  # private by default
-    from tests.fixtures.speech import load, voiced_span
+    entry = turn.entry
+    ttft_ms = float(entry["TTFT_MS"])
+    assert ttft_ms >= 0 and (ttft_ms > 0 or entry.get("PREEMPTIVE") == "1"), entry
 
-    heard = load(recording)
-    q_len = len(load(question))
-    after = heard[int(0.3 * 16000) + q_len:]  # what the sink got after the question: the answer
-    assert _rms(after) > 0.01, "no answer was played into the sink"
-    assert voiced_span(after)[1] - voiced_span(after)[0] > 0.5
-    assert len(_transcribe(after).split()) >= 2  # speech, not noise
 
-    # The microphone goes away: STATUS says it waits, and the watchdog is still fed.
+def test_transcript_stays_out_of_the_journal_by_default(turn: Turn) -> None:
+    assert "TRANSCRIPT" not in turn.entry
+
+
+def test_answer_is_spoken_into_the_speaker(turn: Turn) -> None:
+    assert turn.question_match > 0.8, f"the question is not in the recording ({turn.question_match:.2f})"
+    assert _rms(turn.answer) > 0.01, "no answer was played into the sink"
+    start_s, end_s = voiced_span(turn.answer)
+    assert end_s - start_s > 0.5
+    assert len(_transcribe(turn.answer).split()) >= 2  # speech, not noise
+
+
+# ---- the microphone goes away and comes back ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def microphone_pulled(ready: Daemon, pulse: Pulse) -> float:
+    """The sound server killed (the USB microphone pulled out); when that was, time.monotonic()."""
+    assert not ready.frozen, "the microphone's loss is seen by a daemon that is not frozen"
+    ready.wait(listening)  # it had the microphone
     pulse.kill()
-    mark = time.monotonic()
-    notify.wait(lambda ls: any(x.startswith("STATUS=Waiting") for x in ls), 20, proc, since=mark)
+    return time.monotonic()
+
+
+def test_status_says_it_waits_for_the_lost_microphone(ready: Daemon, microphone_pulled: float) -> None:
+    ready.wait(waiting_for_the_microphone, since=microphone_pulled)
+
+
+def test_watchdog_is_still_fed_while_the_microphone_is_lost(ready: Daemon, microphone_pulled: float) -> None:
+    ready.wait(waiting_for_the_microphone, since=microphone_pulled)
     waiting = time.monotonic()
-    notify.wait(lambda ls: ls.count("WATCHDOG=1") >= 3, 15, proc, since=waiting)
-    assert journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "device_lost", pid=proc.pid)
+    ready.wait(lambda ls: ls.count("WATCHDOG=1") >= 3, since=waiting)
+
+
+def test_lost_microphone_is_journaled(ready: Daemon, microphone_pulled: float, journal: Journal) -> None:
+    assert journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "device_lost", pid=ready.proc.pid)
+
+
+@pytest.fixture(scope="module")
+def microphone_back(ready: Daemon, microphone_pulled: float, pulse: Pulse) -> float:
+    """The sound server started again once the daemon saw it gone; when that was, time.monotonic()."""
+    ready.wait(waiting_for_the_microphone, since=microphone_pulled)
     pulse.start()
-    notify.wait(lambda ls: "STATUS=Listening for 'hey jarvis'" in ls, 30, proc, since=waiting)
-    assert journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "device_back", pid=proc.pid)
+    return time.monotonic()
 
-    # A frozen conductor (the debug hook) stops the watchdog: systemd would restart it.
+
+def test_status_says_listening_again_once_the_microphone_is_back(ready: Daemon,
+                                                                  microphone_back: float) -> None:
+    ready.wait(listening, since=microphone_back)
+
+
+def test_microphone_back_is_journaled(ready: Daemon, microphone_back: float, journal: Journal) -> None:
+    assert journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "device_back", pid=ready.proc.pid)
+
+
+# ---- a hung conductor, then SIGTERM ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def frozen(ready: Daemon) -> float:
+    """The conductor loop frozen by the debug hook, as a hung model call would; when (µs since the epoch)."""
     freeze_us = time.time() * 1e6
-    os.kill(proc.pid, signal.SIGUSR2)
-    starved = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "watchdog"
-                               and int(e["__REALTIME_TIMESTAMP"]) > freeze_us, pid=proc.pid)
-    assert starved[0]["REASON"] == "the conductor loop has not turned"
-    frozen = time.monotonic()
-    time.sleep(3 * WATCHDOG_USEC / 1e6)  # systemd would have restarted it by now
-    assert "WATCHDOG=1" not in notify.lines(since=frozen)
+    os.kill(ready.proc.pid, signal.SIGUSR2)
+    ready.frozen = True
+    return freeze_us
 
-    # SIGTERM: STOPPING=1 and a clean exit, even frozen.
-    os.kill(proc.pid, signal.SIGTERM)
+
+def starved_since(journal: Journal, daemon: Daemon, freeze_us: float) -> list[Entry]:
+    """The watchdog entries the daemon sent after the freeze (waits for the first)."""
+    return journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "watchdog"
+                            and int(e["__REALTIME_TIMESTAMP"]) > freeze_us, pid=daemon.proc.pid)
+
+
+def test_frozen_conductor_is_journaled_as_the_watchdogs_reason(ready: Daemon, frozen: float,
+                                                                journal: Journal) -> None:
+    assert starved_since(journal, ready, frozen)[0]["REASON"] == "the conductor loop has not turned"
+
+
+def test_frozen_conductor_stops_the_watchdog(ready: Daemon, frozen: float, journal: Journal) -> None:
+    starved_since(journal, ready, frozen)
+    since = time.monotonic()
+    # systemd restarts a service that sends no WATCHDOG=1 for WatchdogSec: none comes in three of those.
+    window_s = 3 * WATCHDOG_USEC / 1e6
+    pinged = ready.notify.wait(lambda ls: "WATCHDOG=1" in ls or time.monotonic() > since + window_s,
+                               window_s + WAIT_S, ready.proc, since=since)
+    assert "WATCHDOG=1" not in pinged
+
+
+@pytest.fixture(scope="module")
+def stopped(ready: Daemon, frozen: float, journal: Journal) -> int | None:
+    """SIGTERM to the frozen daemon; its exit code, or None if it had not exited EXIT_TIMEOUT_S later."""
+    starved_since(journal, ready, frozen)  # frozen for sure
+    os.kill(ready.proc.pid, signal.SIGTERM)
     try:
-        code = proc.wait(EXIT_TIMEOUT_S)
+        return ready.proc.wait(EXIT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"appliance run did not exit within {EXIT_TIMEOUT_S} s of SIGTERM; log:\n{log.read_text()[-3000:]}")
-    assert code == 0, log.read_text()[-3000:]
-    assert "STOPPING=1" in notify.lines()
+        return None
 
 
-def test_stats_reads_the_turns_back(journal, tmp_path: Path) -> None:
+def test_sigterm_ends_even_a_frozen_daemon_cleanly(ready: Daemon, stopped: int | None) -> None:
+    assert stopped is not None, (f"appliance run did not exit within {EXIT_TIMEOUT_S} s of SIGTERM; "
+                                 f"log:\n{ready.log.read_text()[-3000:]}")
+    assert stopped == 0, ready.log.read_text()[-3000:]
+
+
+def test_sigterm_notifies_stopping(ready: Daemon, stopped: int | None) -> None:
+    assert "STOPPING=1" in ready.notify.lines()
+
+
+def test_stats_reads_the_turns_back(journal: Journal, tmp_path: Path) -> None:
     """`appliance stats --json` over turn entries sent to the real journald."""
     script = ("from appliance.service import Journal\nfrom appliance.turn import TurnRecord\n"
               "j = Journal(False)\n"
@@ -208,10 +365,10 @@ def test_stats_reads_the_turns_back(journal, tmp_path: Path) -> None:
               "    j.turn(TurnRecord(turn_id=i + 1, wake_word='hey_jarvis', wake_score=0.9, route='llm',\n"
               "        outcome='answered', wake_at=0.0, speech_end_at=1.0, transcript_at=1.2, first_token_at=1.3,\n"
               "        first_sentence_at=1.35, first_audio_at=1.0 + ms / 1000, end_at=3.0))\n")
-    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=SLOW_WAIT_S)
     journal.wait_for(lambda e: e.get("TURN_ID") == "3" and e.get("APPLIANCE_EVENT") == "turn")
     result = subprocess.run([sys.executable, "-m", "appliance.cli", "stats", "--since", "10m ago", "--json"],
-                            check=False, capture_output=True, text=True, timeout=60)
+                            check=False, capture_output=True, text=True, timeout=SLOW_WAIT_S)
     assert result.returncode == 0, result.stderr
     import json
 

@@ -13,6 +13,8 @@ from typing import Final
 
 import pytest
 
+from tests.fixtures.waits import SLOW_WAIT_S
+
 APPLIANCE = [sys.executable, "-m", "appliance.cli"]
 TIMER_S: Final = 300  # seconds: the 5 minute timer
 UNIT_S: Final = {"hour": 3600, "minute": 60, "second": 1}
@@ -33,7 +35,7 @@ def config(tmp_path: Path) -> Path:
 def ask(config: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_CONFIG", "JOURNAL_STREAM")}
     return subprocess.run([*APPLIANCE, "--config", str(config), "ask", *args], capture_output=True, text=True,
-                          timeout=120, env=env, check=False)
+                          timeout=SLOW_WAIT_S, env=env, check=False)
 
 
 def said_seconds(text: str) -> int:

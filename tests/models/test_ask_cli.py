@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Final
 
-CLI_TIMEOUT_S: Final = 300
+from tests.fixtures.waits import LOAD_WAIT_S
+
 KEYS: Final = {"question", "answer", "route", "sentences", "prompt_tokens", "cached_prompt_tokens",
                "ttft_ms", "tokens", "tokens_per_s"}
 
@@ -17,7 +18,7 @@ def run_ask(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     config = tmp_path / "appliance.yaml"
     config.write_text("llm:\n  seed: 1234\nlogging:\n  level: WARNING\n", encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "appliance.cli", "ask", "--config", str(config), *args],
-                          capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+                          capture_output=True, text=True, timeout=LOAD_WAIT_S, check=False)
 
 
 def test_json_answer_has_paris_and_timings(tmp_path: Path) -> None:

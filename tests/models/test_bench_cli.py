@@ -7,11 +7,13 @@ import os
 import subprocess
 import sys
 
+from tests.fixtures.waits import LOAD_WAIT_S
+
 
 def test_bench_measures_both_settings_side_by_side() -> None:
     env = {k: v for k, v in os.environ.items() if k != "APPLIANCE_CONFIG"}
     out = subprocess.run([sys.executable, "-m", "appliance.cli", "bench", "--reps", "1", "--json"],
-                         capture_output=True, text=True, timeout=900, env=env, check=False)
+                         capture_output=True, text=True, timeout=3 * LOAD_WAIT_S, env=env, check=False)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert set(result["settings"]) == {"flash_attn off", "flash_attn on"}

@@ -8,12 +8,13 @@ import sys
 
 from appliance import models
 from appliance.config import Config
+from tests.fixtures.waits import LOAD_WAIT_S
 
 
 def test_doctor_names_every_model_source_and_passes() -> None:
     env = {k: v for k, v in os.environ.items() if k != "APPLIANCE_CONFIG"}
     out = subprocess.run([sys.executable, "-m", "appliance.cli", "doctor", "--checksums"],
-                         capture_output=True, text=True, timeout=600, env=env, check=False)
+                         capture_output=True, text=True, timeout=2 * LOAD_WAIT_S, env=env, check=False)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = {line.split()[1] + (" " + line.split()[2] if line.split()[1] == "model" else ""): line
              for line in out.stdout.splitlines() if line[:4].strip() in ("ok", "warn", "fail")}

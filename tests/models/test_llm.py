@@ -13,8 +13,7 @@ import pytest
 
 from appliance.llm import TOO_LONG_REPLY, LlamaChat
 from appliance.prompt import messages_for
-
-WAIT_S: Final = 60  # seconds any wait in these tests may take at most
+from tests.fixtures.waits import SLOW_WAIT_S
 
 TOPICS: Final = ["gardening", "trains", "the ocean", "bread", "mountains", "jazz", "bicycles", "rain",
                  "owls", "chess", "volcanoes", "tea", "bridges", "the moon", "honey bees"]
@@ -122,10 +121,10 @@ def test_cancel_from_another_thread(llm: LlamaChat) -> None:
 
     worker = threading.Thread(target=consume, daemon=True)
     worker.start()
-    assert got_first.wait(WAIT_S)
+    assert got_first.wait(SLOW_WAIT_S)
     cancel.set()
     at_cancel = llm.last_stats.tokens
-    worker.join(WAIT_S)
+    worker.join(SLOW_WAIT_S)
     assert not worker.is_alive()
     assert llm.last_stats.stop_reason == "cancelled"
     assert llm.last_stats.tokens - at_cancel <= 1
@@ -220,14 +219,14 @@ def test_two_questions_at_once_take_turns_in_the_context(llm: LlamaChat,
     together = threading.Barrier(len(questions))
 
     def ask_together(question: str) -> None:
-        together.wait(WAIT_S)
+        together.wait(SLOW_WAIT_S)
         answers[question] = ask(llm, question)
 
     askers = [threading.Thread(target=ask_together, args=(q,), daemon=True) for q in questions]
     for asker in askers:
         asker.start()
     for asker in askers:
-        asker.join(WAIT_S)
+        asker.join(SLOW_WAIT_S)
         assert not asker.is_alive()
     assert running == [0, 1]  # never two generations in the llama context at once
     assert "Paris" in answers[questions[0]] and "Rome" in answers[questions[1]]
@@ -252,14 +251,14 @@ def test_forget_during_a_real_answer_leaves_the_history_as_before(llm: LlamaChat
         for delta in llm.stream(question, threading.Event()):
             deltas.append(delta)
             first.set()
-            forgotten.wait(WAIT_S)  # the answer stays under way until forget() has returned
+            forgotten.wait(SLOW_WAIT_S)  # the answer stays under way until forget() has returned
 
     worker = threading.Thread(target=consume, daemon=True)
     worker.start()
-    assert first.wait(WAIT_S)
+    assert first.wait(SLOW_WAIT_S)
     assert returns_at_once(lambda: llm.forget(question))
     forgotten.set()
-    worker.join(WAIT_S)
+    worker.join(SLOW_WAIT_S)
     assert not worker.is_alive()
     assert len(deltas) > 1 and llm.last_stats.stop_reason in ("stop", "length")  # it ran to its end
     assert llm.turns == before
@@ -272,6 +271,6 @@ def returns_at_once(fn: Callable[[], bool]) -> bool:
     result: list[bool] = []
     caller = threading.Thread(target=lambda: result.append(fn()), daemon=True)
     caller.start()
-    caller.join(WAIT_S)
+    caller.join(SLOW_WAIT_S)
     assert result, "it waited for the answer"
     return result[0]

@@ -10,8 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from appliance.turn import TIMING_KEYS
-
-LISTEN_TIMEOUT_S = 300  # model loading plus a real-time turn on a busy 2-core machine
+from tests.fixtures.waits import LOAD_WAIT_S
 
 
 def _transcribe(path: Path) -> str:
@@ -37,7 +36,7 @@ def test_listen_answers_the_capital_of_france(speech, tmp_path: Path) -> None:
     config.write_text(f"asr:\n  engine: whisper\nllm:\n  temperature: 0.0\nservice:\n  state_dir: {tmp_path}\n")
     result = subprocess.run([sys.executable, "-m", "appliance.cli", "listen", "--wav", str(question),
                              "--out", str(reply), "--json", "--config", str(config)],
-                            check=False, capture_output=True, text=True, timeout=LISTEN_TIMEOUT_S)
+                            check=False, capture_output=True, text=True, timeout=LOAD_WAIT_S)
     assert result.returncode == 0, result.stderr[-3000:]
     record = json.loads(result.stdout.strip().splitlines()[-1])
     assert record["wake"]["word"] == "hey_jarvis"

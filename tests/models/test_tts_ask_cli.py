@@ -10,8 +10,8 @@ from typing import Any, Final
 
 from appliance.audio import read_wav
 from appliance.textclean import for_speech
+from tests.fixtures.waits import LOAD_WAIT_S
 
-CLI_TIMEOUT_S: Final = 300
 MIN_WORDS_HEARD: Final = 0.7  # share of the answer's words (4+ letters) Whisper must hear in the WAV
 
 
@@ -21,7 +21,7 @@ def test_ask_out_writes_the_spoken_answer(tmp_path: Path, transcribe: Any) -> No
     out = tmp_path / "reply.wav"
     done = subprocess.run([sys.executable, "-m", "appliance.cli", "ask", "--config", str(config),
                            "--out", str(out), "Tell me a short fact about the moon."],
-                          capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+                          capture_output=True, text=True, timeout=LOAD_WAIT_S, check=False)
     assert done.returncode == 0, done.stderr
     answer = done.stdout.strip()
     assert answer

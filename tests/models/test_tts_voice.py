@@ -12,9 +12,9 @@ import pytest
 from appliance.audio import concat, read_wav
 from appliance.playback import WavSink
 from appliance.tts import SpeechWorker
+from tests.fixtures.waits import SLOW_WAIT_S, wait_for
 
 MAX_EXTRA_GAP_S = 0.030  # seconds of silence playback may add to any pause Piper made itself
-WAIT_S = 60.0
 
 SENTENCES = [
     "The Moon is the only natural satellite of the Earth.",
@@ -63,7 +63,7 @@ def test_three_sentences_play_without_gaps_beyond_pipers_own(piper: Any, tmp_pat
         worker.say(sentence)
         time.sleep(0.2)
     worker.finish()
-    assert worker.wait(WAIT_S)
+    assert worker.wait(SLOW_WAIT_S)
     sink.close()
     given = concat(synth.chunks).to_float()[:, 0]
     played = read_wav(tmp_path / "reply.wav").to_float()[:, 0]
@@ -84,12 +84,10 @@ def test_stop_mid_sentence_ends_the_audio_within_100_ms(piper: Any, tmp_path: Pa
     sink = WavSink(tmp_path / "stopped.wav", realtime=True)
     sink.mark_turn()
     sink.play(chunk)
-    deadline = time.monotonic() + WAIT_S
-    while sink.frames_written < chunk.rate * 1.5 and time.monotonic() < deadline:
-        time.sleep(0.005)
+    wait_for(lambda: sink.frames_written >= chunk.rate * 1.5, "1.5 s of the sentence played", SLOW_WAIT_S)
     at_stop = sink.frames_written
     sink.stop()
-    assert sink.drain(WAIT_S)
+    assert sink.drain(SLOW_WAIT_S)
     time.sleep(0.2)
     sink.close()
     played = read_wav(tmp_path / "stopped.wav").to_float()[:, 0]

@@ -18,6 +18,7 @@ from appliance.config import AsrConfig, Config
 from appliance.endpoint import Endpointer
 from appliance.wake_text import strip_wake_echo, wake_name, wake_words
 from appliance.models import ModelMissing
+from tests.fixtures.waits import WAIT_S
 
 CHUNK_S = 0.08
 
@@ -253,11 +254,11 @@ class GatedEngine(FakeEngine):
 
     def early(self) -> Callable[[], str]:
         job = super().early()
-        return lambda: self.go.wait(5.0) and job()
+        return lambda: self.go.wait(WAIT_S) and job()
 
     def final(self) -> Callable[[], str]:
         job = super().final()
-        return lambda: self.go.wait(5.0) and job()
+        return lambda: self.go.wait(WAIT_S) and job()
 
 
 def test_on_a_worker_nothing_waits_and_the_early_run_in_flight_becomes_the_final_one() -> None:
@@ -270,7 +271,7 @@ def test_on_a_worker_nothing_waits_and_the_early_run_in_flight_becomes_the_final
     assert results == [None] * 12 and utterance.ended and utterance.busy and utterance.early is None
     assert utterance.poll() is None
     engine.go.set()
-    final = utterance.wait(5.0)
+    final = utterance.wait(WAIT_S)
     assert final is not None and final.text == "early at 7" and final.outcome == "speech"
     assert engine.early_calls == [7] and engine.final_calls == []  # the pause's one run, not a second
     assert not utterance.busy and utterance.feed(chunk()) is final

@@ -28,8 +28,8 @@ from appliance import (
 )
 from appliance.config import Config, ModelsConfig
 from appliance.fetch import ChecksumMismatch, FetchError, ModelFile
+from tests.fixtures.waits import WAIT_S
 
-STALL_LIMIT_S = 10.0  # a stalling handler gives up after this at the latest, so no test can hang
 FAST = {"timeout_s": 2.0, "backoff_s": 0.01}
 
 
@@ -84,7 +84,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
         plan.sent += len(chunk)
         if kind == "stall":
-            plan.release.wait(STALL_LIMIT_S)
+            plan.release.wait(WAIT_S)  # a stalling handler gives up by then, so no test can hang
         if kind in ("cut", "stall"):
             self.close_connection = True
             try:
@@ -107,7 +107,7 @@ def server() -> Iterator[tuple[str, Plan]]:
         plan.release.set()
         httpd.shutdown()
         httpd.server_close()
-        thread.join(timeout=5)
+        thread.join(WAIT_S)
 
 
 def entry_for(base: str, name: str, body: bytes, **kw: object) -> ModelFile:

@@ -15,23 +15,23 @@ from packaging.requirements import Requirement
 
 from appliance import EXIT_CONFIG, EXIT_SOFTWARE, EXIT_USAGE
 from tests.fixtures.checkout import built_llama_wheel
+from tests.fixtures.waits import SLOW_WAIT_S
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "install.sh"
 VENV_BIN = Path(sys.executable).parent
-TIMEOUT_S = 60
 NOT_ROOT = 'id() { if [[ "$1" == -u ]]; then echo 1000; else command id "$@"; fi; }\n'  # is_root says no
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=TIMEOUT_S,
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=SLOW_WAIT_S,
                           env={**os.environ, **(env or {})})
 
 
 def sourced(snippet: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run bash code with the script's functions defined (sourcing it runs nothing)."""
     return subprocess.run(["bash", "-c", f'source "{SCRIPT}"\n{snippet}'], capture_output=True, text=True,
-                          timeout=TIMEOUT_S, env={**os.environ, **(env or {})})
+                          timeout=SLOW_WAIT_S, env={**os.environ, **(env or {})})
 
 
 def test_shellcheck_is_clean() -> None:
@@ -40,7 +40,7 @@ def test_shellcheck_is_clean() -> None:
         pytest.skip("shellcheck is not installed (scripts/install.sh --dev installs it)")
     parts = [str(SCRIPT), *map(str, sorted((ROOT / "scripts/lib").glob("*.sh")))]
     result = subprocess.run([shellcheck, "--severity=style", "--external-sources", *parts], capture_output=True,
-                            text=True, timeout=TIMEOUT_S, cwd=ROOT)
+                            text=True, timeout=SLOW_WAIT_S, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from appliance import llama_build
+from tests.fixtures.waits import SLOW_WAIT_S
 
 PI5_FEATURES = "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp"
 PI4_FEATURES = "fp asimd evtstrm crc32 cpuid"
@@ -86,7 +87,7 @@ def test_summary_lists_features_and_backends() -> None:
 def run_script(*args: str) -> subprocess.CompletedProcess[str]:
     # As install.sh runs it: the file itself, by path, with no package around it.
     return subprocess.run([sys.executable, str(Path(llama_build.__file__)), *args], capture_output=True, text=True,
-                          timeout=60, check=False)
+                          timeout=SLOW_WAIT_S, check=False)
 
 
 def test_script_on_a_folder_without_a_build_says_so(tmp_path: Path) -> None:

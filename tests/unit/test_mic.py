@@ -9,6 +9,7 @@ import wave
 import numpy as np
 import pytest
 
+from appliance import mic as mic_module
 from appliance.config import AudioConfig
 from appliance.mic import MicSource, WavSource
 from tests.fixtures.waits import WAIT_S, wait_for
@@ -41,15 +42,36 @@ def test_wav_source_gives_80ms_chunks_of_16k_mono(tmp_path, rate, channels, widt
     assert abs(np.argmax(np.abs(np.fft.rfft(mono))) - 400) <= 1
 
 
-def test_wav_source_paced_in_real_time_takes_as_long_as_the_audio(tmp_path) -> None:
+class StreamClock:
+    """Stands in for the time module: sleep() moves the clock on at once, so pacing costs no wall time."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.sleeps = 0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps += 1
+        self.now += seconds
+
+
+def test_wav_source_paced_in_real_time_hands_out_each_chunk_when_it_is_due(tmp_path, monkeypatch) -> None:
     write(tmp_path / "a.wav", np.zeros(16000 // 2), 16000)
-    fast_start = time.monotonic()
-    list(WavSource(tmp_path / "a.wav"))
-    fast = time.monotonic() - fast_start
-    start = time.monotonic()
-    list(WavSource(tmp_path / "a.wav", realtime=True))
-    paced = time.monotonic() - start
-    assert paced > 0.4 and paced > 5 * fast  # ~0.48 s of audio; ratios only, never absolute limits
+    clock = StreamClock()
+    monkeypatch.setattr(mic_module, "time", clock)
+    assert len(list(WavSource(tmp_path / "a.wav"))) == 7  # 0.5 s in 80 ms chunks
+    assert clock.sleeps == 0  # not paced: it never waits
+    paced = WavSource(tmp_path / "a.wav", realtime=True)
+    handed_at = []
+    assert paced.read() is not None
+    handed_at.append(clock.now)
+    assert paced.read(timeout=0.05) is None  # the next chunk is 80 ms away: a short read gives up
+    assert clock.now == pytest.approx(handed_at[0] + 0.05)
+    while paced.read() is not None:
+        handed_at.append(clock.now)
+    assert handed_at == pytest.approx([100.0 + 0.08 * k for k in range(7)])  # each at its time in the file
 
 
 class FakeStream:

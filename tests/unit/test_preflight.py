@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from appliance import models, preflight
+from tests.fixtures.waits import SLOW_WAIT_S
 
 
 def test_memory_thresholds() -> None:
@@ -44,9 +45,10 @@ def test_runs_by_path_with_the_standard_library_only(tmp_path: Path) -> None:
     # As install.sh runs it before any venv exists: -S -I keeps site-packages (and this checkout) away.
     (tmp_path / "os-release").write_text('ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12"\n')
     result = subprocess.run([sys.executable, "-S", "-I", str(Path(preflight.__file__)), "os",
-                             str(tmp_path / "os-release")], capture_output=True, text=True, timeout=60, check=False)
+                             str(tmp_path / "os-release")], capture_output=True, text=True, timeout=SLOW_WAIT_S,
+                            check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "ok: OS: Debian GNU/Linux 12\n"
     unknown = subprocess.run([sys.executable, "-S", "-I", str(Path(preflight.__file__)), "nose"],
-                             capture_output=True, text=True, timeout=60, check=False)
+                             capture_output=True, text=True, timeout=SLOW_WAIT_S, check=False)
     assert unknown.returncode == 64 and "unknown check 'nose'" in unknown.stderr

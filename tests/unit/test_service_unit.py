@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from appliance import EXIT_CONFIG
+from tests.fixtures.waits import SLOW_WAIT_S
 
 UNIT = Path(__file__).resolve().parents[2] / "systemd" / "appliance.service"
-ANALYZE_TIMEOUT_S = 60
 MAX_EXPOSURE = 2.0
 
 pytestmark = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
@@ -45,14 +45,14 @@ def test_verify_is_clean(tmp_path: Path) -> None:
     unit = tmp_path / "appliance.service"
     unit.write_text(text.replace("/opt/appliance/venv/bin/appliance", str(exe)))
     result = subprocess.run(["systemd-analyze", "verify", str(unit)], check=False, capture_output=True, text=True,
-                            timeout=ANALYZE_TIMEOUT_S)
+                            timeout=SLOW_WAIT_S)
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == "", result.stderr
 
 
 def test_security_exposure_is_at_most_two() -> None:
     result = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager", str(UNIT)],
-                            check=False, capture_output=True, text=True, timeout=ANALYZE_TIMEOUT_S)
+                            check=False, capture_output=True, text=True, timeout=SLOW_WAIT_S)
     match = re.search(r"Overall exposure level for \S+: ([0-9.]+)", result.stdout + result.stderr)
     assert match, result.stdout + result.stderr
     assert float(match.group(1)) <= MAX_EXPOSURE, result.stdout

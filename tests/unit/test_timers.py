@@ -14,6 +14,7 @@ import pytest
 
 from appliance.config import SkillsConfig
 from appliance.timers import MAX_TIMERS, STATE_FILE, ManualClock, TimerError, Timers
+from tests.fixtures.waits import SLOW_WAIT_S
 
 REPEAT = SkillsConfig(timer_repeat_s=60.0, timer_repeat_interval_s=10.0)
 
@@ -105,7 +106,7 @@ def test_another_process_sees_and_changes_the_same_timers(tmp_path: Path) -> Non
         "t = Timers(Path(sys.argv[1])); print([x.name for x in t.all()]); t.add(60, 'tea')\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
-                         timeout=60, check=True)
+                         timeout=SLOW_WAIT_S, check=True)
     assert out.stdout.strip() == "['pasta']"
     assert sorted(t.name for t in daemon.all()) == ["pasta", "tea"]
     tea = next(t for t in daemon.all() if t.name == "tea")

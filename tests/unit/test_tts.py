@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,9 +14,9 @@ import pytest
 from appliance import cli
 from appliance.audio import AudioChunk
 from appliance.config import TtsConfig
-from appliance.playback import WavSink
+from appliance.playback import BLOCK_MS, Playback
 from appliance.tts import PiperSynthesizer, SpeechWorker, VoiceError, load_voice
-from tests.fixtures.waits import WAIT_S
+from tests.fixtures.waits import WAIT_S, wait_for
 
 RATE = 22050
 
@@ -83,20 +82,84 @@ def test_damaged_voice_is_a_clear_error(tmp_path: Path) -> None:
         load_voice(model, threads=1)
 
 
-class SlowSynth:
-    """A synthesizer that takes `synth_s` per sentence and returns `audio_s` of a tone."""
+def tone(seconds: float) -> AudioChunk:
+    t = np.arange(int(seconds * RATE)) / RATE
+    return AudioChunk.from_float(0.3 * np.sin(2 * np.pi * 220 * t), RATE)
+
+
+class Card:
+    """A speaker over the buffer real sinks play from, whose sound card takes a block each tick().
+
+    Nothing plays by itself: the card's time moves only when a test (or a synthesizer at work)
+    ticks it, so what it heard depends on the order of events alone, never on the wall clock.
+    """
+
+    def __init__(self) -> None:
+        self.playback = Playback(RATE)
+        self.heard: list[np.ndarray] = []
+        self.chunks = 0  # chunks the speech worker has handed over
+        self.stopped = 0
+        self._lock = threading.Lock()
+
+    def tick(self) -> np.ndarray:
+        """The card takes one block: what is queued, silence where the buffer runs dry."""
+        with self._lock:
+            block = self.playback.pull(RATE * BLOCK_MS // 1000)
+            self.heard.append(block)
+        return block
+
+    def output(self) -> np.ndarray:
+        with self._lock:
+            return np.concatenate(self.heard)
+
+    def play(self, chunk: AudioChunk) -> None:
+        self.playback.push(chunk.to_float()[:, 0])
+        self.chunks += 1
+
+    def stop(self) -> None:
+        self.stopped += 1
+        self.playback.stop()
+
+    def drain(self, timeout: float) -> bool:
+        return self.playback.wait_empty(timeout)
+
+    def first_audio_at(self) -> float | None:
+        return self.playback.first_audio_at()
+
+    def mark_turn(self) -> None:
+        self.playback.mark_turn()
+
+    def close(self) -> None: ...
+
+
+class WorkingSynth:
+    """A synthesizer whose work on a sentence lasts `work_blocks` of the card's blocks (the card plays
+    on meanwhile; what it played then is kept per sentence), then gives `audio_s` of a tone."""
 
     rate = RATE
 
-    def __init__(self, synth_s: float, audio_s: float) -> None:
-        self.synth_s, self.audio_s = synth_s, audio_s
-        self.started: list[tuple[str, float]] = []
+    def __init__(self, card: Card, audio_s: float, work_blocks: int = 7) -> None:
+        self.card, self.audio_s, self.work_blocks = card, audio_s, work_blocks
+        self.heard_meanwhile: dict[str, list[np.ndarray]] = {}
 
     def synthesize(self, text: str) -> Any:
-        self.started.append((text, time.monotonic()))
-        time.sleep(self.synth_s)
-        t = np.arange(int(self.audio_s * RATE)) / RATE
-        yield AudioChunk.from_float(0.3 * np.sin(2 * np.pi * 220 * t), RATE)
+        self.heard_meanwhile[text] = [self.card.tick() for _ in range(self.work_blocks)]
+        yield tone(self.audio_s)
+
+
+class GatedSynth:
+    """A synthesizer that finishes each sentence only once the test lets one more through."""
+
+    rate = RATE
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.go = threading.Semaphore(0)
+
+    def synthesize(self, text: str) -> Any:
+        self.started.append(text)
+        assert self.go.acquire(timeout=WAIT_S), f"{text!r} was never let through"
+        yield tone(1.0)
 
 
 class RecordingSink:
@@ -123,80 +186,88 @@ class RecordingSink:
     def close(self) -> None: ...
 
 
-def frame_rms(path: Path, frame_ms: int = 5) -> np.ndarray:
-    from appliance.audio import read_wav
+def sounding(block: np.ndarray) -> bool:
+    return float(np.sqrt(np.mean(block ** 2))) > 0.01
 
-    x = read_wav(path).to_float()[:, 0]
+
+def inner_silence_s(samples: np.ndarray, frame_ms: int = 5) -> float:
+    """Seconds of silent 5 ms frames between the first and the last sound: the gaps a listener hears."""
     n = RATE * frame_ms // 1000
-    return np.sqrt(np.mean(x[: len(x) // n * n].reshape(-1, n) ** 2, axis=1))
+    rms = np.sqrt(np.mean(samples[: len(samples) // n * n].reshape(-1, n) ** 2, axis=1))
+    loud = np.flatnonzero(rms > 0.01)
+    return float(np.sum(rms[loud[0]:loud[-1] + 1] <= 0.01) * frame_ms / 1000)
 
 
-def test_worker_synthesizes_the_next_sentence_while_the_current_plays(tmp_path: Path) -> None:
-    synth = SlowSynth(synth_s=0.15, audio_s=0.6)
-    sink = WavSink(tmp_path / "out.wav", realtime=True)
-    worker = SpeechWorker(synth, sink).start()
-    worker.say("one")
-    time.sleep(0.05)  # the model is still writing the next sentences
-    worker.say("two")
-    worker.say("three")
+def test_worker_synthesizes_the_next_sentence_while_the_current_plays() -> None:
+    card = Card()
+    synth = WorkingSynth(card, audio_s=0.6)
+    worker = SpeechWorker(synth, card).start()
+    for text in ("one", "two", "three"):
+        worker.say(text)
     worker.finish()
-    assert worker.wait(WAIT_S)
-    sink.close()
-    first_audio = sink.first_audio_at()
-    assert first_audio is not None
-    # "two" was being synthesized while "one" was still sounding (it sounds for 0.6 s).
-    assert synth.started[1][1] < first_audio + 0.6
-    rms = frame_rms(tmp_path / "out.wav")
-    sounding = np.flatnonzero(rms > 0.01)
-    inner_silence = np.sum(rms[sounding[0]:sounding[-1] + 1] <= 0.01) * 0.005
-    assert inner_silence < 0.03, f"{inner_silence * 1000:.0f} ms of gaps between sentences"
+    wait_for(lambda: card.chunks == 3, "every sentence handed to the speaker")
+    wait_for(lambda: worker.wait(0), "the speech to be played out", between=card.tick)
+    # While "two" and "three" were being synthesized the card was playing the sentence before them.
+    assert all(sounding(b) for b in synth.heard_meanwhile["two"] + synth.heard_meanwhile["three"])
+    heard = card.output()
+    assert inner_silence_s(heard) == 0.0
+    # Silence while the first sentence was synthesized, then the three back to back, each once.
+    lead = synth.work_blocks * RATE * BLOCK_MS // 1000
+    spoken = np.concatenate([tone(0.6).to_float()[:, 0]] * 3)
+    np.testing.assert_array_equal(heard[lead:lead + len(spoken)], spoken)
+    assert not np.any(heard[:lead]) and not np.any(heard[lead + len(spoken):])
     assert [t.text for t in worker.stats.sentences] == ["one", "two", "three"]
 
 
-def test_a_worker_that_waits_for_playback_would_leave_gaps(tmp_path: Path) -> None:
+def test_a_worker_that_waits_for_playback_would_leave_gaps() -> None:
     """The measurement above can fail: speaking one sentence at a time leaves audible gaps."""
-    synth = SlowSynth(synth_s=0.15, audio_s=0.3)
-    sink = WavSink(tmp_path / "naive.wav", realtime=True)
+    card = Card()
+    synth = WorkingSynth(card, audio_s=0.3)
     for text in ("one", "two"):
         for chunk in synth.synthesize(text):
-            sink.play(chunk)
-        while sink.playback_ended_at() is None:
-            time.sleep(0.005)
-    assert sink.drain(WAIT_S)
-    sink.close()
-    rms = frame_rms(tmp_path / "naive.wav")
-    sounding = np.flatnonzero(rms > 0.01)
-    assert np.sum(rms[sounding[0]:sounding[-1] + 1] <= 0.01) * 0.005 > 0.1
+            card.play(chunk)
+        while card.playback.ended_at() is None:  # until the sentence has been heard
+            card.tick()
+    assert not any(sounding(b) for b in synth.heard_meanwhile["two"])  # the card had nothing to play
+    assert inner_silence_s(card.output()) > 0.1
 
 
 def test_cancel_stops_synthesis_and_the_sink_at_once() -> None:
-    synth = SlowSynth(synth_s=0.1, audio_s=1.0)
+    synth = GatedSynth()
     sink = RecordingSink()
     cancel = threading.Event()
     worker = SpeechWorker(synth, sink, cancel).start()
     for n in range(20):
         worker.say(f"sentence {n}")
-    time.sleep(0.25)
+    synth.go.release(2)
+    wait_for(lambda: len(synth.started) == 3, "the third sentence in synthesis")
     cancel.set()
-    started = time.monotonic()
+    synth.go.release()  # its synthesis ends after the cancel
     assert worker.wait(WAIT_S)
-    assert time.monotonic() - started < 1.0  # within a sentence's synthesis, not the whole queue
-    assert worker.stats.cancelled and sink.stopped >= 1
-    assert len(sink.played) < 5 and sink.marks == 1
+    assert worker.stats.cancelled and sink.stopped >= 1 and sink.marks == 1
+    assert synth.started == ["sentence 0", "sentence 1", "sentence 2"]  # not one sentence more
+    assert len(sink.played) == 2  # and the sentence synthesized across the cancel is not played
 
 
 def test_cancel_while_draining_stops_the_sink() -> None:
-    class SlowDrain(RecordingSink):
-        def drain(self, timeout: float) -> bool:
-            time.sleep(timeout)
-            return False
+    class EndlessDrain(RecordingSink):
+        """A speaker that never finishes playing."""
 
-    sink = SlowDrain()
+        def __init__(self) -> None:
+            super().__init__()
+            self.draining = threading.Event()
+            self._never = threading.Event()
+
+        def drain(self, timeout: float) -> bool:
+            self.draining.set()
+            return self._never.wait(timeout)
+
+    sink = EndlessDrain()
     cancel = threading.Event()
-    worker = SpeechWorker(SlowSynth(0.0, 0.1), sink, cancel).start()
+    worker = SpeechWorker(WorkingSynth(Card(), audio_s=0.1, work_blocks=0), sink, cancel).start()
     worker.say("only")
     worker.finish()
-    time.sleep(0.2)
+    assert sink.draining.wait(WAIT_S)
     cancel.set()
     assert worker.wait(WAIT_S)
     assert worker.stats.cancelled and sink.stopped == 1

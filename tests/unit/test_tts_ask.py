@@ -14,26 +14,50 @@ import pytest
 from appliance import cli
 from appliance.audio import AudioChunk, read_wav
 from appliance.contracts import AnswerStats
+from tests.fixtures.waits import WAIT_S
 
 RATE = 22050
 SENTENCE_AUDIO_S = 0.4  # seconds of tone the fake voice makes per sentence
 
 
+class ToneVoice:
+    """A synthesizer that answers every sentence with a tone and remembers what, in order."""
+
+    rate = RATE
+
+    def __init__(self) -> None:
+        self.spoken: list[str] = []
+        self.first_played = threading.Event()
+        """Set once the first sentence's audio has been handed to the sink."""
+
+    def synthesize(self, text: str) -> Iterator[AudioChunk]:
+        self.spoken.append(text)
+        t = np.arange(int(SENTENCE_AUDIO_S * RATE)) / RATE
+        yield AudioChunk.from_float(0.3 * np.sin(2 * np.pi * 330 * t), RATE)
+        self.first_played.set()  # the worker asks for more only after it played the chunk
+
+
 class SlowChat:
-    """Writes three sentences, a few characters every 20 ms, like a small model on a slow board."""
+    """Writes three sentences, a few characters every 20 ms, like a small model on a slow board.
+
+    With `hold_end` set it writes the last few only once the voice has played the first sentence.
+    """
 
     answer = "The Moon is Earth's only natural satellite. It is about 4.5 billion years old. It has no air."
 
-    def __init__(self) -> None:
-        self.finished_at: float | None = None
+    def __init__(self, voice: ToneVoice) -> None:
+        self.voice = voice
+        self.hold_end = False
+        self.first_played_before_the_end = False
 
     def stream(self, question: str, cancel: threading.Event, **_: Any) -> Iterator[str]:
         for i in range(0, len(self.answer), 4):
             if cancel.is_set():
                 return
+            if self.hold_end and i + 4 >= len(self.answer):
+                self.first_played_before_the_end = self.voice.first_played.wait(WAIT_S)
             time.sleep(0.02)
             yield self.answer[i:i + 4]
-        self.finished_at = time.monotonic()
 
     @property
     def last_stats(self) -> AnswerStats:
@@ -42,26 +66,13 @@ class SlowChat:
     def reset(self) -> None: ...
 
 
-class ToneVoice:
-    """A synthesizer that answers every sentence with a tone and remembers when and what."""
-
-    rate = RATE
-
-    def __init__(self) -> None:
-        self.spoken: list[tuple[float, str]] = []
-
-    def synthesize(self, text: str) -> Iterator[AudioChunk]:
-        self.spoken.append((time.monotonic(), text))
-        t = np.arange(int(SENTENCE_AUDIO_S * RATE)) / RATE
-        yield AudioChunk.from_float(0.3 * np.sin(2 * np.pi * 330 * t), RATE)
-
-
 @pytest.fixture
 def fakes(monkeypatch: pytest.MonkeyPatch) -> tuple[SlowChat, ToneVoice]:
     from appliance import tts
     from appliance.commands import ask
 
-    chat, voice = SlowChat(), ToneVoice()
+    voice = ToneVoice()
+    chat = SlowChat(voice)
     monkeypatch.setattr(ask.Asker, "_load_chat", lambda self: chat)
     monkeypatch.setattr(tts.PiperSynthesizer, "from_config", classmethod(lambda cls, cfg: voice))
     return chat, voice
@@ -70,12 +81,12 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> tuple[SlowChat, ToneVoice]:
 def test_out_writes_each_sentence_and_starts_before_the_answer_ends(
         fakes: tuple[SlowChat, ToneVoice], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     chat, voice = fakes
+    chat.hold_end = True
     out = tmp_path / "reply.wav"
     assert cli.main(["ask", "--out", str(out), "Tell me a short fact about the moon."]) == 0
-    texts = [text for _, text in voice.spoken]
-    assert texts == ["The Moon is Earth's only natural satellite.", "It is about 4.5 billion years old.",
-                     "It has no air."]
-    assert chat.finished_at is not None and voice.spoken[0][0] < chat.finished_at
+    assert voice.spoken == ["The Moon is Earth's only natural satellite.", "It is about 4.5 billion years old.",
+                            "It has no air."]
+    assert chat.first_played_before_the_end
     audio = read_wav(out)
     assert audio.rate == RATE and audio.duration_s == pytest.approx(3 * SENTENCE_AUDIO_S, abs=0.01)
     assert "(speech started before the answer was complete)" in capsys.readouterr().err  # the log line
