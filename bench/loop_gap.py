@@ -24,10 +24,10 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from appliance.assembly import build_stages
-from appliance.conductor import Conductor, State
+from appliance.audio.playback import WavSink
 from appliance.config import Config
-from appliance.playback import WavSink
-from appliance.replay import Recording
+from appliance.conversation.conductor import Conductor, State
+from appliance.conversation.replay import Recording
 from tests.fixtures.speech import SpeechMaker
 from tests.fixtures.waits import SLOW_WAIT_S
 

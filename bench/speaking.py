@@ -108,9 +108,9 @@ def ours(synth: Any, sentence: str) -> tuple[float, float, float]:
 
 
 def bench_piper(reps: int) -> None:
-    from appliance import models
     from appliance.config import Config
-    from appliance.tts import PiperSynthesizer
+    from appliance.setup import models
+    from appliance.speaking.tts import PiperSynthesizer
 
     cfg = Config()
     model = models.resolve("voice", cfg).path
@@ -159,11 +159,11 @@ def qwen_path() -> Path:
 
 def bench_ask(rounds: int) -> None:
     from appliance.audio import AudioChunk
+    from appliance.audio.playback import WavSink
     from appliance.commands.ask import Asker
     from appliance.config import Config
-    from appliance.llm import LlamaChat
-    from appliance.playback import WavSink
-    from appliance.tts import PiperSynthesizer
+    from appliance.speaking.tts import PiperSynthesizer
+    from appliance.thinking.llm import LlamaChat
 
     base = Config()
     cfg = dataclasses.replace(base, llm=dataclasses.replace(base.llm, model=str(qwen_path()), seed=1234))

@@ -1,4 +1,4 @@
-"""Whisper tiny.en with a short encoder window (appliance.whisper_fast) against the library's 30 s window.
+"""Whisper tiny.en with a short encoder window (appliance.hearing.whisper_fast) against the library's 30 s window.
 
     .venv/bin/python -m bench.whisper_ctx [--repeats 3] [--more]
 
@@ -25,9 +25,9 @@ import numpy as np
 ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from appliance import whisper_fast
-from appliance.asr import WhisperRecognizer, choose_engine
 from appliance.config import Config
+from appliance.hearing import whisper_fast
+from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from tests.fixtures.speech import QUESTIONS, RATE, SpeechMaker, load, noise, run, voiced_span, word_errors
 
 # (label, voice, speed, pink-noise SNR in dB): the three of test_asr.py, then --more for a wider sample

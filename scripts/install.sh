@@ -139,9 +139,9 @@ ensure_debian_packages() {
 }
 
 preflight() {
-  # preflight ARGS...: appliance/preflight.py (standard library only), run by the system's python3
+  # preflight ARGS...: appliance/setup/preflight.py (standard library only), run by the system's python3
   # unless PREFLIGHT_PYTHON names another; the thresholds and pins install.sh and doctor share.
-  "${PREFLIGHT_PYTHON:-python3}" "$ROOT/appliance/preflight.py" "$@"
+  "${PREFLIGHT_PYTHON:-python3}" "$ROOT/appliance/setup/preflight.py" "$@"
 }
 
 pins() { preflight pins "$1"; }
@@ -176,7 +176,7 @@ python_problem() {
 python_version() { "$1" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null || echo "none"; }
 
 ensure_venv() {
-  # ensure_venv DIR: a venv of a new enough Python (appliance/preflight.py) at DIR, made with $PYTHON
+  # ensure_venv DIR: a venv of a new enough Python (appliance/setup/preflight.py) at DIR, made with $PYTHON
   # when absent.
   local venv="$1" python="${PYTHON:-python3}" problem
   if [[ -x "$venv/bin/python" ]]; then

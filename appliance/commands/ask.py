@@ -17,8 +17,8 @@ from appliance import EXIT_OK
 from appliance.audio import AudioChunk
 from appliance.config import Config
 from appliance.contracts import AnswerStats, Chat, Sink, Synthesizer
+from appliance.conversation.responder import Responder
 from appliance.errors import BadInput, InputMissing, UsageError
-from appliance.responder import Responder
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -249,7 +249,7 @@ def _speaking(cfg: Config, args: argparse.Namespace) -> tuple[Synthesizer | None
     if not (args.speak or args.out):
         return None, None
     from appliance.assembly import load_voice
-    from appliance.tts import speaking_sink
+    from appliance.speaking.tts import speaking_sink
 
     voice = load_voice(cfg)
     return voice, speaking_sink(cfg, voice.rate, speak=args.speak, out=args.out)

@@ -44,9 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def main(args: argparse.Namespace) -> int:
     import llama_cpp
 
-    from appliance import models
     from appliance.cli import load_config
-    from appliance.llm import LlamaChat
+    from appliance.setup import models
+    from appliance.thinking.llm import LlamaChat
 
     cfg = load_config(args)
     model = models.resolve("llm", cfg)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from appliance import EXIT_FAILURE, EXIT_OK, ApplianceError, preflight
+from appliance import EXIT_FAILURE, EXIT_OK, ApplianceError
+from appliance.setup import preflight
 
 Status = Literal["ok", "warn", "fail"]
 
@@ -79,7 +80,7 @@ def check_python() -> Check:
 
 
 def check_models(cfg, checksums: bool) -> list[Check]:  # noqa: ANN001
-    from appliance import models
+    from appliance.setup import models
 
     out: list[Check] = []
     wanted: list[tuple[str, bool]] = [("llm", True), ("wake", True), ("wake_mel", True),
@@ -155,7 +156,7 @@ def check_cpu() -> Check:
 
 def check_llama() -> Check:
     """The installed llama.cpp build as the library itself reports it, judged for this CPU."""
-    from appliance import llama_build
+    from appliance.setup import llama_build
 
     lib_dir = llama_build.installed_lib_dir()
     if lib_dir is None:

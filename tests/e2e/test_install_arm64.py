@@ -26,9 +26,17 @@ from typing import Final
 
 import pytest
 
-from appliance import models
-from tests.fixtures.debian_root import (COMMAND_TIMEOUT_S, chroot, copy_checkout, copy_host_certificates,
-                                        debian_mirror, dev_models_folder, tail, unmount_all)
+from appliance.setup import models
+from tests.fixtures.debian_root import (
+    COMMAND_TIMEOUT_S,
+    chroot,
+    copy_checkout,
+    copy_host_certificates,
+    debian_mirror,
+    dev_models_folder,
+    tail,
+    unmount_all,
+)
 from tests.fixtures.speech import SpeechMaker
 
 QEMU_CPU: Final = "cortex-a76"  # the Pi 5's core; qemu 7.2 (Debian 12) has this model

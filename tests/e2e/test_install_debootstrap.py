@@ -21,10 +21,18 @@ from typing import Final
 
 import pytest
 
-from appliance import models
-from tests.fixtures.debian_root import (CHECKOUT, COMMAND_TIMEOUT_S, chroot, copy_checkout,
-                                        copy_host_certificates, debian_mirror, dev_models_folder, tail,
-                                        unmount_all)
+from appliance.setup import models
+from tests.fixtures.debian_root import (
+    CHECKOUT,
+    COMMAND_TIMEOUT_S,
+    chroot,
+    copy_checkout,
+    copy_host_certificates,
+    debian_mirror,
+    dev_models_folder,
+    tail,
+    unmount_all,
+)
 
 ROOT: Final = CHECKOUT
 DEBOOTSTRAP_TIMEOUT_S: Final = 900

@@ -6,8 +6,8 @@ import time
 
 import numpy as np
 
+from appliance.audio.mic import MicSource
 from appliance.config import AudioConfig
-from appliance.mic import MicSource
 from tests.fixtures.speech import tone
 from tests.fixtures.waits import SLOW_WAIT_S, wait_for
 
@@ -61,5 +61,5 @@ def test_mic_recovers_when_pulseaudio_is_killed_and_restarted(pulse, caplog) -> 
         assert len(_collect(mic, 2.0)) >= 10 * 1280
         assert mic.frames_read > lost_at
         assert mic.reopens >= 1
-    warnings = [r for r in caplog.records if r.name == "appliance.mic" and "lost" in r.getMessage()]
+    warnings = [r for r in caplog.records if r.name == "appliance.audio.mic" and "lost" in r.getMessage()]
     assert len(warnings) == 1, "a lost device is logged once, not once per retry"

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from appliance.turn import TURN_FIELDS
+from appliance.conversation.turn import TURN_FIELDS
 from tests.fixtures.journal import Entry, Journal
 from tests.fixtures.pulse import Pulse
 from tests.fixtures.speech import SpeechMaker, best_alignment, load, voiced_span
@@ -78,8 +78,8 @@ class Notifications:
 def _transcribe(samples: np.ndarray) -> str:
     from faster_whisper import WhisperModel
 
-    from appliance import models
     from appliance.config import Config
+    from appliance.setup import models
 
     model = WhisperModel(str(models.resolve("whisper", Config()).path), device="cpu", compute_type="int8",
                          cpu_threads=2)
@@ -359,7 +359,7 @@ def test_sigterm_notifies_stopping(ready: Daemon, stopped: int | None) -> None:
 
 def test_stats_reads_the_turns_back(journal: Journal, tmp_path: Path) -> None:
     """`appliance stats --json` over turn entries sent to the real journald."""
-    script = ("from appliance.service import Journal\nfrom appliance.turn import TurnRecord\n"
+    script = ("from appliance.service import Journal\nfrom appliance.conversation.turn import TurnRecord\n"
               "j = Journal(False)\n"
               "for i, ms in enumerate([400, 600, 800]):\n"
               "    j.turn(TurnRecord(turn_id=i + 1, wake_word='hey_jarvis', wake_score=0.9, route='llm',\n"

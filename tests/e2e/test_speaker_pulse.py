@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from appliance.audio import concat, read_wav, resample
+from appliance.audio.speaker import SpeakerSink
 from appliance.config import AudioConfig
-from appliance.speaker import SpeakerSink
 from tests.fixtures.speech import best_alignment
 from tests.fixtures.waits import SLOW_WAIT_S, WAIT_S, wait_for
 
@@ -103,5 +103,5 @@ def test_speaker_comes_back_after_the_sound_server_dies(pulse: Any, piper: Any, 
     recorded = read_wav(tmp_path / "after.wav").to_float()[:, 0]
     _offset, score = best_alignment(recorded, resample(spoken, MONITOR_RATE).to_float()[:, 0])
     assert score > 0.8, f"speech after the reopen does not match (correlation {score:.2f})"
-    lost = [r for r in caplog.records if r.name == "appliance.speaker" and "lost" in r.getMessage()]
+    lost = [r for r in caplog.records if r.name == "appliance.audio.speaker" and "lost" in r.getMessage()]
     assert len(lost) == 1, "a lost speaker is logged once, not once per retry"

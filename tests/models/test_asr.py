@@ -7,11 +7,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from appliance import models
-from appliance.asr import VoskRecognizer, WhisperRecognizer, choose_engine
 from appliance.audio import read_wav
+from appliance.audio.mic import WavSource
 from appliance.config import Config
-from appliance.mic import WavSource
+from appliance.hearing.asr import VoskRecognizer, WhisperRecognizer, choose_engine
+from appliance.setup import models
 from tests.fixtures.speech import QUESTIONS, RATE, load, run, voiced_span, word_errors, words
 
 

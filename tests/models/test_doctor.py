@@ -6,8 +6,8 @@ import os
 import subprocess
 import sys
 
-from appliance import models
 from appliance.config import Config
+from appliance.setup import models
 from tests.fixtures.waits import LOAD_WAIT_S
 
 

@@ -25,7 +25,7 @@ ENDPOINT_S = 1.0  # asr.endpoint_silence_s here: Whisper runs in real time besid
 @pytest.fixture(scope="module")
 def stages(llm_config: Config, tmp_path_factory):
     from appliance.assembly import build_stages
-    from appliance.playback import WavSink
+    from appliance.audio.playback import WavSink
 
     out = tmp_path_factory.mktemp("early") / "reply.wav"
     cfg = _config(llm_config, tmp_path_factory.mktemp("state"))
@@ -46,7 +46,7 @@ def _words(text: str) -> list[str]:
 
 def test_a_pause_inside_the_question_drops_the_early_answer_unheard(speech, stages) -> None:
     from appliance.audio import read_wav, resample
-    from appliance.replay import listen_turn
+    from appliance.conversation.replay import listen_turn
 
     cfg, out, loaded = stages
     from tests.fixtures.speech import load, voiced_span
@@ -73,8 +73,8 @@ def test_a_pause_inside_the_question_drops_the_early_answer_unheard(speech, stag
     turns = loaded.chat.turns
     assert [_words(t.user) for t in turns] == [_words(record["transcript"])], turns
     # Nothing of the dropped answer was heard: the reply says the answer's words and no others.
-    from appliance import models
-    from appliance.asr import WhisperRecognizer
+    from appliance.hearing.asr import WhisperRecognizer
+    from appliance.setup import models
 
     whisper = WhisperRecognizer(cfg, models.resolve("whisper", cfg).path).load()
     heard = whisper.transcribe(resample(read_wav(out), 16000).to_float()[:, 0].astype(np.float32))

@@ -11,8 +11,8 @@ from typing import Any, Final
 
 import pytest
 
-from appliance.llm import TOO_LONG_REPLY, LlamaChat
-from appliance.prompt import messages_for
+from appliance.thinking.llm import TOO_LONG_REPLY, LlamaChat
+from appliance.thinking.prompt import messages_for
 from tests.fixtures.waits import SLOW_WAIT_S
 
 TOPICS: Final = ["gardening", "trains", "the ocean", "bread", "mountains", "jazz", "bicycles", "rain",

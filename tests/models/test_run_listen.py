@@ -9,16 +9,16 @@ from pathlib import Path
 
 import numpy as np
 
-from appliance.turn import TIMING_KEYS
+from appliance.conversation.turn import TIMING_KEYS
 from tests.fixtures.waits import LOAD_WAIT_S
 
 
 def _transcribe(path: Path) -> str:
     from faster_whisper import WhisperModel
 
-    from appliance import models
     from appliance.audio import read_wav, resample
     from appliance.config import Config
+    from appliance.setup import models
 
     model = WhisperModel(str(models.resolve("whisper", Config()).path), device="cpu", compute_type="int8",
                          cpu_threads=2)
@@ -59,9 +59,9 @@ def test_listen_answers_the_capital_of_france(speech, tmp_path: Path) -> None:
 
 def test_its_own_voice_does_not_barge_in(speech) -> None:
     """Piper's answer fed back into the wake detector stays under the barge-in threshold."""
+    from appliance.audio.mic import WavSource
     from appliance.config import Config
-    from appliance.mic import WavSource
-    from appliance.wake import WakeWord
+    from appliance.hearing.wake import WakeWord
 
     cfg = Config()
     wake = WakeWord(cfg).load()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from appliance.audio import read_wav
-from appliance.textclean import for_speech
+from appliance.speaking.textclean import for_speech
 from tests.fixtures.waits import LOAD_WAIT_S
 
 MIN_WORDS_HEARD: Final = 0.7  # share of the answer's words (4+ letters) Whisper must hear in the WAV

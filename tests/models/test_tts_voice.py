@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from appliance.audio import concat, read_wav
-from appliance.playback import WavSink
-from appliance.tts import SpeechWorker
+from appliance.audio.playback import WavSink
+from appliance.speaking.tts import SpeechWorker
 from tests.fixtures.waits import SLOW_WAIT_S, wait_for
 
 MAX_EXTRA_GAP_S = 0.030  # seconds of silence playback may add to any pause Piper made itself

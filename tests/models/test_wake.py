@@ -9,9 +9,9 @@ import threading
 import numpy as np
 import pytest
 
+from appliance.audio.mic import WavSource
 from appliance.config import Config
-from appliance.mic import WavSource
-from appliance.wake import WakeWord
+from appliance.hearing.wake import WakeWord
 from tests.fixtures.speech import RATE, load, noise, tone, voiced_span
 
 VOICES = [("piper", 1.0), ("piper", 1.25), ("espeak:en-us", 1.0), ("espeak:en-us", 0.85),

@@ -1,4 +1,4 @@
-"""Whisper tiny.en in a short encoder window (appliance.whisper_fast) on real speech, against the 30 s one."""
+"""Whisper tiny.en in a short encoder window (appliance.hearing.whisper_fast) on real speech, against the 30 s one."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any, Final
 import numpy as np
 import pytest
 
-from appliance import whisper_fast
-from appliance.asr import WhisperRecognizer, choose_engine
 from appliance.config import Config
+from appliance.hearing import whisper_fast
+from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from tests.fixtures.speech import RATE, load, noise, word_errors, words
 
 SAME_WORDS = ["what time is it", "set a timer for ten minutes", "turn on the kitchen lights",

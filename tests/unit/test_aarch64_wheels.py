@@ -32,7 +32,7 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
-from appliance import preflight
+from appliance.setup import preflight
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 

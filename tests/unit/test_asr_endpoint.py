@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from appliance import cli
-from appliance.asr import _BaseRecognizer, make_recognizer
-from appliance.asr_worker import Worker
 from appliance.audio import AudioChunk
 from appliance.config import AsrConfig, Config
-from appliance.endpoint import Endpointer
-from appliance.wake_text import strip_wake_echo, wake_name, wake_words
-from appliance.models import ModelMissing
+from appliance.hearing.asr import _BaseRecognizer, make_recognizer
+from appliance.hearing.asr_worker import Worker
+from appliance.hearing.endpoint import Endpointer
+from appliance.hearing.wake_text import strip_wake_echo, wake_name, wake_words
+from appliance.setup.models import ModelMissing
 from tests.fixtures.waits import WAIT_S
 
 CHUNK_S = 0.08

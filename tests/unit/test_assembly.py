@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from appliance import asr, assembly, wake
+from appliance import assembly
 from appliance.config import Config
 from appliance.contracts import Stages
-from appliance.earcons import Earcons
-from appliance.sentences import SentenceSplitter
-from appliance.skills import LocalSkills
+from appliance.hearing import asr, wake
+from appliance.speaking.earcons import Earcons
+from appliance.speaking.sentences import SentenceSplitter
+from appliance.thinking.skills import LocalSkills
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeSink, FakeSource, FakeTts, FakeWake
 
 

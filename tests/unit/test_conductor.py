@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from appliance.conductor import APOLOGY, TIMEOUT_APOLOGY, State
 from appliance.config import Config
-from appliance.turn import TIMING_KEYS
+from appliance.conversation.conductor import APOLOGY, TIMEOUT_APOLOGY, State
+from appliance.conversation.turn import TIMING_KEYS
 from tests.fixtures.fakes import QUESTION, FakeChat, Harness, cfg_with, chunk
 from tests.fixtures.waits import WAIT_S, wait_for
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from appliance.answers import same_words
-from appliance.conductor import TIMEOUT_APOLOGY, State
 from appliance.config import Config
+from appliance.conversation.answers import same_words
+from appliance.conversation.conductor import TIMEOUT_APOLOGY, State
 from tests.fixtures.fakes import (
     FakeChat,
     FakeSink,

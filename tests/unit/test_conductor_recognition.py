@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from appliance.conductor import ECHO_TAIL_S, Conductor, State
 from appliance.config import Config
 from appliance.contracts import Stages
-from appliance.turn import TurnRecord
+from appliance.conversation.conductor import ECHO_TAIL_S, Conductor, State
+from appliance.conversation.turn import TurnRecord
 from tests.fixtures.fakes import (
     FakeChat,
     FakeEarcons,

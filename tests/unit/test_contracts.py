@@ -7,24 +7,13 @@ import re
 
 import pytest
 
-from appliance import (
-    asr,
-    assembly,
-    contracts,
-    earcons,
-    llm,
-    mic,
-    playback,
-    replay,
-    responder,
-    sentences,
-    skills,
-    speaker,
-    timers,
-    tts,
-    wake,
-)
+from appliance import assembly, contracts
+from appliance.audio import mic, playback, speaker
+from appliance.conversation import replay, responder
+from appliance.hearing import asr, wake
 from appliance.service import Journal
+from appliance.speaking import earcons, sentences, tts
+from appliance.thinking import llm, skills, timers
 from tests.fixtures import fakes
 
 

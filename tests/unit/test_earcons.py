@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from appliance.config import Config
-from appliance.earcons import NAMES, Earcons
+from appliance.speaking.earcons import NAMES, Earcons
 
 
 def dominant_hz(samples: np.ndarray, rate: int) -> float:

@@ -20,8 +20,8 @@ from appliance import (
 )
 from appliance.config import ConfigError
 from appliance.config_validation import Problem
-from appliance.llm import LlmError
-from appliance.tts import VoiceError
+from appliance.speaking.tts import VoiceError
+from appliance.thinking.llm import LlmError
 
 CODES = {
     errors.UsageError: EXIT_USAGE, errors.BadInput: EXIT_DATAERR, errors.ChecksumMismatch: EXIT_DATAERR,

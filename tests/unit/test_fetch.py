@@ -16,18 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from appliance import (
-    EXIT_DATAERR,
-    EXIT_NOINPUT,
-    EXIT_TEMPFAIL,
-    EXIT_UNAVAILABLE,
-    ApplianceError,
-    cli,
-    fetch,
-    models,
-)
+from appliance import EXIT_DATAERR, EXIT_NOINPUT, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, ApplianceError, cli
 from appliance.config import Config, ModelsConfig
-from appliance.fetch import ChecksumMismatch, FetchError, ModelFile
+from appliance.setup import fetch, models
+from appliance.setup.fetch import ChecksumMismatch, FetchError, ModelFile
 from tests.fixtures.waits import WAIT_S
 
 FAST = {"timeout_s": 2.0, "backoff_s": 0.01}

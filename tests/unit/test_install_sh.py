@@ -136,7 +136,7 @@ def test_memory_check(tmp_path: Path, kib: int, ok: bool, message: str) -> None:
 
 
 def test_disk_check_names_the_shortfall(tmp_path: Path) -> None:
-    # The thresholds live in appliance/preflight.py; here a finding of it is made up.
+    # The thresholds live in appliance/setup/preflight.py; here a finding of it is made up.
     short = sourced('preflight() { echo "fail: disk: 1 MB free for /opt/appliance; this needs 3000 MB."; return 1; }\n'
                     f'PI_PREFIX="{tmp_path}/opt"; STATE_DIR="{tmp_path}/var"\ncheck_disk')
     assert short.returncode == 73  # EX_CANTCREAT
@@ -153,7 +153,7 @@ def test_a_check_that_cannot_run_is_not_taken_for_a_pass(tmp_path: Path) -> None
 
 
 def test_pins_come_from_preflight() -> None:
-    from appliance import preflight
+    from appliance.setup import preflight
 
     for kind in ("dev", "bench", "pi"):
         assert sourced(f"pins {kind}").stdout.split() == list(preflight.PINS[kind])

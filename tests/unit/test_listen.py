@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from appliance.assembly import NoAnswer
+from appliance.audio.playback import NullSink
 from appliance.config import Config
 from appliance.contracts import Stages
-from appliance.playback import NullSink
-from appliance.replay import hear_turn
+from appliance.conversation.replay import hear_turn
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeSkills, FakeSource, FakeSplitter, FakeWake, chunk
 
 

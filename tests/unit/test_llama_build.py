@@ -1,4 +1,4 @@
-"""appliance/llama_build.py: a llama.cpp build judged against the CPU it is to run on."""
+"""appliance/setup/llama_build.py: a llama.cpp build judged against the CPU it is to run on."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from appliance import llama_build
+from appliance.setup import llama_build
 from tests.fixtures.waits import SLOW_WAIT_S
 
 PI5_FEATURES = "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp"

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from appliance.config import LlmConfig
-from appliance.llm import LONG_ANSWER, LlamaChat
-from appliance.prompt import (
+from appliance.thinking.llm import LONG_ANSWER, LlamaChat
+from appliance.thinking.prompt import (
     FACTS_HEADER,
     Turn,
     common_prefix,

@@ -14,11 +14,11 @@ from typing import Any, Final
 
 import pytest
 
-from appliance import llm
 from appliance.config import LlmConfig
 from appliance.errors import ModelBusy, ModelError
-from appliance.llm import LlamaChat
-from appliance.prompt import Turn
+from appliance.thinking import llm
+from appliance.thinking.llm import LlamaChat
+from appliance.thinking.prompt import Turn
 from tests.fixtures.waits import WAIT_S
 
 EOS: Final = 0

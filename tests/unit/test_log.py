@@ -36,7 +36,7 @@ def test_journal_handler_carries_identifier_and_module() -> None:
     handler = log.journal_handler()
     if handler is None:
         pytest.skip("systemd-python is not installed")
-    record = logging.LogRecord("appliance.wake", logging.INFO, __file__, 1, "Wake word %s", ("x",), None)
+    record = logging.LogRecord("appliance.hearing.wake", logging.INFO, __file__, 1, "Wake word %s", ("x",), None)
     assert all(f.filter(record) for f in handler.filters)
-    assert record.APPLIANCE_MODULE == "appliance.wake"  # type: ignore[attr-defined]
+    assert record.APPLIANCE_MODULE == "appliance.hearing.wake"  # type: ignore[attr-defined]
     assert handler._extra["SYSLOG_IDENTIFIER"] == "appliance"  # type: ignore[attr-defined]

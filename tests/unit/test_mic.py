@@ -9,11 +9,10 @@ import wave
 import numpy as np
 import pytest
 
-from appliance import mic as mic_module
+from appliance.audio import mic as mic_module
+from appliance.audio.mic import MicSource, WavSource
 from appliance.config import AudioConfig
-from appliance.mic import MicSource, WavSource
 from tests.fixtures.waits import WAIT_S, wait_for
-
 
 
 def write(path, samples: np.ndarray, rate: int, width: int = 2) -> None:

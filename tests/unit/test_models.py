@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from appliance import EXIT_CONFIG, cli, models
+from appliance import EXIT_CONFIG, cli
 from appliance.config import Config, LlmConfig, ModelsConfig
+from appliance.setup import models
 
 
 def make_cfg(tmp_path: Path, llm_model: str | None = None, dev: bool = True) -> Config:

@@ -1,4 +1,4 @@
-"""appliance/preflight.py: the machine checks install.sh and doctor share, on made-up inputs."""
+"""appliance/setup/preflight.py: the machine checks install.sh and doctor share, on made-up inputs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from appliance import models, preflight
+from appliance.setup import models, preflight
 from tests.fixtures.waits import SLOW_WAIT_S
 
 

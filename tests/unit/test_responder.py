@@ -6,7 +6,7 @@ import threading
 import time
 
 from appliance.contracts import SkillReply
-from appliance.responder import Answer, Gate, Responder, Update
+from appliance.conversation.responder import Answer, Gate, Responder, Update
 from tests.fixtures.fakes import FakeChat, FakeSink, FakeTts
 from tests.fixtures.waits import WAIT_S, wait_for
 
@@ -17,7 +17,7 @@ class OneSkill:
 
 
 def responder(chat: FakeChat | None = None, tts: FakeTts | None = None) -> Responder:
-    from appliance.sentences import SentenceSplitter
+    from appliance.speaking.sentences import SentenceSplitter
 
     return Responder(chat or FakeChat(), tts or FakeTts(), SentenceSplitter, OneSkill(), time.monotonic)
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from appliance.sentences import SentenceSplitter, split_all
+from appliance.speaking.sentences import SentenceSplitter, split_all
 
 
 @pytest.mark.parametrize(

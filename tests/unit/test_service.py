@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from appliance.conductor import State
 from appliance.config import Config
 from appliance.contracts import Stages
+from appliance.conversation.conductor import State
+from appliance.conversation.turn import TURN_FIELDS, TurnRecord
 from appliance.service import Journal, Notifier, Service, Watchdog, state_text, watchdog_interval_s
-from appliance.turn import TURN_FIELDS, TurnRecord
 from tests.fixtures.fakes import (
     FakeAsr,
     FakeChat,
@@ -30,7 +30,6 @@ from tests.fixtures.fakes import (
     chunk,
 )
 from tests.fixtures.waits import WAIT_S, wait_for
-
 
 
 class NotifySocket:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from appliance.config import SkillsConfig
-from appliance.skillparse import say_time
-from appliance.skills import LocalSkills
-from appliance.timers import ManualClock, Timers
+from appliance.thinking.skillparse import say_time
+from appliance.thinking.skills import LocalSkills
+from appliance.thinking.timers import ManualClock, Timers
 
 TZ = timezone(timedelta(hours=2), "TEST")
 NOW = datetime(2025, 3, 4, 19, 20, 0, tzinfo=TZ)  # a Tuesday evening

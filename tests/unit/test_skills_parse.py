@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from appliance.config import SkillsConfig
-from appliance.skillparse import find_durations, normalize, number_words, parse_number, say_duration
-from appliance.skills import LocalSkills
-from appliance.timers import ManualClock, Timers
+from appliance.thinking.skillparse import find_durations, normalize, number_words, parse_number, say_duration
+from appliance.thinking.skills import LocalSkills
+from appliance.thinking.timers import ManualClock, Timers
 
 SETTINGS = settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from appliance.audio import AudioChunk, read_wav
+from appliance.audio.playback import FADE_MS, Playback, WavSink
+from appliance.audio.speaker import SpeakerSink
 from appliance.config import AudioConfig
-from appliance.playback import FADE_MS, Playback, WavSink
-from appliance.speaker import SpeakerSink
 from tests.fixtures.waits import WAIT_S, wait_for
 
 RATE = 22050  # Hz, the voice's rate
@@ -218,7 +218,7 @@ def test_first_audio_and_playback_end_are_reported() -> None:
 
 def test_lost_speaker_is_logged_once_then_reopened(caplog: pytest.LogCaptureFixture) -> None:
     sd = FakeSD()
-    caplog.set_level(logging.INFO, logger="appliance.speaker")
+    caplog.set_level(logging.INFO, logger="appliance.audio.speaker")
     with SpeakerSink(config(), sd_module=sd) as sink:
         sink.play(chunk_of(sine(440, 0.1)))
         assert sink.drain(WAIT_S)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from appliance.textclean import for_speech
+from appliance.speaking.textclean import for_speech
 
 
 @pytest.mark.parametrize(

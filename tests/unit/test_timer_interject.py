@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-
-from appliance.conductor import State
+from appliance.conversation.conductor import State
 from tests.fixtures.fakes import FakeChat, Harness
 from tests.fixtures.waits import wait_for
 

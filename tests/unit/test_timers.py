@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from appliance.config import SkillsConfig
-from appliance.timers import MAX_TIMERS, STATE_FILE, ManualClock, TimerError, Timers
+from appliance.thinking.timers import MAX_TIMERS, STATE_FILE, ManualClock, TimerError, Timers
 from tests.fixtures.waits import SLOW_WAIT_S
 
 REPEAT = SkillsConfig(timer_repeat_s=60.0, timer_repeat_interval_s=10.0)
@@ -102,7 +102,7 @@ def test_another_process_sees_and_changes_the_same_timers(tmp_path: Path) -> Non
     daemon = Timers(tmp_path, REPEAT, clock)
     daemon.add(600, "pasta")
     code = (
-        "import sys; from pathlib import Path; from appliance.timers import Timers\n"
+        "import sys; from pathlib import Path; from appliance.thinking.timers import Timers\n"
         "t = Timers(Path(sys.argv[1])); print([x.name for x in t.all()]); t.add(60, 'tea')\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,

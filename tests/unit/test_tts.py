@@ -13,9 +13,9 @@ import pytest
 
 from appliance import cli
 from appliance.audio import AudioChunk
+from appliance.audio.playback import BLOCK_MS, Playback
 from appliance.config import TtsConfig
-from appliance.playback import BLOCK_MS, Playback
-from appliance.tts import PiperSynthesizer, SpeechWorker, VoiceError, load_voice
+from appliance.speaking.tts import PiperSynthesizer, SpeechWorker, VoiceError, load_voice
 from tests.fixtures.waits import WAIT_S, wait_for
 
 RATE = 22050

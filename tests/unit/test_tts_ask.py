@@ -68,8 +68,8 @@ class SlowChat:
 
 @pytest.fixture
 def fakes(monkeypatch: pytest.MonkeyPatch) -> tuple[SlowChat, ToneVoice]:
-    from appliance import tts
     from appliance.commands import ask
+    from appliance.speaking import tts
 
     voice = ToneVoice()
     chat = SlowChat(voice)
@@ -94,7 +94,7 @@ def test_out_writes_each_sentence_and_starts_before_the_answer_ends(
 
 def test_speak_and_out_together_feed_both(fakes: tuple[SlowChat, ToneVoice], tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from appliance import speaker
+    from appliance.audio import speaker
 
     played: list[AudioChunk] = []
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from appliance import conductor, memory
+from appliance.conversation import conductor, memory
 from tests.fixtures.fakes import Harness
 
 

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from appliance import whisper_fast
-from appliance.whisper_fast import compression_ratio, context_frames, judge, repeats
+from appliance.hearing import whisper_fast
+from appliance.hearing.whisper_fast import compression_ratio, context_frames, judge, repeats
 
 RATE = 16000
 SOT, NO_TIMESTAMPS, EOT = 50257, 50362, 50256

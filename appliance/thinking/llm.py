@@ -15,8 +15,16 @@ from typing import Any, Final
 
 from appliance.config import Config, LlmConfig
 from appliance.errors import ModelBusy, ModelError
-from appliance.llm_stats import LlmStats
-from appliance.prompt import History, Message, Turn, common_prefix, fit_answer, messages_for, with_facts
+from appliance.thinking.llm_stats import LlmStats
+from appliance.thinking.prompt import (
+    History,
+    Message,
+    Turn,
+    common_prefix,
+    fit_answer,
+    messages_for,
+    with_facts,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -74,7 +82,7 @@ class LlamaChat:
     @classmethod
     def from_config(cls, cfg: Config) -> LlamaChat:
         """Resolve the model file and load it (one Llama for the life of the process)."""
-        from appliance import models
+        from appliance.setup import models
 
         chat = cls(cfg.llm, models.resolve("llm", cfg).path, idle_reset_s=cfg.conversation.idle_reset_s)
         chat.load()

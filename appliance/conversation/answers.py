@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable
 
 from appliance.contracts import Stages, Transcript
-from appliance.responder import Answer, Responder
+from appliance.conversation.responder import Answer, Responder
 
 _LOGGER = logging.getLogger(__name__)
 

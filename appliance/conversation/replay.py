@@ -8,11 +8,11 @@ import time
 from typing import Any, Protocol
 
 from appliance.audio import AudioChunk
-from appliance.conductor import Conductor, State
+from appliance.audio.mic import WavSource
 from appliance.config import Config
 from appliance.contracts import EventLog, Stages
-from appliance.mic import WavSource
-from appliance.turn import TIMING_KEYS, TurnRecord
+from appliance.conversation.conductor import Conductor, State
+from appliance.conversation.turn import TIMING_KEYS, TurnRecord
 
 _LOGGER = logging.getLogger(__name__)
 

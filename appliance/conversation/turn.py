@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from appliance.contracts import AnswerStats, Transcript
-from appliance.responder import Update
+from appliance.conversation.responder import Update
 
 _LOGGER = logging.getLogger(__name__)
 

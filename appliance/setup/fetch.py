@@ -17,7 +17,6 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import BinaryIO, Final, Literal
 
-from appliance import models as layout
 from appliance.errors import (
     BadConfig,
     ChecksumMismatch,
@@ -26,6 +25,7 @@ from appliance.errors import (
     InputMissing,
     NotWritable,
 )
+from appliance.setup import models as layout
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class ModelFile:
     """Bytes, as published."""
     sha256: str
     target: str
-    """File or folder name in the models folder (appliance/models.py reads it from there)."""
+    """File or folder name in the models folder (appliance/setup/models.py reads it from there)."""
     unpack: Literal["", "zip"] = ""
     """"zip": the download is unpacked and its top folder becomes `target`."""
     quant: str = ""

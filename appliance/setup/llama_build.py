@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Final
 
 if __package__:
-    from appliance.preflight import cpu_flags
+    from appliance.setup.preflight import cpu_flags
 else:  # run by path (install.sh, before the package is installed): preflight.py lies beside this file
     from preflight import cpu_flags  # type: ignore[no-redef]
 

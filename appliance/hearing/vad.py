@@ -30,7 +30,7 @@ class SileroVad:
     def load(self) -> SileroVad:
         if self._session is not None:
             return self
-        from appliance import models
+        from appliance.setup import models
 
         found = models.resolve("vad", self._config)
         try:

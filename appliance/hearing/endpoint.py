@@ -11,7 +11,7 @@ MIN_SPEECH_S: Final = 0.16  # seconds of voiced chunks in a row before it counts
 
 
 class SpeechProbability(Protocol):
-    """What the endpointer needs from a VAD (appliance.vad.SileroVad, or a fake in unit tests)."""
+    """What the endpointer needs from a VAD (appliance.hearing.vad.SileroVad, or a fake in unit tests)."""
 
     def probability(self, chunk: AudioChunk) -> float: ...
 

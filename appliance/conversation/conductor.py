@@ -11,15 +11,15 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
-from appliance.answers import Answers
 from appliance.audio import AudioChunk
-from appliance.bell import TimerBell
 from appliance.config import Config
 from appliance.contracts import Stages, Utterance, WakeHit
-from appliance.earcons import Chimes
-from appliance.limits import TurnLimits
-from appliance.memory import release_memory
-from appliance.turn import Reporter, TurnRecord, speech_end_at
+from appliance.conversation.answers import Answers
+from appliance.conversation.limits import TurnLimits
+from appliance.conversation.memory import release_memory
+from appliance.conversation.turn import Reporter, TurnRecord, speech_end_at
+from appliance.speaking.earcons import Chimes
+from appliance.thinking.bell import TimerBell
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk
 from appliance.config import Config
 from appliance.contracts import WakeHit
 from appliance.errors import MissingLibrary
-from appliance.wake_text import wake_name
+from appliance.hearing.wake_text import wake_name
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class WakeWord:
     def load(self) -> WakeWord:
         if self._model is not None:
             return self
-        from appliance import models
+        from appliance.setup import models
 
         wake = models.resolve("wake", self._config)
         mel = models.resolve("wake_mel", self._config)

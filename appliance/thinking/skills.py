@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Final
 
 from appliance.config import SkillsConfig, WakeConfig
 from appliance.contracts import SkillReply
-from appliance.skillparse import (
+from appliance.hearing.wake_text import wake_words
+from appliance.thinking.skillparse import (
     TIMER_WORDS,
     Span,
     find_durations,
@@ -27,8 +28,7 @@ from appliance.skillparse import (
     segments,
     timer_name,
 )
-from appliance.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
-from appliance.wake_text import wake_words
+from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
 
 if TYPE_CHECKING:
     from appliance.config import Config

@@ -13,8 +13,8 @@ from typing import Any, Self
 import numpy as np
 
 from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, read_wav
+from appliance.audio.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper, find_device, rescan
 from appliance.config import AudioConfig
-from appliance.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper, find_device, rescan
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 
 from appliance.audio import AudioChunk, Converter
-from appliance.config import AudioConfig
-from appliance.device import (
+from appliance.audio.device import (
     CLOSE_TIMEOUT_S,
     OPEN_GRACE_S,
     WATCH_INTERVAL_S,
@@ -19,7 +18,8 @@ from appliance.device import (
     find_device,
     rescan,
 )
-from appliance.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
+from appliance.audio.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
+from appliance.config import AudioConfig
 
 __all__ = ["SpeakerSink", "WavSink", "output_format"]
 

@@ -19,8 +19,8 @@ from typing import Final
 
 from appliance.audio import AudioChunk
 from appliance.contracts import AnswerStats, Chat, Sink, SkillReply, Skills, Splitter, Synthesizer
-from appliance.textclean import for_speech
-from appliance.tts import SpeechWorker
+from appliance.speaking.textclean import for_speech
+from appliance.speaking.tts import SpeechWorker
 
 _LOGGER = logging.getLogger(__name__)
 

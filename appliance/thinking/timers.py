@@ -32,7 +32,7 @@ from typing import Final
 
 from appliance.config import SkillsConfig
 from appliance.errors import TimerError
-from appliance.skillparse import duration_label, say_duration
+from appliance.thinking.skillparse import duration_label, say_duration
 
 _LOGGER = logging.getLogger(__name__)
 

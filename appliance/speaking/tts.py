@@ -86,7 +86,7 @@ class PiperSynthesizer:
     @classmethod
     def from_config(cls, cfg: Config) -> PiperSynthesizer:
         """Resolve, load and warm up the configured voice."""
-        from appliance.models import resolve
+        from appliance.setup.models import resolve
 
         model = resolve("voice", cfg)
         started = time.monotonic()
@@ -290,7 +290,7 @@ class _Tee:
 def speaking_sink(cfg: Config, rate: int, speak: bool, out: str | Path | None) -> Any:
     """Where `appliance ask` speaks: the speaker (opened now, so the device gets through its start-up
     while the model thinks), a WAV file, or both at once."""
-    from appliance.speaker import SpeakerSink, WavSink
+    from appliance.audio.speaker import SpeakerSink, WavSink
 
     sinks: list[Any] = []
     if speak:

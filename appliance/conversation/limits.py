@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from appliance.config import ConversationConfig
-from appliance.turn import TurnRecord
+from appliance.conversation.turn import TurnRecord
 
 
 @dataclass(frozen=True)

@@ -213,7 +213,7 @@ def dev_checkout(checkout: Path) -> list[str]:
     """What is wrong with a development venv: appliance not imported from this checkout, or a small model
     file missing. Run with the venv's python."""
     import appliance
-    from appliance.models import DEV_PACKAGES, package_file
+    from appliance.setup.models import DEV_PACKAGES, package_file
 
     problems = []
     where = Path(appliance.__file__).resolve().parent.parent
@@ -227,7 +227,8 @@ def dev_checkout(checkout: Path) -> list[str]:
 
 def dev_model(kind: str) -> list[str]:
     """[the path of a development model file], resolved as the appliance resolves it (venv's python)."""
-    from appliance import config, models
+    from appliance import config
+    from appliance.setup import models
 
     return [str(models.resolve(kind, config.Config()).path)]  # type: ignore[arg-type]
 

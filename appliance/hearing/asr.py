@@ -12,14 +12,14 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from appliance import whisper_fast
-from appliance.asr_worker import Inline, Run, Worker
 from appliance.audio import PIPELINE_RATE, AudioChunk
 from appliance.config import Config
 from appliance.contracts import Transcript
-from appliance.endpoint import Endpointer, SpeechProbability
-from appliance.wake_text import strip_wake_echo, wake_words
 from appliance.errors import MissingLibrary
+from appliance.hearing import whisper_fast
+from appliance.hearing.asr_worker import Inline, Run, Worker
+from appliance.hearing.endpoint import Endpointer, SpeechProbability
+from appliance.hearing.wake_text import strip_wake_echo, wake_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -194,7 +194,7 @@ class _BaseRecognizer:
             if self._vad_factory is not None:
                 self._vad = self._vad_factory()
             else:
-                from appliance.vad import SileroVad
+                from appliance.hearing.vad import SileroVad
 
                 self._vad = SileroVad(self.cfg).load()
         if self._model is None:
@@ -324,7 +324,7 @@ def choose_engine(cfg: Config) -> tuple[str, Path]:
 
     Raises ModelMissing (exit 78) naming where it looked and how to install the model.
     """
-    from appliance import models
+    from appliance.setup import models
 
     engine = cfg.asr.engine
     if engine == "auto":

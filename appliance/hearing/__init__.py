@@ -1,0 +1,1 @@
+"""Hearing: the wake word, voice activity, the end of the question, and speech recognition."""

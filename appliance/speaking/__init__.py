@@ -1,0 +1,1 @@
+"""Speaking: sentences cut from the answer, cleaned for speech, Piper, and the earcons."""

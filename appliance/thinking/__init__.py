@@ -1,0 +1,1 @@
+"""Thinking: the local skills (time, timers), then the language model."""
