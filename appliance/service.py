@@ -149,7 +149,7 @@ class Watchdog:
         limit_s = (self.interval_s or MONITOR_INTERVAL_S) * STALE_FACTOR
         if beat_age_s > limit_s:
             return False, "the conductor loop has not turned"
-        stuck_s = self.conductor.stuck_s() if hasattr(self.conductor, "stuck_s") else None
+        stuck_s = self.conductor.stuck_s()
         if stuck_s is not None and stuck_s > STUCK_LIMIT_S:
             return False, f"a cancelled model call has not returned for {stuck_s:.0f} s"
         if frames_age_s > limit_s and self._source_status in ("ok", None):  # None: not looked at yet

@@ -107,6 +107,10 @@ class Ticking:
 
     def __init__(self) -> None:
         self.heartbeat = 0
+        self.stuck: float | None = None
+
+    def stuck_s(self) -> float | None:
+        return self.stuck
 
 
 def test_watchdog_is_fed_only_while_the_loop_turns_and_audio_arrives(notify: NotifySocket) -> None:
@@ -253,9 +257,9 @@ def test_service_ready_status_turn_and_sigterm(notify: NotifySocket) -> None:
 def test_watchdog_starves_when_a_cancelled_model_call_never_returns(notify: NotifySocket,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     conductor, source = Ticking(), FakeSource()
-    conductor.stuck_s = lambda: 31.0  # type: ignore[attr-defined]
+    conductor.stuck = 31.0
     dog = Watchdog(conductor, source, Notifier(), RecordingJournal(), lambda: "Thinking", watchdog_interval_s())
     ok, why = dog.healthy(0.0, 0.0)
     assert not ok and "cancelled model call" in why
-    conductor.stuck_s = lambda: 3.0  # type: ignore[attr-defined]  # a slow cancel is not a hang yet
+    conductor.stuck = 3.0  # a slow cancel is not a hang yet
     assert dog.healthy(0.0, 0.0) == (True, "")
