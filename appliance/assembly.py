@@ -110,6 +110,15 @@ def load_voice(cfg: Config) -> PiperSynthesizer:
     return PiperSynthesizer.from_config(cfg)
 
 
+def load_home(cfg: Config) -> Home | None:
+    """The owner's Home Assistant when home_assistant.enabled (its token read now), else None."""
+    if not cfg.home_assistant.enabled:
+        return None
+    from appliance.thinking.home_assistant import HomeAssistant
+
+    return HomeAssistant(cfg.home_assistant)
+
+
 def splitter_factory(cfg: Config) -> Callable[[], Splitter]:
     """New sentence splitters with the configured first-piece rules."""
     from appliance.speaking.sentences import SentenceSplitter
@@ -145,7 +154,8 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
         source = MicSource(cfg.audio) if mic else NoSource()
     stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,
                     splitter_factory=splitter_factory(cfg), skills=skills,
-                    earcons=Earcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None)
+                    earcons=Earcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None,
+                    home=load_home(cfg))
     summary = ", ".join(f"{k} {v:.0f} ms" for k, v in loads.items())
     _LOGGER.info("Models loaded: %s (speech recognition: %s)", summary, recognizer.name)
     if events is not None:

@@ -46,6 +46,8 @@ EXIT_CODES: Final[dict[type[errors.ApplianceError], int]] = {
     errors.InputMissing: EXIT_NOINPUT,
     errors.FileUnavailable: EXIT_UNAVAILABLE,
     errors.ServiceUnavailable: EXIT_UNAVAILABLE,
+    errors.HomeAssistantUnreachable: EXIT_UNAVAILABLE,
+    errors.HomeAssistantRefused: EXIT_CONFIG,
     errors.FetchError: EXIT_TEMPFAIL,
     errors.ModelBusy: EXIT_TEMPFAIL,
     errors.NotWritable: EXIT_FAILURE,

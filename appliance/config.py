@@ -193,6 +193,24 @@ class SkillsConfig:
 
 
 @dataclass(frozen=True)
+class HomeAssistantConfig:
+    enabled: bool = False
+    """Send what the local skills do not answer to Home Assistant's conversation API first."""
+    url: str = ""
+    """Home Assistant's address on your network, e.g. http://homeassistant.local:8123."""
+    token_file: str | None = _f(None, exists=True)
+    """A file holding a long-lived access token (HA profile -> Security), readable only by the
+    service user; the token is never logged."""
+    timeout_s: float = _f(5.0, 0.2, 60)
+    """Seconds to wait for Home Assistant's answer before saying it is not reachable."""
+    language: str = "en"
+    """The language Home Assistant matches sentences in."""
+    fallback: Literal["model", "home_assistant"] = "model"
+    """Who answers what neither the skills nor a device in Home Assistant handle: the local model,
+    or Home Assistant's own reply (its conversation agent may be an LLM of its own)."""
+
+
+@dataclass(frozen=True)
 class LoggingConfig:
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     """Log level; --debug overrides it."""
@@ -227,6 +245,7 @@ class Config:
     tts: TtsConfig = field(default_factory=TtsConfig)
     conversation: ConversationConfig = field(default_factory=ConversationConfig)
     skills: SkillsConfig = field(default_factory=SkillsConfig)
+    home_assistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
     models: ModelsConfig = field(default_factory=ModelsConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
@@ -297,6 +316,14 @@ def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
         validator.add("asr.early_silence_s", "must be less than asr.endpoint_silence_s "
                       f"({format_number(cfg.asr.endpoint_silence_s)}), or 0 to turn it off; "
                       f"got {format_number(cfg.asr.early_silence_s)}")
+    if cfg is not None and cfg.home_assistant.enabled:
+        ha = cfg.home_assistant
+        if not ha.url.startswith(("http://", "https://")):
+            validator.add("home_assistant.url", "must be Home Assistant's address, like "
+                          f"http://homeassistant.local:8123, when home_assistant.enabled is true; got {ha.url!r}")
+        if not ha.token_file:
+            validator.add("home_assistant.token_file", "must name the file holding a long-lived access token "
+                          "when home_assistant.enabled is true (HA: your profile -> Security)")
     if cfg is None or validator.problems:
         raise ConfigError(source, validator.problems)
     return dataclasses.replace(cfg, source=source)

@@ -237,6 +237,33 @@ class Timers(Protocol):
         """The timers to announce now (each once, then again until acknowledged)."""
 
 
+@dataclass(frozen=True)
+class HomeReply:
+    """The home automation's answer to one sentence (Home Assistant's conversation API)."""
+
+    kind: str
+    """'action_done' or 'query_answer' (it did or read something for the person), or 'error'."""
+    speech: str
+    """What it says, in its own words ("Turned on the light", "Sorry, I am not aware of ...")."""
+    code: str = ""
+    """For an error: its code, e.g. 'no_valid_targets' (no such device), 'no_intent_match'."""
+    conversation_id: str | None = None
+    ms: float = 0.0
+    """How long the round trip took."""
+
+    @property
+    def handled(self) -> bool:
+        return self.kind in ("action_done", "query_answer")
+
+
+@runtime_checkable
+class Home(Protocol):
+    """The owner's home automation (Home Assistant): it switches and reads the devices."""
+
+    def process(self, text: str, conversation_id: str | None = None) -> HomeReply:
+        """Its answer to `text`; raises errors.HomeAssistantUnreachable / HomeAssistantRefused."""
+
+
 @runtime_checkable
 class EventLog(Protocol):
     """Where structured events go (service.Journal): model load times, errors, devices."""
@@ -260,6 +287,8 @@ class Stages:
     """None when skills are switched off: every question goes to the model."""
     earcons: Earcons | None = None
     timers: Timers | None = None
+    home: Home | None = None
+    """The owner's Home Assistant when home_assistant.enabled, else None."""
 
     def with_source(self, source: Source) -> Stages:
         """The same stages listening to another source (a recording instead of the microphone)."""

@@ -69,3 +69,11 @@ class FileUnavailable(FetchError):
 
 class ChecksumMismatch(FetchError):
     """A downloaded or copied file is not the file the manifest names; it has been removed."""
+
+
+class HomeAssistantUnreachable(ApplianceError):
+    """The configured Home Assistant cannot be reached right now (down, wrong address, timeout)."""
+
+
+class HomeAssistantRefused(ApplianceError):
+    """The configured Home Assistant refuses the access token."""

@@ -16,9 +16,15 @@ from typing import Final
 from appliance import EXIT_OK
 from appliance.audio import AudioChunk
 from appliance.config import Config
-from appliance.contracts import AnswerStats, Chat, Sink, Synthesizer
+from appliance.contracts import AnswerStats, Chat, HomeReply, Sink, Synthesizer
 from appliance.conversation.responder import Responder
-from appliance.errors import BadInput, InputMissing, UsageError
+from appliance.errors import (
+    BadInput,
+    HomeAssistantRefused,
+    HomeAssistantUnreachable,
+    InputMissing,
+    UsageError,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -136,6 +142,7 @@ class Asker:
         self._voice = voice
         self._splitter_factory = splitter_factory(cfg)
         self._responder: Responder | None = None
+        self._conversation_id: str | None = None
 
     def _load_chat(self) -> Chat:
         from appliance.assembly import load_chat
@@ -146,11 +153,12 @@ class Asker:
     def responder(self) -> Responder:
         """Built on first use: the skills (timers kept in service.state_dir) load then."""
         if self._responder is None:
-            from appliance.assembly import load_skills
+            from appliance.assembly import load_home, load_skills
 
             skills = load_skills(self.cfg) if self.cfg.skills.enabled else None
             self._responder = Responder(self.chat, self._voice or _Silent(), self._splitter_factory, skills,
-                                        time.monotonic)
+                                        time.monotonic, home=load_home(self.cfg),
+                                        home_fallback=self.cfg.home_assistant.fallback)
         return self._responder
 
     def reset(self) -> None:
@@ -162,9 +170,11 @@ class Asker:
         """Answer one question, handing text to on_delta as it comes and each spoken sentence to on_sentence;
         returns when the answer is written (and, with a sink, heard)."""
         responder = self.responder
-        reply = responder.skill(question)
+        reply, route = responder.skill(question), "skill"
+        if reply is None and responder.home is not None:
+            reply, route = responder.after_home(question, self._ask_home(question)), "home_assistant"
         if reply is not None:
-            record = Record(question=question, answer=reply.text, route="skill", stop_reason="skill")
+            record = Record(question=question, answer=reply.text, route=route, stop_reason=route)
             on_delta(reply.text)
             answer = responder.say([reply.text], self.sink)
         else:
@@ -200,6 +210,18 @@ class Asker:
         if record.route == "llm":
             record.answer = "".join(parts).strip()
         return record
+
+
+    def _ask_home(self, question: str) -> HomeReply | None:
+        """Home Assistant's answer, or None when it cannot be reached (said in the log)."""
+        assert self.responder.home is not None
+        try:
+            reply = self.responder.home.process(question, self._conversation_id)
+        except (HomeAssistantUnreachable, HomeAssistantRefused) as exc:
+            _LOGGER.warning("%s", exc)
+            return None
+        self._conversation_id = reply.conversation_id or self._conversation_id
+        return reply
 
 
 class _Silent:

@@ -64,7 +64,21 @@ def run_checks(config_path: str | None, checksums: bool = False) -> list[Check]:
     checks.append(_guard("llama.cpp build", check_llama))
     checks.append(_guard("memory", check_memory))
     checks += check_disk(cfg)
+    if cfg.home_assistant.enabled:
+        checks.append(_guard("home assistant", lambda: check_home_assistant(cfg)))
     return checks
+
+
+def check_home_assistant(cfg) -> Check:
+    """Reachable, the token accepted, and its version (the token itself is never shown)."""
+    from appliance.thinking.home_assistant import HomeAssistant
+
+    try:
+        info = HomeAssistant(cfg.home_assistant).info()
+    except ApplianceError as exc:
+        return Check("home assistant", "fail", str(exc))
+    return Check("home assistant", "ok", f"{cfg.home_assistant.url}: Home Assistant {info.get('version', '?')}"
+                 f" ({info.get('location_name', 'unnamed')}), token accepted")
 
 
 def _guard(name: str, fn: Callable[[], Check]) -> Check:
@@ -79,7 +93,7 @@ def check_python() -> Check:
     return Check("python", found.status, found.message.removeprefix("Python "))
 
 
-def check_models(cfg, checksums: bool) -> list[Check]:  # noqa: ANN001
+def check_models(cfg, checksums: bool) -> list[Check]:
     from appliance.setup import models
 
     out: list[Check] = []
@@ -194,7 +208,7 @@ def check_memory() -> Check:
     return Check("memory", status, detail)
 
 
-def check_disk(cfg) -> list[Check]:  # noqa: ANN001
+def check_disk(cfg) -> list[Check]:
     out = []
     for label, folder in (("disk models", cfg.models.dir), ("disk state", cfg.service.state_dir)):
         where = preflight.existing_parent(Path(folder))

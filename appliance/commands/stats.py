@@ -18,7 +18,8 @@ from appliance.errors import ServiceUnavailable, UsageError
 # journald field -> what the table calls it
 FIGURES: Final = {
     "ASR_MS": "end of speech to transcript (ms)",
-    "TTFT_MS": "transcript to first token (ms)",
+    "TTFT_MS": "model start to first token (ms)",
+    "HA_MS": "Home Assistant's answer (ms)",
     "FIRST_AUDIO_MS": "end of speech to first audio (ms)",
     "TURN_MS": "whole turn (ms)",
     "LLM_TOKENS_PER_S": "language model tokens/s",

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Final
 
+from appliance.config import Config
 from appliance.contracts import Stages, Transcript
-from appliance.conversation.responder import Answer, Responder
+from appliance.conversation.responder import Answer, Responder, Update
 
 _LOGGER = logging.getLogger(__name__)
+
+CONVERSATION_KEPT_S: Final = 300.0  # seconds Home Assistant keeps a conversation going (its own limit)
 
 
 def same_words(a: str, b: str) -> bool:
@@ -83,22 +87,52 @@ class EarlyAnswers:
 class Answers:
     """The turn's answer, the early one, and the stopped ones whose model call has not returned yet.
 
+    Who answers a confirmed question that no skill took: with Home Assistant configured, it is asked
+    first (only the confirmed words: it acts at once) while an early answer waits, held; a request it
+    handles, or a device it does not know, gets its own words; anything else goes to the model. Without
+    it, a device request gets the truth ("I can't control devices"), never a claimed action.
+
     Everything here runs on the conductor's thread and returns at once: a stopped answer's threads
     end by themselves (the chat runs one generation at a time, and each answer's Gate is shut).
     """
 
-    def __init__(self, stages: Stages, skills_on: bool, interject: Callable[[], list[str]],
+    def __init__(self, stages: Stages, cfg: Config, interject: Callable[[], list[str]],
                  clock: Callable[[], float]) -> None:
-        self.responder = responder = Responder(stages.chat, stages.tts, stages.splitter_factory,
-                                               stages.skills if skills_on else None, clock)
+        self.responder = responder = Responder(
+            stages.chat, stages.tts, stages.splitter_factory, stages.skills if cfg.skills.enabled else None, clock,
+            home=stages.home, home_fallback=cfg.home_assistant.fallback)
         self.sink, self.clock, self._interject = stages.sink, clock, interject
         self.current: Answer | None = None
         self.early = EarlyAnswers(
             lambda text: responder.think(text, stages.sink, held=True, interject=interject), stages.chat.forget)
         self._returning: list[Answer] = []
+        self._conversation: tuple[str, float] | None = None
+        """Home Assistant's conversation id and when it was last used: a follow-up keeps it."""
 
     def think(self, question: str) -> Answer:
-        """The model's answer to the confirmed question: the early one if it heard the same words."""
+        """The answer to a confirmed question that no local answer took (Home Assistant first when configured)."""
+        home = self.responder.home
+        if home is None:
+            return self._model(question)
+        conversation = self._conversation
+        keep = conversation is not None and self.clock() - conversation[1] < CONVERSATION_KEPT_S
+        self.current = self.responder.consult(home, question, conversation[0] if keep else None)
+        return self.current  # the early answer stays held until Home Assistant has answered
+
+    def settle(self, update: Update) -> Answer:
+        """Who speaks once Home Assistant has answered (a 'home' update) or failed (an 'error' one)."""
+        question = self.current.text if self.current is not None else ""
+        if update.home is None:
+            _LOGGER.warning("%s", update.error)
+        elif update.home.conversation_id:
+            self._conversation = (update.home.conversation_id, self.clock())
+        reply = self.responder.after_home(question, update.home)
+        if reply is None:
+            return self._model(question)
+        return self.say([reply.text], route="home_assistant" if reply.intent != "no_internet" else "skill")
+
+    def _model(self, question: str) -> Answer:
+        """The model's answer: the early one if it heard the same words, else a new one."""
         pre = self.early.take(question)
         if pre is None:
             self.stopped(self.early.drop("the final transcript differs"))
@@ -106,10 +140,10 @@ class Answers:
         self.current = pre
         return pre
 
-    def say(self, texts: list[str]) -> Answer:
-        """Fixed texts spoken as the turn's answer (a skill's reply, an apology, a timer)."""
+    def say(self, texts: list[str], route: str = "skill") -> Answer:
+        """Fixed texts spoken as the turn's answer (a skill's reply, Home Assistant's, an apology, a timer)."""
         self.stopped(self.early.drop("a local answer is spoken"))
-        self.current = self.responder.say(texts, self.sink)
+        self.current = self.responder.say(texts, self.sink, route=route)
         return self.current
 
     def follow(self, early: Transcript | None) -> None:
@@ -132,6 +166,6 @@ class Answers:
 
     def stuck_s(self) -> float | None:
         """Seconds the oldest stopped answer's model call has failed to return (a hung call), or None."""
-        self._returning = [a for a in self._returning if a.model_running]
+        self._returning = [a for a in self._returning if a.model_running and a.route == "llm"]
         stopped = [a.cancelled_at for a in self._returning if a.cancelled_at is not None]
         return self.clock() - min(stopped) if stopped else None

@@ -76,7 +76,7 @@ class Conductor:
         self._utt: Utterance | None = None
         self._listen_started, self._utt_audio_s = 0.0, 0.0
         self.limits = TurnLimits(config.conversation)
-        self.answers = Answers(stages, config.skills.enabled, lambda: self.bell.due_texts(), lambda: self.clock())
+        self.answers = Answers(stages, config, lambda: self.bell.due_texts(), lambda: self.clock())
         """The turn's answer, the early one (answers.early) and stopped ones still returning."""
         self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
         self.bell = TimerBell(stages.timers, clock, lambda exc: self._event(
@@ -155,10 +155,9 @@ class Conductor:
     def _start_turn(self, hit: WakeHit | None, now: float, follow_up: bool = False) -> None:
         self.turns += 1
         self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up)
-        if hit is not None:
-            self._turn.wake_word, self._turn.wake_score, self._turn.wake_at_s = hit.word, hit.score, hit.at_s
         self._thinking_played = False
         if hit is not None:
+            self._turn.wake_word, self._turn.wake_score, self._turn.wake_at_s = hit.word, hit.score, hit.at_s
             self._event("wake", f"Wake word {hit.word} (score={hit.score:.2f})", wake_word=hit.word,
                         wake_score=f"{hit.score:.3f}", turn_id=self.turns)
             self._earcon("wake")
@@ -214,7 +213,7 @@ class Conductor:
         self._respond(turn, now)
 
     def _respond(self, turn: TurnRecord, now: float) -> None:
-        """The one answer path: a local skill, else the early answer if it heard the same words, else the model."""
+        """A local skill, else Home Assistant when configured, else the model (the early answer if it heard the same words)."""
         self._set_state(State.THINKING)
         try:
             reply = self.answers.responder.skill(turn.transcript)
@@ -230,10 +229,7 @@ class Conductor:
             else:
                 self.answers.say([reply.text])
             return
-        turn.route = "llm"
-        answer = self.answers.think(turn.transcript)
-        if answer.held:  # the early answer heard the same words: it becomes this turn's
-            turn.preemptive, turn.early_at = True, answer.started_at
+        turn.answered_by(self.answers.think(turn.transcript))
 
     def _answering(self, chunk: AudioChunk | None, now: float) -> None:
         turn = self._turn
@@ -243,6 +239,10 @@ class Conductor:
         answer = self.answers.current
         assert answer is not None
         for update in answer.updates():
+            if update.part == "home" or update.kind == "home":  # Home Assistant answered, or failed
+                turn.apply(update)
+                turn.answered_by(self.answers.settle(update))
+                return
             if update.kind == "error":
                 stage = "llm" if update.part == "model" else update.part
                 if turn.outcome:  # the apology itself failed: give up quietly

@@ -18,9 +18,21 @@ from dataclasses import dataclass
 from typing import Final
 
 from appliance.audio import AudioChunk
-from appliance.contracts import AnswerStats, Chat, Sink, SkillReply, Skills, Splitter, Synthesizer
+from appliance.contracts import (
+    AnswerStats,
+    Chat,
+    Home,
+    HomeReply,
+    Sink,
+    SkillReply,
+    Skills,
+    Splitter,
+    Synthesizer,
+)
 from appliance.speaking.textclean import for_speech
 from appliance.speaking.tts import SpeechWorker
+from appliance.thinking import honesty
+from appliance.thinking.requests import controls_device
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -36,6 +48,7 @@ class Update:
       'delta'        a piece of the model's text (`text`), as written;
       'sentence'     a sentence (or first clause) cleaned for speech (`text`), handed to speech;
       'model_done'   the model has returned (`stats`);
+      'home'         Home Assistant has answered (`home`);
       'spoken'       the speaker has played the whole answer (`first_audio_at`: when it began);
       'error'        a part failed (`part`, `error`, `traceback`);
       'ended'        a part ('model' or 'speech') is over; after its last 'ended' the answer is done.
@@ -46,6 +59,7 @@ class Update:
     part: str = ""
     text: str = ""
     stats: AnswerStats | None = None
+    home: HomeReply | None = None
     first_audio_at: float | None = None
     error: BaseException | None = None
     traceback: str | None = None
@@ -147,8 +161,10 @@ class Answer:
     """One answer under way: its cancel Event, its Gate, its threads, and the Updates they post."""
 
     def __init__(self, text: str, tts: Synthesizer, sink: Sink | None, clock: Callable[[], float], *,
-                 held: bool = False, interject: Callable[[], list[str]] | None = None) -> None:
+                 held: bool = False, interject: Callable[[], list[str]] | None = None, route: str = "llm") -> None:
         self.text = text
+        self.route = route
+        """Who answers: 'llm', 'skill', 'home_assistant', or 'home' while Home Assistant is asked."""
         """The question (or for a spoken message, its first sentence)."""
         self.held = held
         """Started held back: an early answer, heard only once released."""
@@ -221,21 +237,22 @@ class Answer:
     def _fail(self, part: str, exc: BaseException) -> None:
         self._post("error", part=part, error=exc, traceback=traceback.format_exc())
 
-    def _start_model(self, run: Callable[[], None]) -> None:
-        self._running.add("model")
-        if self.gate is not None:
+    def _start_model(self, run: Callable[[], None], part: str = "model") -> None:
+        self._running.add(part)
+        if self.gate is not None and part == "model":
             self._running.add("speech")
 
         def body() -> None:
             try:
                 run()
             except BaseException as exc:  # handed to the caller's thread, which recovers
-                self._fail("model", exc)
+                self._fail(part, exc)
             finally:
-                self._end_speech()
-                self._post("ended", part="model")
+                if part == "model":
+                    self._end_speech()
+                self._post("ended", part=part)
 
-        self._model = threading.Thread(target=body, name="appliance-model", daemon=True)
+        self._model = threading.Thread(target=body, name=f"appliance-{part}", daemon=True)
         self._model.start()
 
     def _sentence(self, piece: str) -> None:
@@ -280,21 +297,54 @@ class Answer:
 
 
 class Responder:
-    """Answers a question: a local skill first, else the language model; everything is spoken through
-    Answer, sentence by sentence. `tts`/`sink` may be None where nothing is spoken (`ask` without --speak).
+    """Answers a question: a local skill first; then the owner's Home Assistant when configured (a
+    device request gets its words); else the language model. Without Home Assistant a device request,
+    and without the internet a question only it could answer, get the truth instead of the model.
+    Everything is spoken through Answer, sentence by sentence; `sink` may be None (`ask` without --speak).
     """
 
     def __init__(self, chat: Chat, tts: Synthesizer, splitter_factory: Callable[[], Splitter],
-                 skills: Skills | None, clock: Callable[[], float]) -> None:
+                 skills: Skills | None, clock: Callable[[], float], home: Home | None = None,
+                 home_fallback: str = "model") -> None:
         self.chat = chat
         self.tts = tts
         self.splitter_factory = splitter_factory
         self.skills = skills
         self.clock = clock
+        self.home = home
+        self.home_fallback = home_fallback
 
     def skill(self, text: str) -> SkillReply | None:
-        """The local skill's reply, or None for the model (a failing skill raises)."""
-        return None if self.skills is None else self.skills.match(text)
+        """A local answer: a skill's, or the truth about what cannot be done here; None for the next
+        in line (a failing skill raises)."""
+        reply = None if self.skills is None else self.skills.match(text)
+        if reply is None and self.home is None:
+            reply = honesty.cannot_act(text) or honesty.offline(text)
+        return reply
+
+    def after_home(self, question: str, reply: HomeReply | None) -> SkillReply | None:
+        """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.
+
+        Decided by what was asked: a request it handled, or any device request, gets its words (a
+        device it does not know included); anything else goes to the model. Home Assistant down: a
+        device request is told so.
+        """
+        if reply is None:
+            return honesty.unreachable(question) or honesty.offline(question)
+        if reply.speech and (reply.handled or controls_device(question) or self.home_fallback == "home_assistant"):
+            return SkillReply(reply.speech, "home_assistant")
+        return honesty.offline(question)
+
+    def consult(self, home: Home, question: str, conversation_id: str | None) -> Answer:
+        """Ask the owner's Home Assistant, on a thread of its own; its answer comes as a 'home' update
+        (or an 'error' one), and the caller decides who speaks (conversation/answers.py)."""
+        answer = Answer(question, self.tts, None, self.clock, route="home")
+
+        def run() -> None:
+            answer._post("home", home=home.process(question, conversation_id))
+
+        answer._start_model(run, part="home")
+        return answer
 
     def think(self, question: str, sink: Sink | None, *, held: bool = False, long: bool | None = None,
               interject: Callable[[], list[str]] | None = None) -> Answer:
@@ -330,10 +380,10 @@ class Responder:
         answer._start_model(run)
         return answer
 
-    def say(self, texts: Iterable[str], sink: Sink | None) -> Answer:
-        """Speak fixed texts (a skill's reply, an apology, a timer's message) as an answer of their own."""
+    def say(self, texts: Iterable[str], sink: Sink | None, route: str = "skill") -> Answer:
+        """Speak fixed texts (a skill's reply, Home Assistant's, an apology, a timer's message) as an answer."""
         texts = list(texts)
-        answer = Answer(texts[0] if texts else "", self.tts, sink, self.clock)
+        answer = Answer(texts[0] if texts else "", self.tts, sink, self.clock, route=route)
         if answer.gate is not None:
             answer._running.add("speech")
         for text in texts:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from appliance.contracts import AnswerStats, Transcript
-from appliance.conversation.responder import Update
+from appliance.conversation.responder import Answer, Update
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -20,7 +20,7 @@ TIMING_KEYS: Final = ("speech_end_to_transcript", "transcript_to_first_token", "
 LATENCY_FIELDS: Final = {"ASR_MS": "speech_end_to_transcript", "TTFT_MS": "transcript_to_first_token",
                          "FIRST_AUDIO_MS": "speech_end_to_first_audio", "TURN_MS": "turn_total"}
 TURN_FIELDS: Final = ("APPLIANCE_EVENT", "TURN_ID", "WAKE_WORD", "WAKE_SCORE", "ROUTE", "OUTCOME",
-                      *LATENCY_FIELDS, "LLM_TOKENS", "LLM_TOKENS_PER_S", "PROMPT_TOKENS", "CACHED_TOKENS")
+                      *LATENCY_FIELDS, "LLM_TOKENS", "LLM_TOKENS_PER_S", "PROMPT_TOKENS", "CACHED_TOKENS", "HA_MS")
 
 
 def _ms(start: float | None, end: float | None) -> float | None:
@@ -47,6 +47,8 @@ class TurnRecord:
     transcript: str = ""
     answer_parts: list[str] = field(default_factory=list)
     end_turn: bool = False
+    ha_ms: float | None = None
+    """Milliseconds Home Assistant took to answer, when it was asked."""
     preemptive: bool = False
     """The answer was started from the early transcript, before the question was confirmed over."""
     stats: AnswerStats | None = None
@@ -83,8 +85,16 @@ class TurnRecord:
             self.answer_parts.append(update.text)
         elif update.kind == "model_done":
             self.answer_done_at, self.stats = update.at, update.stats
+        elif update.kind == "home" and update.home is not None:
+            self.ha_ms = update.home.ms
         elif update.kind == "spoken":
             self.audio_done_at, self.first_audio_at = update.at, update.first_audio_at
+
+    def answered_by(self, answer: Answer) -> None:
+        """The answer the turn now waits for gives it its route (Home Assistant while it is asked)."""
+        self.route = "home_assistant" if answer.route == "home" else answer.route
+        if answer.held:  # the early answer heard the same words: it became this turn's
+            self.preemptive, self.early_at = True, answer.started_at
 
     def timings_ms(self) -> dict[str, float | None]:
         """The six latency terms in milliseconds (None when the turn did not get that far).
@@ -124,6 +134,7 @@ class TurnRecord:
             "LLM_TOKENS_PER_S": num(round(stats.tokens_per_s, 1) if llm and stats.tokens_per_s else None),
             "PROMPT_TOKENS": str(stats.prompt_tokens if llm else 0),
             "CACHED_TOKENS": str(stats.cached_prompt_tokens if llm else 0),
+            "HA_MS": "" if self.ha_ms is None else f"{self.ha_ms:.0f}",
         }
         if self.error:
             fields["ERROR"] = self.error

@@ -26,7 +26,8 @@ from appliance.thinking.llm import LlmError
 CODES = {
     errors.UsageError: EXIT_USAGE, errors.BadInput: EXIT_DATAERR, errors.ChecksumMismatch: EXIT_DATAERR,
     errors.InputMissing: EXIT_NOINPUT, errors.FileUnavailable: EXIT_UNAVAILABLE,
-    errors.ServiceUnavailable: EXIT_UNAVAILABLE, errors.FetchError: EXIT_TEMPFAIL, errors.ModelBusy: EXIT_TEMPFAIL,
+    errors.ServiceUnavailable: EXIT_UNAVAILABLE, errors.HomeAssistantUnreachable: EXIT_UNAVAILABLE,
+    errors.HomeAssistantRefused: EXIT_CONFIG, errors.FetchError: EXIT_TEMPFAIL, errors.ModelBusy: EXIT_TEMPFAIL,
     errors.NotWritable: EXIT_FAILURE, errors.BadConfig: EXIT_CONFIG, errors.ModelMissing: EXIT_CONFIG,
     errors.ModelError: EXIT_CONFIG, LlmError: EXIT_CONFIG, VoiceError: EXIT_CONFIG,
     errors.MissingLibrary: EXIT_CONFIG, errors.AudioDeviceError: EXIT_CONFIG, errors.OutputError: EXIT_CONFIG,
