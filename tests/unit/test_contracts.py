@@ -9,7 +9,7 @@ import pytest
 
 from appliance import assembly, contracts
 from appliance.audio import mic, playback, speaker
-from appliance.conversation import replay, responder
+from appliance.conversation import gate, replay
 from appliance.hearing import asr, wake
 from appliance.service import Journal
 from appliance.speaking import earcons, sentences, tts
@@ -49,7 +49,7 @@ def accepts(cls: type, proto: type) -> list[str]:
 
 REAL = [
     (contracts.Source, [mic.MicSource, mic.WavSource, replay.Recording, assembly.NoSource]),
-    (contracts.Sink, [speaker.SpeakerSink, playback.WavSink, responder.Gate]),
+    (contracts.Sink, [speaker.SpeakerSink, playback.WavSink, gate.Gate]),
     (contracts.WakeDetector, [wake.WakeWord]),
     (contracts.Utterance, [asr._Utterance]),  # made only by the recognizers
     (contracts.Recognizer, [asr.VoskRecognizer, asr.WhisperRecognizer]),

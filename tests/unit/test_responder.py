@@ -6,7 +6,8 @@ import threading
 import time
 
 from appliance.contracts import SkillReply
-from appliance.conversation.responder import Answer, Gate, Responder, Update
+from appliance.conversation.gate import Gate
+from appliance.conversation.responder import Answer, Responder, Update
 from tests.fixtures.fakes import FakeChat, FakeSink, FakeTts
 from tests.fixtures.waits import WAIT_S, wait_for
 
