@@ -44,8 +44,12 @@ def main(args: argparse.Namespace) -> int:
     if peer is not None:
         reach = f"{peer.host} ({', '.join(peer.addresses)})" if peer.named else peer.host
         dns = f", the DNS servers {', '.join(peer.remote_resolvers)}" if peer.remote_resolvers else ""
+        if peer.allowed == ("localhost",):
+            reach = f"Home Assistant at {reach} on this machine"
+        else:
+            reach = f"Home Assistant at {reach}, localhost{dns}"
         print(f"{path} {'is up to date' if done == 'unchanged' else 'written'}: the service may reach "
-              f"Home Assistant at {reach}, localhost{dns} and nothing else.")
+              f"{reach} and nothing else.")
     elif done == "removed":
         print(f"removed {path}: home_assistant is off, so the service has no network.")
     else:
