@@ -129,8 +129,10 @@ def nameservers(path: str = RESOLV_CONF) -> tuple[str, ...]:
 
 def dropin_text(p: Peer, source: str) -> str:
     """The drop-in that lets the service reach `p` and nothing else."""
+    reach = "Home Assistant, localhost and the DNS servers below" if p.remote_resolvers else \
+        "Home Assistant and localhost"
     lines = [f"# Written by `appliance network` for home_assistant.url: {p.url} ({source}).",
-             "# The service may reach Home Assistant and localhost; every other address is refused."]
+             f"# The service may reach {reach}; every other address is refused."]
     if p.named:
         lines.append(f"# {p.host} was {', '.join(p.addresses)} when this was written; if that changes, run")
         lines.append(f"#   sudo appliance network --write {UNIT_DIR} && sudo systemctl daemon-reload "
