@@ -12,6 +12,7 @@ from appliance import (
     EXIT_CONFIG,
     EXIT_DATAERR,
     EXIT_FAILURE,
+    EXIT_NOHOST,
     EXIT_NOINPUT,
     EXIT_SOFTWARE,
     EXIT_TEMPFAIL,
@@ -35,6 +36,7 @@ COMMANDS: Final = {
     "stats": "stats",
     "bench": "bench",
     "models": "models",
+    "network": "network",
 }
 
 # Named error -> exit code; a subclass not named here takes its nearest base's code (exit_code()).
@@ -48,6 +50,7 @@ EXIT_CODES: Final[dict[type[errors.ApplianceError], int]] = {
     errors.ServiceUnavailable: EXIT_UNAVAILABLE,
     errors.HomeAssistantUnreachable: EXIT_UNAVAILABLE,
     errors.HomeAssistantRefused: EXIT_CONFIG,
+    errors.HostUnknown: EXIT_NOHOST,
     errors.FetchError: EXIT_TEMPFAIL,
     errors.ModelBusy: EXIT_TEMPFAIL,
     errors.NotWritable: EXIT_FAILURE,

@@ -58,7 +58,8 @@ class WakeConfig:
     refractory_s: float = _f(2.0, 0.0, 60)
     """Seconds before the wake word may fire again."""
     preroll_s: float = _f(0.3, 0.0, 3.0)
-    """Seconds of audio before the detection handed to ASR (detection lags the word end by ~0.2 s)."""
+    """Seconds of audio before the detection handed to ASR, for a question begun before the detection
+    fired; the recognizer starts it after the pause that follows the wake word (hearing/wake_end.py)."""
     onnx_threads: int = _f(1, 1, 8)
     """onnxruntime threads for the wake model; one is plenty for 80 ms frames."""
 

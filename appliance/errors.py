@@ -71,6 +71,10 @@ class ChecksumMismatch(FetchError):
     """A downloaded or copied file is not the file the manifest names; it has been removed."""
 
 
+class HostUnknown(ApplianceError):
+    """A host the configuration names (Home Assistant's) does not resolve to an address."""
+
+
 class HomeAssistantUnreachable(ApplianceError):
     """The configured Home Assistant cannot be reached right now (down, wrong address, timeout)."""
 

@@ -19,6 +19,7 @@ from appliance.errors import MissingLibrary
 from appliance.hearing import whisper_fast
 from appliance.hearing.asr_worker import Inline, Run, Worker
 from appliance.hearing.endpoint import Endpointer, SpeechProbability
+from appliance.hearing.wake_end import LOOKAHEAD_S, question_start
 from appliance.hearing.wake_text import strip_wake_echo, wake_words
 
 _LOGGER = logging.getLogger(__name__)
@@ -39,6 +40,10 @@ class _Utterance:
     The transcriptions are Runs on `runner`: inline for Vosk, on the recognizer's worker thread
     for Whisper, so feed() and poll() never wait for one. A run for a pause the person spoke
     through is dropped, not waited for.
+
+    The pre-roll goes to the engine from where the question starts (wake_end.question_start):
+    it is held, with the first LOOKAHEAD_S after the wake word, until the pause after the wake
+    word can be found in it, so the end of the wake word is not transcribed.
     """
 
     def __init__(self, engine: _Engine, endpointer: Endpointer, preroll: list[AudioChunk],
@@ -56,9 +61,10 @@ class _Utterance:
         self._ended: str | None = None
         self._ended_at = 0.0
         self.started_at = time.monotonic()
+        self._held: list[AudioChunk] | None = list(preroll) if preroll else None
+        self._held_after_s = 0.0
         for chunk in preroll:
             endpointer.preroll(chunk)
-            engine.accept(chunk)
 
     @property
     def heard_speech(self) -> bool:
@@ -77,7 +83,7 @@ class _Utterance:
 
     def feed(self, chunk: AudioChunk) -> Transcript | None:
         if self._ended is None:
-            self.engine.accept(chunk)
+            self._accept(chunk)
             outcome = self.endpointer.feed(chunk)
             if outcome is not None:
                 self._end(outcome)
@@ -124,6 +130,33 @@ class _Utterance:
             if run is not None and not run.done.is_set():
                 run.dropped = True
 
+    def _accept(self, chunk: AudioChunk) -> None:
+        if self._held is None:
+            self.engine.accept(chunk)
+            return
+        self._held.append(chunk)
+        self._held_after_s += chunk.duration_s
+        if self._held_after_s >= LOOKAHEAD_S - 1e-9:
+            self._release()
+
+    def _release(self) -> None:
+        """Hand the held audio to the engine from where the question starts."""
+        held, self._held = self._held, None
+        if not held:
+            return
+        skip = question_start(np.concatenate([c.to_float()[:, 0] for c in held]), held[0].rate)
+        if skip:
+            _LOGGER.debug("The question starts %.2f s into the pre-roll, after a pause", skip / held[0].rate)
+        for chunk in held:
+            if skip >= chunk.frames:
+                skip -= chunk.frames
+                continue
+            if skip:
+                step = chunk.width * chunk.channels
+                chunk = AudioChunk(chunk.samples[skip * step:], chunk.rate, chunk.width, chunk.channels)
+                skip = 0
+            self.engine.accept(chunk)
+
     def _track_early(self) -> None:
         ep = self.endpointer
         if self._early_run is not None and self._early_for != ep.speech_end_s:
@@ -131,6 +164,7 @@ class _Utterance:
             self._early_run.dropped = True  # stale: not waited for, never run if it has not started
             self._early_run, self.early = None, None
         if self._early_run is None and ep.early_point and ep.speech_end_s != self._early_for:
+            self._release()
             self._early_for = ep.speech_end_s  # one early transcript per pause
             self._early_run = self.runner.submit(self.engine.early())
             _LOGGER.debug("Early transcript asked for after %.2f s", ep.elapsed_s)
@@ -148,6 +182,7 @@ class _Utterance:
 
     def _end(self, outcome: str) -> None:
         self._ended, self._ended_at = outcome, time.monotonic()
+        self._release()
         if outcome == "no_speech":
             self.close()
             return

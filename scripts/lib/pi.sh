@@ -19,7 +19,9 @@ STATE_DIR="/var/lib/appliance"
 MODELS_DIR="/var/lib/appliance/models"
 PI_WHEEL_CACHE="/var/cache/appliance/wheels" # llama.cpp builds, one folder per version, flags and CPU
 UNIT_NAME="appliance.service"
-UNIT_PATH="/etc/systemd/system/appliance.service"
+UNIT_DIR="/etc/systemd/system"
+UNIT_PATH="$UNIT_DIR/$UNIT_NAME"
+NETWORK_CHANGED=0 # set to 1 by ensure_network when it wrote or removed the Home Assistant drop-in
 LOG_FILE="${APPLIANCE_INSTALL_LOG:-/var/log/appliance-install.log}"
 CLI_LINK="/usr/local/bin/appliance"
 START_TIMEOUT_S=180 # the unit allows 120 s for loading the models before READY=1
@@ -239,6 +241,31 @@ ensure_models() {
 
 systemd_running() { [[ -d /run/systemd/system ]]; }
 
+network_dropin() { printf '%s\n' "$UNIT_DIR/$UNIT_NAME.d/home-assistant.conf"; }
+
+ensure_network() {
+  # The drop-in that lets the service (PrivateNetwork=yes) reach the Home Assistant of the config and
+  # nothing else, or none when home_assistant is off: `appliance network --write` (appliance/setup/network.py).
+  local dropin before="" after="" out status
+  dropin="$(network_dropin)"
+  [[ -f "$dropin" ]] && before="$(cat "$dropin")"
+  info "appliance network --write $UNIT_DIR"
+  out="$("$PI_VENV/bin/appliance" network --config "$CONFIG_DIR/appliance.yaml" --write "$UNIT_DIR" 2>&1)" \
+    && status=0 || status=$?
+  printf '%s\n' "$out" | sed -e '/^then: /d' -e 's/^/    /' # this script reloads and restarts by itself
+  case "$status" in
+    0) ;;
+    "$EX_NOHOST") die "$EX_NOHOST" "home_assistant.url in $CONFIG_DIR/appliance.yaml names a host that does not resolve (above). Fix the url (Home Assistant's IP address always works) or set home_assistant.enabled: false, and run this again; the service was not (re)started." ;;
+    "$EX_CONFIG") die "$EX_CONFIG" "$CONFIG_DIR/appliance.yaml has a problem (above). Fix it and run this again; the service was not (re)started." ;;
+    *) die "$EX_CANTCREAT" "could not write the network drop-in $dropin (above); the service was not (re)started." ;;
+  esac
+  [[ -f "$dropin" ]] && after="$(cat "$dropin")"
+  if [[ "$before" != "$after" ]]; then
+    NETWORK_CHANGED=1
+    CHANGED=1
+  fi
+}
+
 ensure_service() {
   local unit_src="$ROOT/systemd/$UNIT_NAME" unit_changed=0
   if [[ ! -f "$unit_src" ]]; then
@@ -256,6 +283,7 @@ ensure_service() {
   else
     info "$UNIT_PATH is up to date"
   fi
+  ensure_network
   if ! systemd_running; then
     if [[ "$(systemctl is-enabled "$UNIT_NAME" 2>/dev/null || true)" != enabled ]]; then
       if systemctl enable "$UNIT_NAME" >/dev/null 2>&1; then
@@ -268,7 +296,7 @@ ensure_service() {
     warn "systemd is not the init system here (a container or a chroot): everything is installed, but the service was not started. On the Pi it starts at boot, or with: sudo systemctl start appliance"
     return 0
   fi
-  if ((unit_changed)); then
+  if ((unit_changed || NETWORK_CHANGED)); then
     systemctl daemon-reload
     info "systemctl daemon-reload"
   fi
@@ -346,7 +374,8 @@ pi_uninstall() {
     else
       systemctl disable "$UNIT_NAME" >/dev/null 2>&1 || true
     fi
-    rm -f "$UNIT_PATH"
+    rm -f "$UNIT_PATH" "$(network_dropin)"
+    rmdir "$UNIT_DIR/$UNIT_NAME.d" 2>/dev/null || true # kept when it holds the owner's own drop-ins
     systemd_running && systemctl daemon-reload
     info "removed $UNIT_PATH"
   fi

@@ -293,3 +293,60 @@ def test_pi_llama_build_is_checked_installed_then_recognised(tmp_path: Path) -> 
 
     other_flags = _pi_llama_step(tmp_path, blas=1)  # other CMAKE_ARGS: another cache folder, built afresh
     assert "using the wheel handed over" in other_flags.stdout
+
+
+def _home_assistant(tmp_path: Path, enabled: bool, url: str = "http://192.168.1.20:8123") -> None:
+    """/etc/appliance/appliance.yaml, made up under tmp_path, with home_assistant on or off."""
+    (tmp_path / "ha_token").write_text("secret\n")
+    (tmp_path / "appliance.yaml").write_text(
+        f"home_assistant:\n  enabled: {'true' if enabled else 'false'}\n  url: \"{url}\"\n"
+        f"  token_file: {tmp_path / 'ha_token'}\n")
+
+
+def _service_step(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """ensure_service of the Pi mode with systemd made up: systemctl records its calls, and whether the
+    drop-in was in place at each; the real `appliance network` of this venv writes the drop-in."""
+    units = tmp_path / "units"
+    units.mkdir(exist_ok=True)
+    dropin = units / "appliance.service.d" / "home-assistant.conf"
+    snippet = (f'trap_errors\nCONFIG_DIR="{tmp_path}"; PI_VENV="{VENV_BIN.parent}"; UNIT_DIR="{units}"\n'
+               'UNIT_PATH="$UNIT_DIR/$UNIT_NAME"\nsystemd_running() { true; }\ntimeout() { shift; "$@"; }\n'
+               f'systemctl() {{\n  local there=no\n  [[ -f "{dropin}" ]] && there=yes\n'
+               f'  echo "$* drop-in:$there" >>"{tmp_path}/calls"\n'
+               '  case "$1" in is-enabled) echo enabled ;; esac\n}\n'
+               'step "8/8 systemd service"\nensure_service\necho "CHANGED=$CHANGED"')
+    (tmp_path / "calls").write_text("")
+    return sourced(snippet)
+
+
+def _calls(tmp_path: Path) -> list[str]:
+    return [c for c in (tmp_path / "calls").read_text().splitlines() if not c.startswith(("is-", "enable"))]
+
+
+def test_the_service_restarts_after_the_network_drop_in_and_a_daemon_reload(tmp_path: Path) -> None:
+    dropin = tmp_path / "units" / "appliance.service.d" / "home-assistant.conf"
+    _home_assistant(tmp_path, enabled=True)
+    first = _service_step(tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "IPAddressAllow=localhost 192.168.1.20" in dropin.read_text()
+    assert "may reach Home Assistant at 192.168.1.20" in first.stdout and "then:" not in first.stdout
+    assert _calls(tmp_path) == ["daemon-reload drop-in:yes", "restart appliance.service drop-in:yes"]
+
+    again = _service_step(tmp_path)
+    assert "is up to date" in again.stdout and "CHANGED=0" in again.stdout
+    assert _calls(tmp_path) == []  # nothing changed: no reload, no restart
+
+    _home_assistant(tmp_path, enabled=False)
+    off = _service_step(tmp_path)
+    assert off.returncode == 0, off.stdout + off.stderr
+    assert not dropin.exists() and "home_assistant is off" in off.stdout
+    assert _calls(tmp_path) == ["daemon-reload drop-in:no", "restart appliance.service drop-in:no"]
+
+
+def test_a_home_assistant_that_does_not_resolve_stops_before_the_service(tmp_path: Path) -> None:
+    _home_assistant(tmp_path, enabled=True, url="http://homeassistant.invalid:8123")  # never resolves
+    result = _service_step(tmp_path)
+    assert result.returncode == 68  # EX_NOHOST
+    assert 'ERROR in step "8/8 systemd service"' in result.stderr and "not (re)started" in result.stderr
+    assert "homeassistant.invalid" in result.stdout + result.stderr
+    assert _calls(tmp_path) == []
