@@ -12,6 +12,7 @@ pytest_plugins = [
     "tests.fixtures.journal",
     "tests.fixtures.llm",
     "tests.fixtures.tts",
+    "tests.fixtures.home_assistant",
 ]
 
 ROOT = Path(__file__).resolve().parent.parent

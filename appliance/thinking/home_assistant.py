@@ -7,6 +7,7 @@ Standard library only (urllib): one small JSON request per question needs no HTT
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import time
@@ -88,8 +89,11 @@ class HomeAssistant:
                                            "make a new long-lived token and put it in home_assistant.token_file"
                                            ) from None
             raise HomeAssistantUnreachable(f"Home Assistant at {self.url} answered HTTP {exc.code} for {path}") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+        except (urllib.error.URLError, OSError) as exc:  # refused, timed out, reset, TLS
             reason = getattr(exc, "reason", exc)
             raise HomeAssistantUnreachable(f"Home Assistant at {self.url} is not reachable: {reason}") from None
+        except http.client.HTTPException as exc:  # something else on that port, or an answer cut short
+            raise HomeAssistantUnreachable(f"Home Assistant at {self.url} sent a broken HTTP answer "
+                                           f"({type(exc).__name__}): is home_assistant.url its address?") from None
         except (ValueError, UnicodeDecodeError):
             raise HomeAssistantUnreachable(f"Home Assistant at {self.url} sent something that is not JSON") from None

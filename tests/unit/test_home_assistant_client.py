@@ -1,0 +1,62 @@
+"""The Home Assistant client over a socket that does not answer like Home Assistant: a clear error
+naming the address, never a traceback and never the token."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from appliance.config import HomeAssistantConfig
+from appliance.errors import HomeAssistantRefused, HomeAssistantUnreachable
+from appliance.thinking.home_assistant import HomeAssistant
+from tests.fixtures.waits import WAIT_S
+
+TOKEN = "abc.def.secret-token"
+
+
+@pytest.fixture()
+def answering(tmp_path: Path) -> Iterator:
+    """answering(reply_bytes) -> a HomeAssistant client whose server sends those bytes to any request."""
+    servers: list[socket.socket] = []
+
+    def make(reply: bytes) -> HomeAssistant:
+        server = socket.create_server(("127.0.0.1", 0))
+        servers.append(server)
+
+        def serve() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.settimeout(WAIT_S)
+                conn.recv(65536)
+                conn.sendall(reply)
+
+        threading.Thread(target=serve, daemon=True).start()
+        token_file = tmp_path / "token"
+        token_file.write_text(TOKEN + "\n")
+        url = f"http://127.0.0.1:{server.getsockname()[1]}"
+        return HomeAssistant(HomeAssistantConfig(enabled=True, url=url, token_file=str(token_file), timeout_s=WAIT_S))
+
+    yield make
+    for server in servers:
+        server.close()
+
+
+@pytest.mark.parametrize("reply", [b"\x10\x02not http at all\r\n\r\n",
+                                   b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"resp'])
+def test_something_else_on_the_port_or_a_cut_answer_is_unreachable(answering, reply: bytes) -> None:
+    home = answering(reply)
+    with pytest.raises(HomeAssistantUnreachable) as caught:
+        home.process("turn on the kitchen light")
+    assert home.url in str(caught.value) and "broken HTTP answer" in str(caught.value)
+    assert TOKEN not in str(caught.value)
+
+
+def test_a_refused_token_is_named_and_not_shown(answering) -> None:
+    home = answering(b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    with pytest.raises(HomeAssistantRefused) as caught:
+        home.info()
+    assert "refused the access token" in str(caught.value) and TOKEN not in str(caught.value)
