@@ -63,6 +63,8 @@ class Record:
     tokens: int = 0
     tokens_per_s: float | None = None
     stop_reason: str = ""
+    ha_ms: float | None = None
+    """Home Assistant's round trip, when it was asked."""
 
     def take_stats(self, stats: AnswerStats) -> None:
         self.prompt_tokens, self.cached_prompt_tokens = stats.prompt_tokens, stats.cached_prompt_tokens
@@ -71,7 +73,7 @@ class Record:
 
     def json(self) -> str:
         data = dict(self.__dict__)
-        for key in ("ttft_ms", "tokens_per_s"):
+        for key in ("ttft_ms", "tokens_per_s", "ha_ms"):
             if data[key] is not None:
                 data[key] = round(data[key], 1)
         return json.dumps(data, ensure_ascii=False)
@@ -170,15 +172,17 @@ class Asker:
         """Answer one question, handing text to on_delta as it comes and each spoken sentence to on_sentence;
         returns when the answer is written (and, with a sink, heard)."""
         responder = self.responder
-        reply, route = responder.skill(question), "skill"
+        reply, route, ha_ms = responder.skill(question), "skill", None
         if reply is None and responder.home is not None:
-            reply, route = responder.after_home(question, self._ask_home(question)), "home_assistant"
+            home, refused = self._ask_home(question)
+            reply, route = responder.after_home(question, home, refused), "home_assistant"
+            ha_ms = home.ms if home is not None else None
         if reply is not None:
-            record = Record(question=question, answer=reply.text, route=route, stop_reason=route)
+            record = Record(question=question, answer=reply.text, route=route, stop_reason=route, ha_ms=ha_ms)
             on_delta(reply.text)
             answer = responder.say([reply.text], self.sink)
         else:
-            record = Record(question=question, route="llm")
+            record = Record(question=question, route="llm", ha_ms=ha_ms)
             answer = responder.think(question, self.sink, long=long)
         parts: list[str] = []
         written_at = answer.started_at  # a skill's answer is there at once
@@ -212,16 +216,17 @@ class Asker:
         return record
 
 
-    def _ask_home(self, question: str) -> HomeReply | None:
-        """Home Assistant's answer, or None when it cannot be reached (said in the log)."""
+    def _ask_home(self, question: str) -> tuple[HomeReply | None, bool]:
+        """Home Assistant's answer, or None when it cannot be reached (said in the log); and whether it
+        refused the token."""
         assert self.responder.home is not None
         try:
             reply = self.responder.home.process(question, self._conversation_id)
         except (HomeAssistantUnreachable, HomeAssistantRefused) as exc:
             _LOGGER.warning("%s", exc)
-            return None
+            return None, isinstance(exc, HomeAssistantRefused)
         self._conversation_id = reply.conversation_id or self._conversation_id
-        return reply
+        return reply, False
 
 
 class _Silent:

@@ -21,6 +21,7 @@ from typing import Final
 from appliance.config import Config
 from appliance.contracts import Stages, Transcript
 from appliance.conversation.responder import Answer, Responder, Update
+from appliance.errors import HomeAssistantRefused
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ class Answers:
             _LOGGER.warning("%s", update.error)
         elif update.home.conversation_id:
             self._conversation = (update.home.conversation_id, self.clock())
-        reply = self.responder.after_home(question, update.home)
+        reply = self.responder.after_home(question, update.home, isinstance(update.error, HomeAssistantRefused))
         if reply is None:
             return self._model(question)
         return self.say([reply.text], route="home_assistant" if reply.intent != "no_internet" else "skill")

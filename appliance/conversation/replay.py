@@ -124,11 +124,11 @@ def listen_record(rec: TurnRecord | None, paced: bool) -> dict[str, Any]:
     if rec is None:
         return {"wake": None, "transcript": None, "route": None, "answer": None, "outcome": None,
                 "timings_ms": {k: None for k in TIMING_KEYS}, "preemptive": False, "paced": paced,
-                "early_lead_ms": None}
+                "early_lead_ms": None, "home_assistant_ms": None}
     wake = None if rec.wake_word is None else {"word": rec.wake_word, "score": rec.wake_score, "at_s": rec.wake_at_s}
     return {"wake": wake, "transcript": rec.transcript if rec.transcript_at is not None else None,
             "route": rec.route or None, "answer": rec.answer, "outcome": rec.outcome,
-            "timings_ms": rec.timings_ms(), "preemptive": rec.preemptive, "paced": paced,
+            "timings_ms": rec.timings_ms(), "preemptive": rec.preemptive, "paced": paced, "home_assistant_ms": rec.ha_ms,
             "early_lead_ms": round((rec.transcript_at - rec.early_at) * 1000.0, 1)
             if rec.preemptive and rec.early_at is not None and rec.transcript_at is not None else None,
             "llm": None if rec.stats is None or rec.route != "llm" else

@@ -230,7 +230,7 @@ class Responder:
             reply = honesty.cannot_act(text) or honesty.offline(text)
         return reply
 
-    def after_home(self, question: str, reply: HomeReply | None) -> SkillReply | None:
+    def after_home(self, question: str, reply: HomeReply | None, refused: bool = False) -> SkillReply | None:
         """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.
 
         Decided by what was asked: a request it handled, or any device request, gets its words (a
@@ -238,7 +238,7 @@ class Responder:
         device request is told so.
         """
         if reply is None:
-            return honesty.unreachable(question) or honesty.offline(question)
+            return honesty.unreachable(question, refused) or honesty.offline(question)
         if reply.speech and (reply.handled or controls_device(question) or self.home_fallback == "home_assistant"):
             return SkillReply(reply.speech, "home_assistant")
         return honesty.offline(question)

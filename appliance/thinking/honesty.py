@@ -10,6 +10,7 @@ from appliance.thinking.requests import controls_device, needs_internet
 
 NO_HOME_ASSISTANT: Final = "I can't control devices; Home Assistant isn't connected."
 HOME_ASSISTANT_DOWN: Final = "I can't reach Home Assistant right now, so I can't do that."
+HOME_ASSISTANT_REFUSED: Final = "Home Assistant refused my access token, so I can't do that."
 NO_INTERNET: Final = "I have no internet connection, so I can't look that up."
 
 
@@ -18,9 +19,11 @@ def cannot_act(text: str) -> SkillReply | None:
     return SkillReply(NO_HOME_ASSISTANT, "no_home_assistant") if controls_device(text) else None
 
 
-def unreachable(text: str) -> SkillReply | None:
-    """Home Assistant down or refusing: a device request is told so; anything else goes on."""
-    return SkillReply(HOME_ASSISTANT_DOWN, "home_assistant_down") if controls_device(text) else None
+def unreachable(text: str, refused: bool = False) -> SkillReply | None:
+    """Home Assistant down, or refusing the token: a device request is told which; anything else goes on."""
+    if not controls_device(text):
+        return None
+    return SkillReply(HOME_ASSISTANT_REFUSED if refused else HOME_ASSISTANT_DOWN, "home_assistant_down")
 
 
 def offline(text: str) -> SkillReply | None:

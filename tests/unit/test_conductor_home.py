@@ -116,3 +116,12 @@ def test_without_the_internet_the_weather_gets_the_truth() -> None:
     h.feed("WAKE", "SAY:will it rain", "SAY:this afternoon", "SIL", "SIL")
     h.wait_idle()
     assert heard(h.sink) == [f"TTS:{honesty.NO_INTERNET}"]
+
+
+def test_a_refused_token_is_said_as_such_for_a_device_request() -> None:
+    home = FakeHome()
+    home.refuse = True
+    h = early_harness(with_home(), home=home)
+    h.feed(*LIGHT)
+    h.wait_idle()
+    assert heard(h.sink) == [f"TTS:{honesty.HOME_ASSISTANT_REFUSED}"] and home.light == "off"
