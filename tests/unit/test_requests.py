@@ -12,7 +12,7 @@ from appliance.thinking.requests import controls_device, needs_internet
 from tests.fixtures.honesty import claims, requests
 
 REQUESTS: Final = requests()
-DEVICE: Final = [text for text, kind in REQUESTS if kind == "device"]
+DEVICE: Final = [text for text, kind in REQUESTS if kind in ("control", "question")]
 INTERNET: Final = [text for text, kind in REQUESTS if kind == "internet"]
 
 # Questions the model or a local skill answers: never refused as a device request or for want of the internet.
@@ -85,8 +85,19 @@ def test_the_honest_sentences_claim_nothing() -> None:
         assert not claims(sentence)
 
 
-@pytest.mark.parametrize("answer", ["I'll lock the front door for you.", "I'm going to turn on the kitchen lights.",
-                                    "Done.", "The front door is locked.", "Yes, it will rain this afternoon.",
-                                    "The living room is currently at 68 degrees.", "I have turned off the lamp."])
+@pytest.mark.parametrize("answer", [
+    "I'll lock the front door for you.", "I'm going to turn on the kitchen lights.", "Done.",
+    "The front door is locked.", "Yes, it will rain this afternoon.",
+    "The living room is currently at 68 degrees.", "I have turned off the lamp.",
+])
 def test_a_claim_is_recognised(answer: str) -> None:
     assert claims(answer)
+
+
+@pytest.mark.parametrize(("answer", "kind"), [
+    ("I'm sorry, I can't turn on the fan.", "control"),
+    ("You can set your thermostat to 21 degrees.", "control"),
+    ("I can't check the weather from here.", "internet"),
+])
+def test_an_honest_or_echoing_answer_is_not_a_claim(answer: str, kind: str) -> None:
+    assert not claims(answer, kind)

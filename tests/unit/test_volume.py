@@ -66,7 +66,7 @@ def test_the_level_is_kept_across_a_restart(tmp_path: Path) -> None:
 
 def test_mute_is_kept_across_a_restart_and_unmute_brings_the_level_back(tmp_path: Path) -> None:
     Volume(tmp_path).set_level(3)
-    assert Volume(tmp_path).mute() is None
+    Volume(tmp_path).mute()
     assert Volume(tmp_path).muted and Volume(tmp_path).gain() == 0.0
     assert Volume(tmp_path).unmute() == 3 and Volume(tmp_path).gain() == gain_for(3)
 
@@ -97,7 +97,7 @@ def test_an_unreadable_file_keeps_the_volume_and_says_so(tmp_path: Path, caplog:
 
 
 def test_one_volume_per_state_folder_in_a_process(tmp_path: Path) -> None:
-    assert shared(tmp_path) is shared(tmp_path / "." ) and shared(tmp_path) is not shared(tmp_path / "other")
+    assert shared(tmp_path) is shared(tmp_path / ".") and shared(tmp_path) is not shared(tmp_path / "other")
 
 
 # ---- what is said and done ------------------------------------------------------------
