@@ -17,7 +17,7 @@ from appliance.audio import AudioChunk, read_wav
 from appliance.audio.playback import WavSink
 from appliance.audio.speaker import SpeakerSink
 from appliance.audio.volume import STATE_FILE, Volume, gain_for, shared
-from appliance.config import Config, ServiceConfig
+from appliance.config import Config
 from appliance.conversation.responder import Responder
 from appliance.thinking import honesty, skills
 from appliance.thinking.volume_skill import RANGE_REPLY
