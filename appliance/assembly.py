@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from appliance.audio import AudioChunk
@@ -22,6 +23,7 @@ from appliance.contracts import (
 )
 
 if TYPE_CHECKING:
+    from appliance.audio.volume import Volume
     from appliance.speaking.tts import PiperSynthesizer
     from appliance.thinking.llm import LlamaChat
     from appliance.thinking.skills import LocalSkills
@@ -119,6 +121,13 @@ def load_home(cfg: Config) -> Home | None:
     return HomeAssistant(cfg.home_assistant)
 
 
+def shared_volume(cfg: Config) -> Volume:
+    """The hub's volume, kept in service.state_dir: the skills set it, the speaker plays at it."""
+    from appliance.audio.volume import shared
+
+    return shared(Path(cfg.service.state_dir))
+
+
 def splitter_factory(cfg: Config) -> Callable[[], Splitter]:
     """New sentence splitters with the configured first-piece rules."""
     from appliance.speaking.sentences import SentenceSplitter
@@ -147,7 +156,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     chat = _timed(loads, "llm", lambda: load_chat(cfg))
     started = time.monotonic()
     tts = load_voice(cfg)
-    out = sink if sink is not None else SpeakerSink(cfg.audio, rate=tts.rate)
+    out = sink if sink is not None else SpeakerSink(cfg.audio, rate=tts.rate, volume=shared_volume(cfg))
     loads["tts"] = (time.monotonic() - started) * 1000.0
     skills = load_skills(cfg) if cfg.skills.enabled else None
     if source is None:

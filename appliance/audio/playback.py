@@ -12,6 +12,7 @@ from typing import Final
 import numpy as np
 
 from appliance.audio import AudioChunk, Converter, float_to_int16
+from appliance.audio.volume import Volume
 from appliance.errors import OutputError
 
 FADE_MS: Final = 5  # ms of fade-out on stop(): long enough against a click, short enough to feel instant
@@ -150,11 +151,14 @@ class WavSink:
 
     With realtime=True a clock thread plays the buffer like a sound card would, writing silence
     when the producer falls behind mid-turn, so gaps in the file are gaps a listener would hear.
+    With a `volume`, the file is written at the hub's volume, as the speaker would play it.
     """
 
-    def __init__(self, path: str | Path, realtime: bool = False, rate: int | None = None) -> None:
+    def __init__(self, path: str | Path, realtime: bool = False, rate: int | None = None,
+                 volume: Volume | None = None) -> None:
         self.path = Path(path)
         self.realtime = realtime
+        self.volume = volume
         self._wav: wave.Wave_write | None = None
         self._playback: Playback | None = None
         self._converter: Converter | None = None
@@ -180,6 +184,8 @@ class WavSink:
                 if self._converter is None:
                     self._converter = Converter(self._playback.rate)
                 samples = self._converter.convert(chunk).to_float()[:, 0]
+            if self.volume is not None:
+                samples = self.volume.apply(samples)
             if not self.realtime:
                 if self._first_at is None:
                     self._first_at = time.monotonic()

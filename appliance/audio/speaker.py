@@ -19,6 +19,7 @@ from appliance.audio.device import (
     rescan,
 )
 from appliance.audio.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
+from appliance.audio.volume import Volume
 from appliance.config import AudioConfig
 
 __all__ = ["SpeakerSink", "WavSink", "output_format"]
@@ -47,13 +48,16 @@ class SpeakerSink(DeviceKeeper):
     The stream opens at the rate of the first chunk (the voice's) when the device takes it, else at
     the device's own rate with soxr resampling. A keeper thread notices a lost device (error, stall),
     logs it once, reopens with the microphone's backoff, and play() drops audio until it is back.
+    With a `volume`, everything is played at the hub's volume (the level when the chunk is played).
     """
 
     KIND = "speaker"
 
-    def __init__(self, cfg: AudioConfig, rate: int | None = None, sd_module: Any = None) -> None:
+    def __init__(self, cfg: AudioConfig, rate: int | None = None, sd_module: Any = None,
+                 volume: Volume | None = None) -> None:
         super().__init__(cfg.retry_backoff_s, sd_module)
         self.cfg = cfg
+        self.volume = volume
         self.dropped_s = 0.0
         self.reopens = 0
         self._rate_wanted: int | None = None
@@ -147,11 +151,14 @@ class SpeakerSink(DeviceKeeper):
         with self._lock:
             if chunk.rate == playback.rate:
                 floats = chunk.to_float()
-                return floats.mean(axis=1) if chunk.channels > 1 else floats[:, 0]
+                return self._at_volume(floats.mean(axis=1) if chunk.channels > 1 else floats[:, 0])
             if self._converter is None or self._converter_rate != chunk.rate:
                 self._flush_resampler()
                 self._converter, self._converter_rate = Converter(playback.rate), chunk.rate
-            return self._converter.convert(chunk).to_float()[:, 0]
+            return self._at_volume(self._converter.convert(chunk).to_float()[:, 0])
+
+    def _at_volume(self, samples: np.ndarray) -> np.ndarray:
+        return samples if self.volume is None else self.volume.apply(samples)
 
     def _flush_resampler(self) -> None:
         """Push out the tail the streaming resampler still holds (end of speech)."""
@@ -160,7 +167,7 @@ class SpeakerSink(DeviceKeeper):
             if converter is None or self._playback is None:
                 return
             tail = converter.convert(AudioChunk(b"", self._converter_rate), last=True)
-            self._playback.push(tail.to_float()[:, 0], timeout=1.0)
+            self._playback.push(self._at_volume(tail.to_float()[:, 0]), timeout=1.0)
 
     # ---- device --------------------------------------------------------------------------------
     def _start(self, rate: int) -> None:

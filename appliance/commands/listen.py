@@ -25,12 +25,13 @@ def hear_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
 def answer_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
     """The whole turn over `args.wav` with every stage (no journald: a test recording must not count
     in the daemon's `appliance stats`); the reply is played, or written to `args.out`."""
-    from appliance.assembly import build_stages
+    from appliance.assembly import build_stages, shared_volume
     from appliance.audio.playback import WavSink
     from appliance.conversation.replay import Recording, run_turn
 
     recording = Recording(args.wav, cfg, fast=args.fast)  # a missing file fails before the models load
-    sink = WavSink(args.out, realtime=not args.fast) if args.out else None  # paced like a sound card
+    # Paced like a sound card, at the hub's volume like the speaker.
+    sink = WavSink(args.out, realtime=not args.fast, volume=shared_volume(cfg)) if args.out else None
     stages = build_stages(cfg, source=recording, sink=sink)
     try:
         return run_turn(recording, cfg, stages)

@@ -291,12 +291,14 @@ def speaking_sink(cfg: Config, rate: int, speak: bool, out: str | Path | None) -
     """Where `appliance ask` speaks: the speaker (opened now, so the device gets through its start-up
     while the model thinks), a WAV file, or both at once."""
     from appliance.audio.speaker import SpeakerSink, WavSink
+    from appliance.audio.volume import shared
 
+    volume = shared(Path(cfg.service.state_dir))
     sinks: list[Any] = []
     if speak:
-        speaker = SpeakerSink(cfg.audio, rate=rate)
+        speaker = SpeakerSink(cfg.audio, rate=rate, volume=volume)
         speaker.wait_ready(SPEAKER_READY_TIMEOUT_S)
         sinks.append(speaker)
     if out is not None:
-        sinks.append(WavSink(out, rate=rate))
+        sinks.append(WavSink(out, rate=rate, volume=volume))
     return sinks[0] if len(sinks) == 1 else _Tee(sinks)

@@ -1,4 +1,4 @@
-"""Local skills: time, date, day, timers and stop, answered at once without the language model."""
+"""Local skills: time, date, day, timers, the hub's volume and stop, answered at once without the model."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from appliance.audio.volume import shared as shared_volume
 from appliance.config import SkillsConfig, WakeConfig
 from appliance.contracts import SkillReply
 from appliance.hearing.wake_text import wake_words
@@ -29,6 +30,7 @@ from appliance.thinking.skillparse import (
     timer_name,
 )
 from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
+from appliance.thinking.volume_skill import VolumeSkill
 
 if TYPE_CHECKING:
     from appliance.config import Config
@@ -104,7 +106,8 @@ class LocalSkills:
     """Satisfies stages.Skills; the conductor also reads `timers` for due announcements."""
 
     def __init__(self, config: SkillsConfig, timers: Timers, clock: Clock = time.time,
-                 tz: tzinfo | None = None, wake: tuple[str, ...] = wake_words(WakeConfig().model)) -> None:
+                 tz: tzinfo | None = None, wake: tuple[str, ...] = wake_words(WakeConfig().model),
+                 volume: VolumeSkill | None = None) -> None:
         self.config = config
         name = wake[-1:]  # "jarvis" of "hey jarvis": the name people add ("thanks, jarvis")
         self._leading = [wake, name, *_LEADING] if wake else list(_LEADING)
@@ -115,6 +118,7 @@ class LocalSkills:
         self.tz = tz
         """None: the system's time zone."""
         self._pending: _Pending | None = None
+        self.volume = volume  # the hub's own speaker: asked first after stop, never a device for Home Assistant
 
     def match(self, transcript: str) -> SkillReply | None:
         """A local answer, or None to hand the question to the language model."""
@@ -127,6 +131,8 @@ class LocalSkills:
         pending, self._pending = self._pending, None
         if self._stop_re.match(text):
             return self._stop()
+        if self.volume is not None and (reply := self.volume.match(text)) is not None:
+            return reply
         if pending is not None and pending.expires_at >= self.clock():
             reply = self._answer_pending(pending, tokens)
             if reply is not None:
@@ -338,9 +344,10 @@ class LocalSkills:
 
 
 def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> LocalSkills:
-    """The skills with their timers kept in cfg.service.state_dir."""
-    return LocalSkills(cfg.skills, Timers(Path(cfg.service.state_dir), cfg.skills, clock), clock, tz,
-                       wake=wake_words(cfg.wake.model))
+    """The skills with their timers and the hub's volume kept in cfg.service.state_dir."""
+    state_dir = Path(cfg.service.state_dir)
+    return LocalSkills(cfg.skills, Timers(state_dir, cfg.skills, clock), clock, tz, wake=wake_words(cfg.wake.model),
+                       volume=VolumeSkill(shared_volume(state_dir)))
 
 
 def _strip(tokens: list[str], leading: list[tuple[str, ...]], trailing: list[tuple[str, ...]]) -> list[str]:

@@ -99,7 +99,7 @@ def test_speak_and_out_together_feed_both(fakes: tuple[SlowChat, ToneVoice], tmp
     played: list[AudioChunk] = []
 
     class FakeSpeaker:
-        def __init__(self, cfg: Any, rate: int | None = None) -> None:
+        def __init__(self, cfg: Any, rate: int | None = None, volume: Any = None) -> None:
             self.first: float | None = None
 
         def wait_ready(self, timeout: float) -> bool:

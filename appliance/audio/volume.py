@@ -1,0 +1,193 @@
+"""The hub's own volume: a level from 0 to 10 and a mute, kept in the state folder, and the gain the
+speaker (and a WAV file standing in for it) applies to everything it plays.
+
+    volume = shared(Path(cfg.service.state_dir))   # one per state folder in a process
+    volume.set_level(6); volume.mute(); volume.unmute()
+    samples * volume.gain()                         # 1.0 at level 10, 0.0 muted or at 0
+
+The file (volume.json) is the one truth between processes: the daemon's speaker hears a change made
+by `appliance ask`, and a restart keeps the level. It is written like the timers' file (temp file,
+fsync, rename, under a file lock), and re-read whenever another process changed it. When it cannot
+be written the change still holds in this process, and the log says why it will not be kept.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+_LOGGER = logging.getLogger(__name__)
+
+STATE_FILE: Final = "volume.json"
+LOCK_FILE: Final = "volume.lock"
+FORMAT_VERSION: Final = 1
+MIN_LEVEL: Final = 0
+MAX_LEVEL: Final = 10
+DEFAULT_LEVEL: Final = MAX_LEVEL  # the voice as tts.volume makes it, until the owner asks otherwise
+STEP_DB: Final = 3.0  # decibels between levels: each step sounds like the same change
+
+_SHARED: dict[Path, Volume] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def gain_for(level: int, muted: bool = False) -> float:
+    """The amplitude factor of a level: 1.0 at 10, STEP_DB quieter per step below, 0.0 at 0 or muted."""
+    if muted or level <= MIN_LEVEL:
+        return 0.0
+    return float(10.0 ** (-(MAX_LEVEL - min(level, MAX_LEVEL)) * STEP_DB / 20.0))
+
+
+class Volume:
+    """The level and mute of one state folder; safe to use from any thread."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = Path(state_dir)
+        self.path = self.state_dir / STATE_FILE
+        self._level = DEFAULT_LEVEL
+        self._muted = False
+        self._signature: tuple[int, int, int] | None = None
+        self._lock = threading.RLock()
+        self._refresh()
+
+    # ---- reading -------------------------------------------------------------------
+
+    @property
+    def level(self) -> int:
+        with self._lock:
+            self._refresh()
+            return self._level
+
+    @property
+    def muted(self) -> bool:
+        with self._lock:
+            self._refresh()
+            return self._muted
+
+    def gain(self) -> float:
+        """The factor for samples played now."""
+        with self._lock:
+            self._refresh()
+            return gain_for(self._level, self._muted)
+
+    def apply(self, samples: np.ndarray) -> np.ndarray:
+        """Float samples scaled by the gain (the same array at full volume)."""
+        gain = self.gain()
+        return samples if gain == 1.0 else (samples * np.float32(gain)).astype(np.float32, copy=False)
+
+    # ---- changing ------------------------------------------------------------------
+
+    def set_level(self, level: int) -> int:
+        """Set the level (clamped to 0-10) and unmute; returns the level."""
+        return self._change(lambda _level: level)
+
+    def step(self, by: int) -> int:
+        """Up or down by `by`, never down to 0 (a step never silences) nor above 10; unmutes."""
+        return self._change(lambda level: max(min(level, MIN_LEVEL + 1), level + by))
+
+    def mute(self) -> None:
+        with self._saving():
+            self._muted = True
+        _LOGGER.info("Speaker muted")
+
+    def unmute(self) -> int:
+        """Unmute; returns the level heard again."""
+        return self._change(lambda level: level)
+
+    def _change(self, to: Callable[[int], int]) -> int:
+        with self._saving():
+            self._level = max(MIN_LEVEL, min(MAX_LEVEL, int(to(self._level))))
+            self._muted = False
+            level = self._level
+        _LOGGER.info("Speaker volume %d", level)
+        return level
+
+    # ---- storage -------------------------------------------------------------------
+
+    @contextmanager
+    def _saving(self) -> Iterator[None]:
+        """Change under the file lock from the latest saved state, then save (or say why not)."""
+        with self._lock:
+            lock_fd = None
+            try:
+                self.state_dir.mkdir(parents=True, exist_ok=True)
+                lock_fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(lock_fd, fcntl.LOCK_EX)
+            except OSError as exc:
+                self._not_kept(exc)
+            try:
+                self._refresh()
+                yield
+                if lock_fd is not None:
+                    self._save()
+            finally:
+                if lock_fd is not None:
+                    os.close(lock_fd)  # closing releases the flock
+
+    def _not_kept(self, exc: OSError) -> None:
+        _LOGGER.warning("Cannot keep the volume in %s (service.state_dir): %s; it holds until the next "
+                        "start", self.state_dir, exc.strerror or exc)
+
+    def _stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _refresh(self) -> None:
+        signature = self._stat()
+        if signature is None or signature == self._signature:
+            return  # nothing saved (yet, or not here): what this process holds stands
+        self._signature = signature
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            level, muted = int(data["level"]), bool(data["muted"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            _LOGGER.warning("Volume file %s is unreadable (%s); keeping volume %d",
+                            self.path, exc, self._level)
+            return
+        self._level, self._muted = max(MIN_LEVEL, min(MAX_LEVEL, level)), muted
+
+    def _save(self) -> None:
+        data = {"version": FORMAT_VERSION, "level": self._level, "muted": self._muted}
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".volume.", suffix=".tmp", dir=self.state_dir)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    os.fchmod(fh.fileno(), 0o644)  # `appliance ask` as another user reads it
+                    json.dump(data, fh)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            dir_fd = os.open(self.state_dir, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)  # the rename itself survives a power cut
+            finally:
+                os.close(dir_fd)
+        except OSError as exc:
+            self._not_kept(exc)
+            return
+        self._signature = self._stat()
+
+
+def shared(state_dir: Path) -> Volume:
+    """The one Volume of `state_dir` in this process: the skills set it, the speaker reads it."""
+    key = Path(state_dir).resolve()
+    with _SHARED_LOCK:
+        volume = _SHARED.get(key)
+        if volume is None:
+            volume = _SHARED[key] = Volume(key)
+        return volume
