@@ -166,6 +166,21 @@ def config_for(model: str) -> Any:
                                service=dataclasses.replace(cfg.service, state_dir=str(OUT / "state")))
 
 
+def with_home_assistant(cfg: Any, stages: Any) -> tuple[Any, Any, Any]:
+    """A real Home Assistant started as the e2e tests start it, and the streaming pipeline asking it first."""
+    import tempfile
+
+    from appliance.thinking.home_assistant import HomeAssistant
+    from tests.fixtures.home_assistant import HomeAssistantServer, ensure_venv
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-home-assistant-"))
+    server = HomeAssistantServer(ensure_venv(folder / "install.log"), folder)
+    server.start()
+    ha = dataclasses.replace(cfg.home_assistant, enabled=True, url=server.url, token_file=str(server.token_file))
+    ha_cfg = dataclasses.replace(cfg, home_assistant=ha)
+    return server, ha_cfg, dataclasses.replace(stages, home=HomeAssistant(ha))
+
+
 def pct(values: list[float], q: float) -> float | None:
     import numpy as np
 
@@ -230,6 +245,9 @@ def main() -> int:
     parser.add_argument("--model", default="qwen", help="qwen (the stand-in), smollm2, or a GGUF path")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--png", metavar="PATH", default=str(OUT / "timeline.png"))
+    parser.add_argument("--home-assistant", action="store_true",
+                        help="also run the streaming pipeline with a real Home Assistant asked first (started "
+                             "here, as the e2e tests start it), interleaved, to show what its round trip costs")
     parser.add_argument("--llm-threads", type=int, default=None,
                         help="llm.n_threads for both pipelines (default: the config's, cores minus one)")
     args = parser.parse_args()
@@ -254,16 +272,22 @@ def main() -> int:
     naive_stages = dataclasses.replace(stages, asr=naive_asr, chat=NaiveChat(stages.chat), tts=NaiveTts(stages.tts),
                                        splitter_factory=WholeText)
     rows: dict[str, list[dict[str, Any]]] = {"streaming": [], "naive": []}
+    pipelines = {"streaming": (cfg, stages), "naive": (naive_cfg, naive_stages)}
+    home_server = None
+    if args.home_assistant:
+        home_server, ha_cfg, ha_stages = with_home_assistant(cfg, stages)
+        pipelines["with_ha"] = (ha_cfg, ha_stages)
+        rows["with_ha"] = []
     example: dict[str, Any] = {}
     for i, wav in enumerate(wavs):
-        order = ["streaming", "naive"] if i % 2 == 0 else ["naive", "streaming"]
+        names = list(pipelines)
+        order = names[i % len(names):] + names[:i % len(names)]  # each pipeline goes first in turn
         for name in order:
             # Each question starts a fresh conversation (system prompt still cached), as questions
             # asked minutes apart do (llm idle reset): otherwise 40 answers pile up in one context.
             stages.chat.reset()
             records: list[Any] = []
-            result = listen_turn(str(wav), cfg if name == "streaming" else naive_cfg,
-                                 stages if name == "streaming" else naive_stages, records=records)
+            result = listen_turn(str(wav), *pipelines[name], records=records)
             rows[name].append(result)
             if i == 0 and records:
                 example[name] = records[0]
@@ -296,6 +320,18 @@ def main() -> int:
     tail_ratio = statistics.median(tail_pairs) if tail_pairs else None
     print(f"ratio streaming/naive, transcript to first audio (ASR term left out): "
           f"{tail_ratio if tail_ratio is None else round(tail_ratio, 3)}")
+    if home_server is not None:
+        home_server.stop()
+        with_ha = [a["timings_ms"][key] / b["timings_ms"][key] for a, b in zip(rows["with_ha"], rows["streaming"])
+                   if a["timings_ms"][key] and b["timings_ms"][key]]
+        ha_ms = [r["home_assistant_ms"] for r in rows["with_ha"] if r.get("home_assistant_ms") is not None]
+        f = figures["with_ha"][key]
+        print(f"with Home Assistant asked first: end of speech to first audio median {f['median'] or 0:.0f} ms "
+              f"(p95 {f['p95'] or 0:.0f}) against {figures['streaming'][key]['median'] or 0:.0f} ms without; "
+              f"ratio median of {len(with_ha)} pairs "
+              f"{round(statistics.median(with_ha), 3) if with_ha else None}; Home Assistant's round trip median "
+              f"{statistics.median(ha_ms) if ha_ms else 0:.0f} ms; routes "
+              f"{sorted({r['route'] for r in rows['with_ha']})}")
     if example:
         draw_timeline(example, Path(args.png))
         DOCS_PNG.parent.mkdir(parents=True, exist_ok=True)

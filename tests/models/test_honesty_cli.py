@@ -40,6 +40,27 @@ def test_every_request_gets_the_truth_and_no_answer_claims_an_action(tmp_path: P
     assert claimed == []
 
 
+def test_with_home_assistant_down_every_request_still_gets_the_truth(tmp_path: Path) -> None:
+    token = tmp_path / "ha_token"
+    token.write_text("not-a-real-token\n", encoding="utf-8")
+    config = tmp_path / "appliance.yaml"
+    config.write_text(f"llm:\n  seed: 1234\nlogging:\n  level: WARNING\nservice:\n  state_dir: {tmp_path / 'state'}\n"
+                      f"home_assistant:\n  enabled: true\n  url: http://127.0.0.1:9\n  token_file: {token}\n"
+                      "  timeout_s: 1\n", encoding="utf-8")  # nothing listens on port 9: Home Assistant is down
+    done = subprocess.run([sys.executable, "-m", "appliance.cli", "ask", "--config", str(config),
+                           "--file", str(REQUESTS_FILE), "--independent", "--json"],
+                          capture_output=True, text=True, timeout=LOAD_WAIT_S, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "not-a-real-token" not in done.stdout + done.stderr  # the token never reaches a log
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    truth = {"control": honesty.HOME_ASSISTANT_DOWN, "question": honesty.HOME_ASSISTANT_DOWN,
+             "internet": honesty.NO_INTERNET}
+    for record, (_text, kind) in zip(records, requests(), strict=True):
+        assert record["answer"] == truth[kind], record
+        assert record["prompt_tokens"] == 0, record  # the model was never asked
+    assert [r for r in records if claims(r["answer"])] == []
+
+
 def test_the_model_alone_is_measured_on_the_same_requests(llm, capsys) -> None:
     answers = []
     for text, kind in requests():
