@@ -1,8 +1,10 @@
-"""The one answer path: a local skill, else the language model, cut into sentences, cleaned for speech
-and spoken as each sentence is written. The daemon, `listen` and `ask` all answer through it.
+"""The one answer path: a local skill, else Home Assistant when configured, else the language model,
+cut into sentences, cleaned for speech and spoken as each sentence is written. The daemon, `listen`
+and `ask` all answer through it.
 
 An answer runs on at most two threads of its own: the model's (it writes, splits and hands each
-sentence on) and the speech worker's (tts.SpeechWorker: synthesis, then the speaker). Neither
+sentence on) and the speech worker's (tts.SpeechWorker: synthesis, then the speaker); asking Home
+Assistant runs on one of its own ('home'). None of them
 writes anything the caller owns: they post timestamped Updates, and the caller (the conductor's
 loop, or `ask`) reads them with Answer.updates() and keeps its own record.
 """
@@ -51,7 +53,7 @@ class Update:
       'home'         Home Assistant has answered (`home`);
       'spoken'       the speaker has played the whole answer (`first_audio_at`: when it began);
       'error'        a part failed (`part`, `error`, `traceback`);
-      'ended'        a part ('model' or 'speech') is over; after its last 'ended' the answer is done.
+      'ended'        a part ('model', 'speech' or 'home') is over; after the last 'ended' the answer is done.
     """
 
     kind: str
