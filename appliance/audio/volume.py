@@ -17,7 +17,6 @@ import fcntl
 import json
 import logging
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import Final
 
 import numpy as np
+
+from appliance.state_file import write_json
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -161,22 +162,7 @@ class Volume:
     def _save(self) -> None:
         data = {"version": FORMAT_VERSION, "level": self._level, "muted": self._muted}
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".volume.", suffix=".tmp", dir=self.state_dir)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    os.fchmod(fh.fileno(), 0o644)  # `appliance ask` as another user reads it
-                    json.dump(data, fh)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-            dir_fd = os.open(self.state_dir, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)  # the rename itself survives a power cut
-            finally:
-                os.close(dir_fd)
+            write_json(self.path, data)
         except OSError as exc:
             self._not_kept(exc)
             return

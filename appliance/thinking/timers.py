@@ -21,7 +21,6 @@ import fcntl
 import json
 import logging
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +31,7 @@ from typing import Final
 
 from appliance.config import SkillsConfig
 from appliance.errors import TimerError
+from appliance.state_file import write_json
 from appliance.thinking.skillparse import duration_label, say_duration
 
 _LOGGER = logging.getLogger(__name__)
@@ -300,22 +300,7 @@ class Timers:
         data = {"version": FORMAT_VERSION, "next_id": self._state.next_id,
                 "timers": [asdict(t) for t in self._state.timers]}
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".timers.", suffix=".tmp", dir=self.state_dir)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    os.fchmod(fh.fileno(), 0o644)  # mkstemp makes 0600; `appliance ask` as another user reads it
-                    json.dump(data, fh, indent=1)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-            dir_fd = os.open(self.state_dir, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)  # the rename itself survives a power cut
-            finally:
-                os.close(dir_fd)
+            write_json(self.path, data, indent=1)
         except OSError as exc:
             raise self._store_error(exc) from None
         self._signature = self._stat()
