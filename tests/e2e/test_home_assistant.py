@@ -19,7 +19,7 @@ import pytest
 from appliance.audio import read_wav
 from appliance.thinking.honesty import HOME_ASSISTANT_DOWN
 from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
-from tests.fixtures.speech import words
+from tests.fixtures.speech import word_errors
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S
 
 # The first run on a machine installs Home Assistant inside the first test's setup.
@@ -76,9 +76,14 @@ def heard(transcribe, wav: Path) -> str:
     return str(transcribe(read_wav(wav)))
 
 
-def said(text: str) -> str:
-    """`text` as the words Whisper writes down."""
-    return " ".join(words(text))
+def spoken_as(text: str, heard_text: str) -> bool:
+    """True when `heard_text` is `text` as Whisper hears it, one word in five (at least one) misheard.
+
+    The reply is the product's own voice with its natural variation, which differs from machine to
+    machine: Whisper once wrote "Turned on the light" as "perned on the light" there.
+    """
+    edits, count = word_errors(text, heard_text)
+    return edits <= max(1, count // 5)
 
 
 def test_spoken_request_switches_the_kitchen_light_and_says_so(home_assistant, config, speech, transcribe,
@@ -92,7 +97,8 @@ def test_spoken_request_switches_the_kitchen_light_and_says_so(home_assistant, c
     assert record["route"] == "home_assistant", record
     assert home_assistant.state(KITCHEN) == "on"
     assert "turned on" in record["answer"].lower(), record["answer"]
-    assert said(record["answer"]) in heard(transcribe, reply)  # Home Assistant's words, spoken
+    out_loud = heard(transcribe, reply)
+    assert spoken_as(record["answer"], out_loud), out_loud  # Home Assistant's words, spoken
 
 
 def test_spoken_question_for_no_device_is_answered_by_the_model(home_assistant, config, speech, transcribe,
@@ -123,7 +129,8 @@ def test_home_assistant_down_gets_the_truth_and_the_next_question_works(home_ass
         record = listen(config, spoken(speech, "turn on the bedroom light"), reply)
         assert "bedroom light" in record["transcript"].lower(), record["transcript"]
         assert record["answer"] == HOME_ASSISTANT_DOWN, record
-        assert said(HOME_ASSISTANT_DOWN) in heard(transcribe, reply)
+        out_loud = heard(transcribe, reply)
+        assert spoken_as(HOME_ASSISTANT_DOWN, out_loud), out_loud
         # One process, two turns: the request Home Assistant cannot take, then a question for the appliance.
         questions = tmp_path / "questions.txt"
         questions.write_text("turn on the bedroom light\nwhat time is it\n", encoding="utf-8")

@@ -22,8 +22,12 @@ def listen(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("voice", ["piper", "espeak:en-us"])
 def test_hey_jarvis_what_time_is_it_with_room_noise(speech, voice) -> None:
-    wav = speech.join([0.7, speech("hey jarvis", voice=voice), 0.35,
-                       speech("what time is it", voice=voice), 1.2])
+    # Piper's variation off: its random variation differs from machine to machine, and one of its
+    # renderings, at 15 dB of noise, was heard as "this." (the recognizer's robustness to voices is
+    # measured over 20 questions in tests/models/test_asr.py, not here).
+    steady = {"variation": 0.0} if voice == "piper" else {}
+    wav = speech.join([0.7, speech("hey jarvis", voice=voice, **steady), 0.35,
+                       speech("what time is it", voice=voice, **steady), 1.2])
     noisy = speech.noisy(wav, 15, "pink", seed=11)
     done = listen("--wav", str(noisy), "--json")
     assert done.returncode == 0, done.stderr
