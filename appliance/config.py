@@ -177,6 +177,13 @@ class ConversationConfig:
     preemptive: bool = True
     """Start answering from the early transcript (asr.early_silence_s); nothing is heard before the
     question is confirmed over, and the answer is dropped if the person goes on speaking."""
+    prefill: bool = True
+    """Read the question into the language model while it is being spoken: the words two partial
+    transcripts in a row agree on go into the model's cache, so at the end only the last words are
+    left to read before the answer starts."""
+    prefill_pace_s: float = _f(0.4, 0.1, 5.0)
+    """Seconds of speech between Whisper's partial transcripts for the prefill (each run takes the
+    recognizer's threads for a moment; Vosk has a partial at every chunk for free)."""
 
 
 @dataclass(frozen=True)

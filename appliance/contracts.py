@@ -106,6 +106,11 @@ class Utterance(Protocol):
         endpoint is still being confirmed; None again as soon as speech goes on (outcome 'early')."""
 
     @property
+    def partial(self) -> str:
+        """The words heard so far while the person is still speaking ('' before the first partial
+        transcript): Vosk's as it decodes, Whisper's from a run at a steady pace (conversation.prefill_pace_s)."""
+
+    @property
     def heard_speech(self) -> bool:
         """Whether speech (not just noise) has been heard since the utterance started."""
 
@@ -160,6 +165,8 @@ class Skills(Protocol):
 class AnswerStats:
     prompt_tokens: int = 0
     cached_prompt_tokens: int = 0
+    prefilled_tokens: int = 0
+    """Of the cached prompt tokens, those read in while the question was being spoken (Chat.prefill)."""
     tokens: int = 0
     ttft_ms: float | None = None
     tokens_per_s: float | None = None
@@ -193,6 +200,12 @@ class Chat(Protocol):
         ends; else the last turn is removed if it answered `question`. Each answer is taken back
         at most once, and never an older turn in its place. False when there was nothing to take back.
         """
+
+    def prefill(self, heard: str, stop: Callable[[], bool]) -> int:
+        """Read the prompt of a question starting with `heard` (the words heard so far) into the model's
+        cache, so its answer later reads only the rest. Rolls back what no longer matches, gives way
+        to an answer at once and gives up when `stop()` is true; never waits for an answer under
+        way. Returns that prompt's tokens now in the cache (0: nothing done)."""
 
 
 @runtime_checkable

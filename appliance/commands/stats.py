@@ -24,7 +24,11 @@ FIGURES: Final = {
     "TURN_MS": "whole turn (ms)",
     "LLM_TOKENS_PER_S": "language model tokens/s",
     "LLM_TOKENS": "tokens per answer",
+    "PREFILLED_TOKENS": "question tokens read while spoken",
+    "LEFT_TOKENS": "prompt tokens left at end of speech",
 }
+# Figures only the model's answers have: a skill's 0 tokens would drag them down.
+MODEL_ONLY: Final = ("LLM_TOKENS_PER_S", "LLM_TOKENS", "PREFILLED_TOKENS", "LEFT_TOKENS")
 _UNITS: Final = {"s": 1, "sec": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "minute": 60, "minutes": 60,
                  "h": 3600, "hour": 3600, "hours": 3600, "d": 86400, "day": 86400, "days": 86400,
                  "w": 604800, "week": 604800, "weeks": 604800}
@@ -103,9 +107,8 @@ def summarize(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
     routes = Counter(e.get("ROUTE", "") or "none" for e in entries)
     figures: dict[str, Any] = {}
     for key in FIGURES:
-        llm_only = key.startswith("LLM_")  # a skill's 0 tokens would drag the figures down
         values = [v for e in entries if (v := _number(e.get(key))) is not None
-                  and (not llm_only or e.get("ROUTE") == "llm")]
+                  and (key not in MODEL_ONLY or e.get("ROUTE") == "llm")]
         figures[key] = ({"n": len(values), "median": percentile(values, 50), "p95": percentile(values, 95)}
                         if values else {"n": 0, "median": None, "p95": None})
     early = sum(1 for e in entries if e.get("PREEMPTIVE") == "1")

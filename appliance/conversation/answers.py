@@ -20,6 +20,7 @@ from typing import Final
 
 from appliance.config import Config
 from appliance.contracts import Stages, Transcript
+from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Responder, Update
 from appliance.errors import HomeAssistantRefused
 
@@ -106,12 +107,15 @@ class Answers:
         self.current: Answer | None = None
         self.early = EarlyAnswers(
             lambda text: responder.think(text, stages.sink, held=True, interject=interject), stages.chat.forget)
+        self.prefill = Prefill(stages.chat) if cfg.conversation.prefill else None
+        self._preemptive = cfg.conversation.preemptive
         self._returning: list[Answer] = []
         self._conversation: tuple[str, float] | None = None
         """Home Assistant's conversation id and when it was last used: a follow-up keeps it."""
 
     def think(self, question: str) -> Answer:
         """The answer to a confirmed question that no local answer took (Home Assistant first when configured)."""
+        self._heard_all()
         home = self.responder.home
         if home is None:
             return self._model(question)
@@ -143,16 +147,24 @@ class Answers:
 
     def say(self, texts: list[str], route: str = "skill") -> Answer:
         """Fixed texts spoken as the turn's answer (a skill's reply, Home Assistant's, an apology, a timer)."""
+        self._heard_all()
         self.stopped(self.early.drop("a local answer is spoken"))
         self.current = self.responder.say(texts, self.sink, route=route)
         return self.current
 
-    def follow(self, early: Transcript | None) -> None:
-        """Keep the early answer in step with the utterance's early transcript."""
-        self.stopped(self.early.follow(early))
+    def follow(self, early: Transcript | None, partial: str = "") -> None:
+        """Keep the model in step with the question as it is heard: its words so far read in ahead
+        (prefill), then the early answer started on the early transcript (when preemptive)."""
+        if early is not None:
+            self._heard_all()
+        elif self.prefill is not None:
+            self.prefill.heard(partial)
+        if self._preemptive:
+            self.stopped(self.early.follow(early))
 
     def stop(self) -> None:
-        """Stop the turn's answer and the early one; nothing waits for their threads."""
+        """Stop the turn's answer, the early one and the prefill; nothing waits for their threads."""
+        self._heard_all()
         self.stopped(self.early.drop("the turn ended"))
         self.stopped(self.current)
         self.current = None
@@ -164,6 +176,11 @@ class Answers:
         answer.stop()
         if answer.model_running:
             self._returning.append(answer)
+
+    def _heard_all(self) -> None:
+        """The question is over (or paused on): no more prefill, which would only undo the answer's cache."""
+        if self.prefill is not None:
+            self.prefill.stop()
 
     def stuck_s(self) -> float | None:
         """Seconds the oldest stopped answer's model call has failed to return (a hung call), or None."""

@@ -20,7 +20,8 @@ TIMING_KEYS: Final = ("speech_end_to_transcript", "transcript_to_first_token", "
 LATENCY_FIELDS: Final = {"ASR_MS": "speech_end_to_transcript", "TTFT_MS": "transcript_to_first_token",
                          "FIRST_AUDIO_MS": "speech_end_to_first_audio", "TURN_MS": "turn_total"}
 TURN_FIELDS: Final = ("APPLIANCE_EVENT", "TURN_ID", "WAKE_WORD", "WAKE_SCORE", "ROUTE", "OUTCOME",
-                      *LATENCY_FIELDS, "LLM_TOKENS", "LLM_TOKENS_PER_S", "PROMPT_TOKENS", "CACHED_TOKENS", "HA_MS")
+                      *LATENCY_FIELDS, "LLM_TOKENS", "LLM_TOKENS_PER_S", "PROMPT_TOKENS", "CACHED_TOKENS",
+                      "PREFILLED_TOKENS", "LEFT_TOKENS", "HA_MS")
 
 
 def _ms(start: float | None, end: float | None) -> float | None:
@@ -134,6 +135,9 @@ class TurnRecord:
             "LLM_TOKENS_PER_S": num(round(stats.tokens_per_s, 1) if llm and stats.tokens_per_s else None),
             "PROMPT_TOKENS": str(stats.prompt_tokens if llm else 0),
             "CACHED_TOKENS": str(stats.cached_prompt_tokens if llm else 0),
+            # read in while the question was spoken, and what was left to read at its end
+            "PREFILLED_TOKENS": str(stats.prefilled_tokens if llm else 0),
+            "LEFT_TOKENS": str(stats.prompt_tokens - stats.cached_prompt_tokens if llm else 0),
             "HA_MS": "" if self.ha_ms is None else f"{self.ha_ms:.0f}",
         }
         if self.error:

@@ -36,6 +36,9 @@ class Run:
 class Inline:
     """Runs each job at once on the caller's thread (Vosk: its results are cheap)."""
 
+    idle = True
+    """Nothing is ever running or waiting here between calls."""
+
     def submit(self, job: Callable[[], str]) -> Run:
         run = Run(job)
         run.execute()
@@ -52,6 +55,7 @@ class Worker:
     def __init__(self, name: str) -> None:
         self.name = name
         self._next: Run | None = None
+        self._running: Run | None = None
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
@@ -68,11 +72,22 @@ class Worker:
             self._cond.notify()
         return run
 
+    @property
+    def idle(self) -> bool:
+        """No run is running or waiting: one submitted now starts at once (partial transcripts wait for this)."""
+        with self._cond:
+            return self._next is None and self._running is None
+
     def _loop(self) -> None:
         while True:
             with self._cond:
                 while self._next is None:
                     self._cond.wait()
                 run, self._next = self._next, None
-            if not run.dropped:
-                run.execute()
+                self._running = run
+            try:
+                if not run.dropped:
+                    run.execute()
+            finally:
+                with self._cond:
+                    self._running = None

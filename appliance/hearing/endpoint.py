@@ -40,6 +40,11 @@ class Endpointer:
         early = self.cfg.early_silence_s
         return early > 0 and self.heard_speech and self._silence_s >= early - 1e-9
 
+    @property
+    def speaking(self) -> bool:
+        """True while speech goes on: heard, and the last chunk was voiced."""
+        return self.heard_speech and self._silence_s == 0.0
+
     def preroll(self, chunk: AudioChunk) -> None:
         self.vad.probability(chunk)
 

@@ -23,6 +23,7 @@ from appliance.thinking.prompt import (
     common_prefix,
     fit_answer,
     messages_for,
+    same_question,
     with_facts,
 )
 
@@ -37,6 +38,8 @@ MIN_P: Final = 0.05  # llama.cpp's default
 PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
 # Seconds an answer waits for the one before it to return (a cancelled one does between tokens).
 BUSY_WAIT_S: Final = 3.0
+# Tokens read per step while the question is spoken: an answer waits for one step at most (~50 ms).
+PREFILL_STEP: Final = 8
 
 
 class LlmError(ModelError):
@@ -77,6 +80,10 @@ class LlamaChat:
         self._pieces: dict[int, bytes] = {}
         self._last = LlmStats()
         self._busy = threading.Lock()  # held while the llama context is in use: one answer at a time
+        self._waiting = 0  # answers waiting for the context: a prefill gives it up to them
+        self._waiting_lock = threading.Lock()
+        self._prefilled: tuple[int, int] | None = None
+        """Cache positions [from, to) the prefill wrote since the last answer started."""
         self._probe: dict[str, Any] | None = None
 
     @classmethod
@@ -166,9 +173,56 @@ class LlamaChat:
 
     def _take_model(self) -> None:
         """Wait up to BUSY_WAIT_S for the llama context; ModelBusy when an earlier answer holds it still."""
-        if not self._busy.acquire(timeout=BUSY_WAIT_S):
+        with self._waiting_lock:
+            self._waiting += 1
+        try:
+            taken = self._busy.acquire(timeout=BUSY_WAIT_S)
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
+        if not taken:
             raise ModelBusy("The language model has not returned from an earlier answer "
                             f"within {BUSY_WAIT_S:g} s")
+
+    def prefill(self, heard: str, stop: Callable[[], bool]) -> int:
+        """Read the prompt up to `heard`, the question's first words, into the KV cache without sampling.
+
+        The cache keeps its longest common token prefix with that prompt (words heard differently
+        before are rolled back) and reads the rest PREFILL_STEP tokens at a time, giving up between
+        steps when `stop()` says so or an answer wants the model; an answer under way is never waited
+        for. The answer whose prompt starts the same way then reads only what follows. Returns the
+        tokens of that prompt now in the cache (0 when nothing was done).
+        """
+        if self._llama is None or not heard.strip() or not self._busy.acquire(blocking=False):
+            return 0
+        try:
+            llama = self._llama
+            tokens = self._prompt_through(same_question(heard))
+            keep = common_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
+            llama.n_tokens = keep  # eval() drops the cache beyond it
+            start = keep
+            while llama.n_tokens < len(tokens) and not stop() and not self._waiting:
+                type(llama).eval(llama, tokens[llama.n_tokens: llama.n_tokens + PREFILL_STEP])
+            if llama.n_tokens > start:
+                first, _ = self._prefilled or (start, start)
+                self._prefilled = (min(first, start), llama.n_tokens)
+            return llama.n_tokens
+        finally:
+            self._busy.release()
+
+    def _prompt_through(self, heard: str) -> list[int]:
+        """The prompt tokens an answer to a question starting with `heard` begins with, in the chat as it is."""
+        turns = self.history.turns
+        if self.history.idle_for(self.clock(), self.idle_reset_s):
+            turns = []
+        cfg = self.cfg
+        fit = fit_answer(self.system, turns, heard, self.count_messages, cfg.n_ctx, [cfg.max_new_tokens],
+                         cfg.history_trim)
+        if fit is None:
+            return []
+        prompt = self._format(messages=messages_for(self.system, turns[fit[0]:], heard)).prompt
+        return self._llama.tokenize(prompt[: prompt.rindex(heard) + len(heard)].encode("utf-8"),
+                                    add_bos=False, special=True)
 
     # ---------------------------------------------------------------- tokens
 
@@ -284,7 +338,12 @@ class LlamaChat:
         prompt = self.tokenize_messages(messages_for(self.system, turns[first:], question))
         stats.prompt_tokens = len(prompt)
         stats.history_turns = len(turns) - first
-        return (yield from self._generate(prompt, budget, cancel, stats, started))
+        prefilled, self._prefilled = self._prefilled, None
+        try:
+            return (yield from self._generate(prompt, budget, cancel, stats, started))
+        finally:
+            if prefilled is not None:  # the prefill's tokens this prompt found in the cache
+                stats.prefilled_tokens = max(0, min(stats.cached_prompt_tokens, prefilled[1]) - prefilled[0])
 
     def _generate(self, prompt: list[int], budget: int, cancel: threading.Event, stats: LlmStats,
                   started: float) -> Iterator[str]:

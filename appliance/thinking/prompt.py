@@ -183,13 +183,22 @@ class History:
                 pending.dropped = True
             self.last_at = None
 
+    def idle_for(self, now: float, idle_s: float) -> bool:
+        """True when the last turn is `idle_s` old: the next answer starts afresh (clear_if_idle)."""
+        with self._lock:
+            return self._idle(now, idle_s)
+
     def clear_if_idle(self, now: float, idle_s: float) -> float | None:
         """Forget the turns (not the answers under way) when the last one is `idle_s` old; how old it was."""
         with self._lock:
-            if self.last_at is None or not self._turns or now - self.last_at < idle_s:
+            if not self._idle(now, idle_s):
                 return None
+            assert self.last_at is not None
             self._turns.clear()
             return now - self.last_at
+
+    def _idle(self, now: float, idle_s: float) -> bool:
+        return self.last_at is not None and bool(self._turns) and now - self.last_at >= idle_s
 
     def drop_oldest(self, count: int) -> None:
         """Drop the `count` oldest turns (those no longer fitting the context)."""

@@ -92,6 +92,7 @@ class FakeEngine:
     """Its jobs say how many chunks it had taken when they were made."""
 
     reuses_early = True
+    paced = True
 
     def __init__(self) -> None:
         self.accepted = 0
@@ -100,6 +101,10 @@ class FakeEngine:
 
     def accept(self, c: AudioChunk) -> None:
         self.accepted += 1
+
+    def partial(self) -> Callable[[], str]:
+        n = self.accepted
+        return lambda: f" partial at {n} "
 
     def early(self) -> Callable[[], str]:
         n = self.accepted

@@ -10,7 +10,7 @@ import pytest
 from appliance import assembly, contracts
 from appliance.audio import mic, playback, speaker
 from appliance.conversation import gate, replay
-from appliance.hearing import asr, wake
+from appliance.hearing import asr, utterance, wake
 from appliance.service import Journal
 from appliance.speaking import earcons, sentences, tts
 from appliance.thinking import llm, skills, timers
@@ -51,7 +51,7 @@ REAL = [
     (contracts.Source, [mic.MicSource, mic.WavSource, replay.Recording, assembly.NoSource]),
     (contracts.Sink, [speaker.SpeakerSink, playback.WavSink, gate.Gate]),
     (contracts.WakeDetector, [wake.WakeWord]),
-    (contracts.Utterance, [asr._Utterance]),  # made only by the recognizers
+    (contracts.Utterance, [utterance.Utterance]),  # made only by the recognizers
     (contracts.Recognizer, [asr.VoskRecognizer, asr.WhisperRecognizer]),
     (contracts.Skills, [skills.LocalSkills]),
     (contracts.Chat, [llm.LlamaChat]),

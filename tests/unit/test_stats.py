@@ -26,7 +26,8 @@ def test_parse_since() -> None:
 
 def _turn(outcome: str, route: str, first_audio: str, tps: str = "", tokens: str = "0") -> dict[str, str]:
     return {"APPLIANCE_EVENT": "turn", "OUTCOME": outcome, "ROUTE": route, "FIRST_AUDIO_MS": first_audio,
-            "ASR_MS": "300", "TTFT_MS": "", "TURN_MS": "2000", "LLM_TOKENS_PER_S": tps, "LLM_TOKENS": tokens}
+            "ASR_MS": "300", "TTFT_MS": "", "TURN_MS": "2000", "LLM_TOKENS_PER_S": tps, "LLM_TOKENS": tokens,
+            "PREFILLED_TOKENS": "9" if route == "llm" else "0", "LEFT_TOKENS": "4" if route == "llm" else "0"}
 
 
 def test_summary_medians_and_p95() -> None:
@@ -45,10 +46,12 @@ def test_summary_medians_and_p95() -> None:
     assert s["figures"]["TTFT_MS"] == {"n": 0, "median": None, "p95": None}  # empty values are skipped
     tps = s["figures"]["LLM_TOKENS_PER_S"]
     assert tps["n"] == 11 and tps["median"] == 40.0  # skill turns do not count
+    assert s["figures"]["PREFILLED_TOKENS"]["median"] == 9.0 and s["figures"]["LEFT_TOKENS"]["median"] == 4.0
     text = render(s, "today")
     assert text.splitlines()[0] == "13 turns since today"
     assert "end of speech to first audio (ms)" in text and "  950" in text
     assert "answers started before the question was confirmed over: 7 of 11" in text
+    assert "question tokens read while spoken" in text and "prompt tokens left at end of speech" in text
 
 
 def test_no_turns() -> None:

@@ -53,12 +53,16 @@ class ToneEngine:
     """Hears the wake word's tail and the question by their pitch: the text names what it heard."""
 
     reuses_early = True
+    paced = True
 
     def __init__(self) -> None:
         self.audio: list[np.ndarray] = []
 
     def accept(self, chunk: AudioChunk) -> None:
         self.audio.append(chunk.to_float()[:, 0])
+
+    def partial(self) -> Callable[[], str]:
+        return self.final()
 
     def early(self) -> Callable[[], str]:
         return self.final()
