@@ -109,6 +109,9 @@ class LlmConfig:
     """Generation threads; null = physical cores minus one (3 on a Pi 5), leaving one for audio."""
     n_threads_batch: int | None = _f(None, 1, 256)
     """Prompt-processing threads; null = all cores."""
+    n_threads_first: int | None = _f(None, 1, 256)
+    """Generation threads for an answer's first phrase, while nothing else runs; null = n_threads_batch.
+    The same as n_threads turns the switch off."""
     n_batch: int = _f(256, 8, 4096)
     """Prompt tokens per llama_decode call."""
     use_mmap: bool = True

@@ -1,13 +1,19 @@
-"""Benchmark: end of speech to first audio, streaming pipeline against the naive one, over spoken questions.
+"""Benchmark: end of speech to first token and first audio: streaming with and without prefill, and naive.
 
     .venv/bin/python bench/e2e.py                       # 20 questions, Qwen stand-in, real-time pacing
     .venv/bin/python bench/e2e.py --questions 5 --model smollm2 --json bench/out/e2e.json
 
-Both pipelines run the same conductor, models and recordings, interleaved question by question:
-  streaming: an early transcript after a short pause starts the answer while the end of the
-             question is being confirmed (its audio is held until then); sentences go to Piper
-             while the model still writes; playback starts at the first one.
-  naive:     whole transcript after the endpoint, whole answer, whole speech synthesized, then play.
+The pipelines run the same conductor, models and recordings, interleaved question by question:
+  streaming:  the question is read into the model while it is spoken (conversation.prefill: the
+              words two partial transcripts agree on); an early transcript after a short pause
+              starts the answer while the end of the question is being confirmed (its audio is
+              held until then); sentences go to Piper while the model still writes; playback
+              starts at the first one.
+              The model writes the first phrase on all cores (llm.n_threads_first), then on one fewer.
+  no_prefill: the same without the prefill: the model reads the whole question after the pause.
+  one_core_first: with the prefill, but the first phrase written on llm.n_threads like the rest.
+  before:     neither (the pipeline as it was before both).
+  naive:      whole transcript after the endpoint, whole answer, whole speech synthesized, then play.
 Each recording ("Hey Jarvis. <question>") is paced in real time, so the end-of-speech time is real.
 The speaker is a clock that "plays" each chunk in real time, so drain() waits as a speaker would.
 Prints medians and 95th percentiles of each term and the ratio streaming/naive (lower is better),
@@ -33,15 +39,23 @@ sys.path.insert(0, str(ROOT))
 
 OUT: Final = ROOT / "bench" / "out"
 DOCS_PNG: Final = ROOT / "docs" / "timeline.png"
-QUESTIONS: Final = [
+QUESTIONS: Final = [  # short and long, as people ask: 3 to 19 words
     "What is the capital of France?", "Why is the sky blue?", "How far away is the moon?",
     "What do bees make?", "Who wrote Romeo and Juliet?", "How many legs does a spider have?",
-    "What is the boiling point of water?", "Why do cats purr?", "What is the largest ocean?",
+    "What is the boiling point of water?", "Why do cats purr?",
+    "My daughter asked me today why the ocean is salty, what should I tell her?",
     "How do plants make food?", "What is a rainbow?", "Who painted the Mona Lisa?",
-    "What is the tallest mountain?", "Why do leaves change colour in autumn?", "What is thunder?",
-    "How long does it take to boil an egg?", "What is the speed of light?", "Why is the sea salty?",
-    "What language is spoken in Brazil?", "How many days are in a leap year?",
+    "I am making pancakes for six people, how much flour and milk do I need?",
+    "Why do leaves change colour in autumn?", "What is thunder?",
+    "How long does it take to boil an egg so that the yolk is still a little soft?",
+    "What is the speed of light?",
+    "We are planning a trip to the mountains next month, what should we pack for cold nights?",
+    "What language is spoken in Brazil?",
+    "Can you explain in a few words how a refrigerator keeps the food inside it cold?",
 ]
+PIPELINES: Final = ("streaming", "no_prefill", "one_core_first", "before", "naive")
+KEY: Final = "speech_end_to_first_audio"
+TOKEN_KEY: Final = "speech_end_to_first_token"
 
 
 class ClockSink:
@@ -98,6 +112,9 @@ class NaiveChat:
         if text:
             yield text
 
+    def prefill(self, heard: str, stop: Any) -> int:
+        return 0  # the naive pipeline reads the question only once it is over
+
     @property
     def last_stats(self) -> Any:
         return self.chat.last_stats
@@ -138,10 +155,12 @@ def make_questions(synth: Any, count: int, folder: Path) -> list[Path]:
 
     from appliance.audio import AudioChunk, concat, resample, write_wav
 
+    import hashlib
+
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for i, question in enumerate((QUESTIONS * (count // len(QUESTIONS) + 1))[:count]):
-        path = folder / f"q{i:02d}.wav"
+        path = folder / f"q{i:02d}-{hashlib.sha1(question.encode()).hexdigest()[:8]}.wav"
         if not path.exists():
             def say(text: str) -> AudioChunk:
                 return resample(concat(list(synth.synthesize(text))), 16000)
@@ -239,17 +258,39 @@ def draw_timeline(turns: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def ratio_of(rows: dict[str, list[dict[str, Any]]], a: str, b: str, key: str) -> tuple[float | None, int]:
+    """Median over questions of pipeline a's figure divided by pipeline b's (both answered), and how many."""
+    pairs = [x["timings_ms"][key] / y["timings_ms"][key] for x, y in zip(rows[a], rows[b])
+             if x["timings_ms"][key] and y["timings_ms"][key]]
+    return (statistics.median(pairs) if pairs else None), len(pairs)
+
+
+def tokens_of(rows: list[dict[str, Any]], field: str) -> float | None:
+    values = [r["llm"][field] for r in rows if r.get("llm")]
+    return statistics.median(values) if values else None
+
+
+def variant(cfg: Any, stages: Any, **conversation: Any) -> tuple[Any, Any]:
+    """The pipeline with other conversation settings, on the same loaded models."""
+    changed = dataclasses.replace(cfg, conversation=dataclasses.replace(cfg.conversation, **conversation))
+    asr = copy.copy(stages.asr)  # the recognizer reads its partial pace from its own config
+    asr.cfg = changed
+    return changed, dataclasses.replace(stages, asr=asr)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=20)
     parser.add_argument("--model", default="qwen", help="qwen (the stand-in), smollm2, or a GGUF path")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--png", metavar="PATH", default=str(OUT / "timeline.png"))
+    parser.add_argument("--pipelines", default=",".join(PIPELINES),
+                        help=f"which to run, interleaved (default: {','.join(PIPELINES)})")
     parser.add_argument("--home-assistant", action="store_true",
                         help="also run the streaming pipeline with a real Home Assistant asked first (started "
                              "here, as the e2e tests start it), interleaved, to show what its round trip costs")
     parser.add_argument("--llm-threads", type=int, default=None,
-                        help="llm.n_threads for both pipelines (default: the config's, cores minus one)")
+                        help="llm.n_threads for all pipelines (default: the config's, cores minus one)")
     args = parser.parse_args()
 
     from appliance import log
@@ -265,72 +306,72 @@ def main() -> int:
     stages = build_stages(cfg, sink=ClockSink(), mic=False)
     print(f"models loaded in {time.monotonic() - started:.1f} s; model {Path(cfg.llm.model).name}", flush=True)
     wavs = make_questions(stages.tts, args.questions, OUT / "questions")
-    naive_cfg = dataclasses.replace(cfg, asr=dataclasses.replace(cfg.asr, early_silence_s=0.0),
-                                    conversation=dataclasses.replace(cfg.conversation, preemptive=False))
-    naive_asr = copy.copy(stages.asr)  # the same loaded models; transcribes only after the endpoint
-    naive_asr.cfg = naive_cfg
-    naive_stages = dataclasses.replace(stages, asr=naive_asr, chat=NaiveChat(stages.chat), tts=NaiveTts(stages.tts),
+    cfg, stages = variant(cfg, stages, prefill=True)
+    naive_cfg, naive_stages = variant(cfg, stages, preemptive=False, prefill=False)
+    naive_cfg = dataclasses.replace(naive_cfg, asr=dataclasses.replace(cfg.asr, early_silence_s=0.0))
+    naive_stages.asr.cfg = naive_cfg  # transcribes only after the endpoint
+    naive_stages = dataclasses.replace(naive_stages, chat=NaiveChat(stages.chat), tts=NaiveTts(stages.tts),
                                        splitter_factory=WholeText)
-    rows: dict[str, list[dict[str, Any]]] = {"streaming": [], "naive": []}
-    pipelines = {"streaming": (cfg, stages), "naive": (naive_cfg, naive_stages)}
+    chat = stages.chat
+    all_cores, one_fewer = chat.n_threads_first, chat.n_threads
+    # name -> (config, stages, threads for the first phrase)
+    every = {"streaming": (cfg, stages, all_cores), "no_prefill": (*variant(cfg, stages, prefill=False), all_cores),
+             "one_core_first": (cfg, stages, one_fewer), "before": (*variant(cfg, stages, prefill=False), one_fewer),
+             "naive": (naive_cfg, naive_stages, one_fewer)}
+    pipelines = {name: every[name] for name in args.pipelines.split(",")}
+    print(f"first phrase on {all_cores} threads, the rest on {one_fewer}", flush=True)
     home_server = None
     if args.home_assistant:
         home_server, ha_cfg, ha_stages = with_home_assistant(cfg, stages)
-        pipelines["with_ha"] = (ha_cfg, ha_stages)
-        rows["with_ha"] = []
+        pipelines["with_ha"] = (ha_cfg, ha_stages, all_cores)
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in pipelines}
     example: dict[str, Any] = {}
     for i, wav in enumerate(wavs):
         names = list(pipelines)
         order = names[i % len(names):] + names[:i % len(names)]  # each pipeline goes first in turn
         for name in order:
-            # Each question starts a fresh conversation (system prompt still cached), as questions
-            # asked minutes apart do (llm idle reset): otherwise 40 answers pile up in one context.
-            stages.chat.reset()
+            # Each question starts a fresh conversation with only the system prompt cached, as
+            # questions asked minutes apart do (llm idle reset), so no pipeline reuses another's cache.
+            chat.reset()
+            chat.warm()
+            pipe_cfg, pipe_stages, chat.n_threads_first = pipelines[name]
             records: list[Any] = []
-            result = listen_turn(str(wav), *pipelines[name], records=records)
+            result = listen_turn(str(wav), pipe_cfg, pipe_stages, records=records)
             rows[name].append(result)
             if i == 0 and records:
                 example[name] = records[0]
-            t = result["timings_ms"]
+            t, llm = result["timings_ms"], result.get("llm") or {}
             early = "early" if result.get("preemptive") else ""
-            first = records[0].answer_parts[0] if records and records[0].answer_parts else ""
-            print(f"{i:2d} {name:9} {result['outcome']!s:9} {early:5} first audio {t['speech_end_to_first_audio']!s:>7} ms  "
-                  f"{first[:40]!r:42} {(result['answer'] or '')[:50]!r}", flush=True)
+            left = llm.get("prompt_tokens", 0) - llm.get("cached_prompt_tokens", 0) if llm else None
+            print(f"{i:2d} {name:10} {result['outcome']!s:9} {early:5} first token {t[TOKEN_KEY]!s:>7} ms  "
+                  f"first audio {t[KEY]!s:>7} ms  prefilled {llm.get('prefilled_tokens')!s:>3} left {left!s:>3}  "
+                  f"{(result['answer'] or '')[:50]!r}", flush=True)
     figures = {name: summarize([r for r in rs if r["outcome"] == "answered"]) for name, rs in rows.items()}
-    key = "speech_end_to_first_audio"
-    print(f"\n{'term (ms)':34} {'streaming med':>14} {'p95':>8} {'naive med':>10} {'p95':>8}")
-    for term in figures["streaming"]:
-        s, n = figures["streaming"][term], figures["naive"][term]
-        print(f"{term:34} {s['median'] or 0:14.0f} {s['p95'] or 0:8.0f} {n['median'] or 0:10.0f} {n['p95'] or 0:8.0f}")
-    pairs = [a["timings_ms"][key] / b["timings_ms"][key] for a, b in zip(rows["streaming"], rows["naive"])
-             if a["timings_ms"][key] and b["timings_ms"][key]]
-    ratio = statistics.median(pairs) if pairs else None
-    print(f"\nratio streaming/naive, end of speech to first audio: median of {len(pairs)} pairs "
-          f"{ratio if ratio is None else round(ratio, 3)}")
-
-    def after_asr(r: dict[str, Any]) -> float | None:
-        t = r["timings_ms"]
-        if t[key] is None or t["speech_end_to_transcript"] is None:
-            return None
-        return t[key] - t["speech_end_to_transcript"]
-
-    # Both pipelines share the recognizer; without its term the ratio shows what streaming changes.
-    tail_pairs = [a / b for a, b in ((after_asr(x), after_asr(y)) for x, y in zip(rows["streaming"], rows["naive"]))
-                  if a and b]
-    tail_ratio = statistics.median(tail_pairs) if tail_pairs else None
-    print(f"ratio streaming/naive, transcript to first audio (ASR term left out): "
-          f"{tail_ratio if tail_ratio is None else round(tail_ratio, 3)}")
+    names = list(rows)
+    print(f"\n{'term (ms)':34}" + "".join(f" {n + ' med':>15} {'p95':>7}" for n in names))
+    for term in figures[names[0]]:
+        print(f"{term:34}" + "".join(f" {figures[n][term]['median'] or 0:15.0f} {figures[n][term]['p95'] or 0:7.0f}"
+                                     for n in names))
+    print(f"{'prompt tokens read while spoken':34}" + "".join(
+        f" {tokens_of(rows[n], 'prefilled_tokens') or 0:15.0f} {'':7}" for n in names))
+    ratios: dict[str, Any] = {}
+    for a, b in (("streaming", "no_prefill"), ("streaming", "one_core_first"), ("streaming", "before"),
+                 ("no_prefill", "before"), ("streaming", "naive"), ("before", "naive")):
+        if a in rows and b in rows:
+            for key in (TOKEN_KEY, KEY):
+                ratio, n = ratio_of(rows, a, b, key)
+                ratios[f"{a}/{b} {key}"] = ratio
+                print(f"ratio {a}/{b}, {key.replace('_', ' ')}: median of {n} pairs "
+                      f"{ratio if ratio is None else round(ratio, 3)}")
     if home_server is not None:
         home_server.stop()
-        with_ha = [a["timings_ms"][key] / b["timings_ms"][key] for a, b in zip(rows["with_ha"], rows["streaming"])
-                   if a["timings_ms"][key] and b["timings_ms"][key]]
+        with_ha, n = ratio_of(rows, "with_ha", "streaming", KEY)
         ha_ms = [r["home_assistant_ms"] for r in rows["with_ha"] if r.get("home_assistant_ms") is not None]
-        f = figures["with_ha"][key]
+        f = figures["with_ha"][KEY]
         print(f"with Home Assistant asked first: end of speech to first audio median {f['median'] or 0:.0f} ms "
-              f"(p95 {f['p95'] or 0:.0f}) against {figures['streaming'][key]['median'] or 0:.0f} ms without; "
-              f"ratio median of {len(with_ha)} pairs "
-              f"{round(statistics.median(with_ha), 3) if with_ha else None}; Home Assistant's round trip median "
-              f"{statistics.median(ha_ms) if ha_ms else 0:.0f} ms; routes "
+              f"(p95 {f['p95'] or 0:.0f}) against {figures['streaming'][KEY]['median'] or 0:.0f} ms without; "
+              f"ratio median of {n} pairs {with_ha if with_ha is None else round(with_ha, 3)}; Home Assistant's "
+              f"round trip median {statistics.median(ha_ms) if ha_ms else 0:.0f} ms; routes "
               f"{sorted({r['route'] for r in rows['with_ha']})}")
     if example:
         draw_timeline(example, Path(args.png))
@@ -339,9 +380,8 @@ def main() -> int:
         print(f"timeline: {args.png} (copied to {DOCS_PNG.relative_to(ROOT)})")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"figures": figures, "ratio_median": ratio, "pairs": pairs,
-                                               "ratio_after_asr_median": tail_ratio,
-                                               "rows": rows, "model": cfg.llm.model}, indent=1))
+        Path(args.json).write_text(json.dumps({"figures": figures, "ratios": ratios, "rows": rows,
+                                               "model": cfg.llm.model}, indent=1))
     return 0
 
 

@@ -133,4 +133,5 @@ def listen_record(rec: TurnRecord | None, paced: bool) -> dict[str, Any]:
             if rec.preemptive and rec.early_at is not None and rec.transcript_at is not None else None,
             "llm": None if rec.stats is None or rec.route != "llm" else
             {"tokens": rec.stats.tokens, "prompt_tokens": rec.stats.prompt_tokens,
-             "cached_prompt_tokens": rec.stats.cached_prompt_tokens, "tokens_per_s": rec.stats.tokens_per_s}}
+             "cached_prompt_tokens": rec.stats.cached_prompt_tokens, "prefilled_tokens": rec.stats.prefilled_tokens,
+             "tokens_per_s": rec.stats.tokens_per_s}}

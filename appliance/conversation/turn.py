@@ -15,7 +15,8 @@ _LOGGER = logging.getLogger(__name__)
 
 OUTCOMES: Final = ("answered", "no_speech", "cancelled", "error", "timeout")
 TIMING_KEYS: Final = ("speech_end_to_transcript", "transcript_to_first_token", "first_token_to_first_sentence",
-                      "first_sentence_to_first_audio", "speech_end_to_first_audio", "turn_total")
+                      "first_sentence_to_first_audio", "speech_end_to_first_token", "speech_end_to_first_audio",
+                      "turn_total")
 # journald field -> timing key (milliseconds)
 LATENCY_FIELDS: Final = {"ASR_MS": "speech_end_to_transcript", "TTFT_MS": "transcript_to_first_token",
                          "FIRST_AUDIO_MS": "speech_end_to_first_audio", "TURN_MS": "turn_total"}
@@ -110,6 +111,7 @@ class TurnRecord:
             "transcript_to_first_token": _ms(self.answer_started_at, self.first_token_at),
             "first_token_to_first_sentence": _ms(self.first_token_at, self.first_sentence_at),
             "first_sentence_to_first_audio": _ms(self.first_sentence_at, self.first_audio_at),
+            "speech_end_to_first_token": _ms(self.speech_end_at, self.first_token_at),
             "speech_end_to_first_audio": _ms(self.speech_end_at, self.first_audio_at),
             "turn_total": _ms(self.wake_at, self.end_at),
         }

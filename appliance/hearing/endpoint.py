@@ -41,6 +41,11 @@ class Endpointer:
         return early > 0 and self.heard_speech and self._silence_s >= early - 1e-9
 
     @property
+    def pausing(self) -> bool:
+        """True from the first silent chunk after speech, when early transcripts are on."""
+        return self.cfg.early_silence_s > 0 and self.heard_speech and self._silence_s > 0.0
+
+    @property
     def speaking(self) -> bool:
         """True while speech goes on: heard, and the last chunk was voiced."""
         return self.heard_speech and self._silence_s == 0.0

@@ -207,16 +207,27 @@ class Utterance:
             _LOGGER.debug("Speech went on after the early transcript")
             self._early_run.dropped = True  # stale: not waited for, never run if it has not started
             self._early_run, self.early = None, None
-        if self._early_run is None and ep.early_point and ep.speech_end_s != self._early_for:
+        if self._early_run is None and self._early_due and ep.speech_end_s != self._early_for:
             self._release()
             self._early_for = ep.speech_end_s  # one early transcript per pause
             self._early_run = self.runner.submit(self.engine.early())
             _LOGGER.debug("Early transcript asked for after %.2f s", ep.elapsed_s)
         self._take_early()
 
+    @property
+    def _early_due(self) -> bool:
+        """Time to make the early transcript: at the pause's first silent chunk when partials cost a run
+        (it is ready sooner, and the trailing silence adds no words), else at asr.early_silence_s."""
+        ep = self.endpointer
+        if self._partial_pace_s is not None and self.engine.paced:
+            return ep.pausing
+        return ep.early_point
+
     def _take_early(self) -> None:
         run = self._early_run
         if self.early is not None or run is None or not run.done.is_set() or self._ended is not None:
+            return
+        if not self.endpointer.early_point:  # made as the pause began: heard once it has lasted
             return
         if run.error is not None:
             raise run.error

@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import ctypes
 import logging
-import os
 import re
 import threading
 import time
@@ -16,6 +15,7 @@ from typing import Any, Final
 from appliance.config import Config, LlmConfig
 from appliance.errors import ModelBusy, ModelError
 from appliance.thinking.llm_stats import LlmStats
+from appliance.thinking.llm_threads import PhraseThreads, default_threads
 from appliance.thinking.prompt import (
     History,
     Message,
@@ -46,18 +46,6 @@ class LlmError(ModelError):
     """The language model could not be loaded or used."""
 
 
-def default_threads() -> tuple[int, int]:
-    """(generation threads, prompt threads): physical cores minus one (at least 1), and all cores."""
-    logical = os.cpu_count() or 1
-    try:
-        import psutil
-
-        physical = psutil.cpu_count(logical=False) or logical
-    except ImportError:  # psutil is optional here
-        physical = logical
-    return max(1, physical - 1), max(1, logical)
-
-
 class LlamaChat:
     """A conversation with one llama.cpp model, streamed token by token (the Chat protocol)."""
 
@@ -70,6 +58,8 @@ class LlamaChat:
         gen_threads, batch_threads = default_threads()
         self.n_threads = cfg.n_threads or gen_threads
         self.n_threads_batch = cfg.n_threads_batch or batch_threads
+        self.n_threads_first = cfg.n_threads_first or self.n_threads_batch
+        self._set_threads: Callable[[int, int], None] = lambda generation, batch: None
         self.history = History()
         self.system = cfg.system_prompt
         self.system_tokens = 0
@@ -125,6 +115,7 @@ class LlamaChat:
             template=template, eos_token=model.token_get_text(eos) if eos != -1 else "",
             bos_token=model.token_get_text(bos) if bos != -1 else "", add_generation_prompt=True)
         self._llama, self._lib, self._vocab = llama, llama_cpp, model.vocab
+        self._set_threads = llama._ctx.set_n_threads
         llama.eval = self._probed_eval  # records what each prompt reused (see _probed_eval)
         self.system = self._system_prompt()
         self.warm()
@@ -157,7 +148,8 @@ class LlamaChat:
         self.warm()
 
     def warm(self) -> None:
-        """Process the part of the prompt every question shares (system prompt and role header) now."""
+        """Process the part of the prompt every question shares (system prompt and role header) now,
+        and keep nothing else in the cache."""
         self._take_model()
         try:
             a = self.tokenize_messages(messages_for(self.system, [], "a"))
@@ -165,7 +157,10 @@ class LlamaChat:
             shared = a[:common_prefix(a, b)]
             self.system_tokens = len(shared)
             llama = self._llama
-            if common_prefix(llama.input_ids[: llama.n_tokens].tolist(), shared) != len(shared):
+            self._prefilled = None
+            if common_prefix(llama.input_ids[: llama.n_tokens].tolist(), shared) == len(shared):
+                llama.n_tokens = len(shared)  # the rest (a conversation, a prefill) is of no use now
+            else:
                 llama.reset()
                 type(llama).eval(llama, shared)
         finally:
@@ -361,6 +356,7 @@ class LlamaChat:
             return None
         probe: dict[str, Any] = {}
         self._probe = probe
+        threads = PhraseThreads(self._set_threads, self.n_threads_first, self.n_threads, self.n_threads_batch)
         tokens = llama.generate(prompt, top_k=TOP_K, top_p=cfg.top_p, min_p=MIN_P, temp=cfg.temperature,
                                 repeat_penalty=cfg.repeat_penalty)
         try:
@@ -376,6 +372,7 @@ class LlamaChat:
                 stats.tokens += 1
                 text = decoder.decode(self._piece(token))
                 parts.append(text)
+                threads.wrote(text)
                 if leading:
                     text = text.lstrip()
                     leading = not text
@@ -395,6 +392,7 @@ class LlamaChat:
             raise
         finally:
             tokens.close()
+            threads.end()
             self._probe = None
             tail = decoder.decode(b"", final=True)
             parts.append(tail)

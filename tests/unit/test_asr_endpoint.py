@@ -156,8 +156,11 @@ def test_no_speech_skips_the_engine_and_finish_reports_what_was_heard() -> None:
     assert u2.finish().outcome == "speech"
 
 
-def early_recognizer(script: str, early_s: float = 0.24, endpoint_s: float = 0.64) -> FakeRecognizer:
-    cfg = dataclasses.replace(Config(), asr=AsrConfig(early_silence_s=early_s, endpoint_silence_s=endpoint_s))
+def early_recognizer(script: str, early_s: float = 0.24, endpoint_s: float = 0.64,
+                     prefill: bool = True) -> FakeRecognizer:
+    base = Config()
+    cfg = dataclasses.replace(base, asr=AsrConfig(early_silence_s=early_s, endpoint_silence_s=endpoint_s),
+                              conversation=dataclasses.replace(base.conversation, prefill=prefill))
     return FakeRecognizer(cfg, Path("/nowhere"), vad_factory=lambda: ScriptedVad(script))
 
 
@@ -170,11 +173,21 @@ def test_early_transcript_after_a_short_pause_becomes_the_final_one() -> None:
         seen.append(utterance.early.text if utterance.early else None)
         if result is not None:
             break
-    # 3 chunks (0.24 s) of silence after 4 of speech: the early text is made once, at chunk 7.
-    assert rec.engine.early_calls == [7]
-    assert seen[5] is None and seen[6] == "early at 7"
+    # Made once, as the pause begins (chunk 5), and heard once it has lasted 0.24 s (3 chunks).
+    assert rec.engine.early_calls == [5]
+    assert seen[5] is None and seen[6] == "early at 5"
     assert result is not None and result.outcome == "speech" and len(seen) == 12
-    assert result.text == "early at 7" and rec.engine.final_calls == []  # not decoded twice
+    assert result.text == "early at 5" and rec.engine.final_calls == []  # not decoded twice
+
+
+def test_without_prefill_the_early_transcript_is_made_once_the_pause_has_lasted() -> None:
+    rec = early_recognizer("####" + "." * 50, prefill=False)
+    utterance = rec.start([])
+    seen = []
+    while (result := utterance.feed(chunk())) is None:
+        seen.append(utterance.early.text if utterance.early else None)
+    assert rec.engine.early_calls == [7]  # 3 chunks (0.24 s) of silence after 4 of speech
+    assert seen[5] is None and seen[6] == "early at 7" and result.text == "early at 7"
 
 
 def test_speech_after_the_early_transcript_withdraws_it_and_the_end_decodes_everything() -> None:
@@ -184,14 +197,14 @@ def test_speech_after_the_early_transcript_withdraws_it_and_the_end_decodes_ever
     for i in range(30):
         results.append(utterance.feed(chunk()))
         if i == 6:
-            assert utterance.early is not None and utterance.early.text == "early at 7"
+            assert utterance.early is not None and utterance.early.text == "early at 5"
         if i == 7:
             assert utterance.early is None  # the person went on
         if results[-1] is not None:
             break
-    assert rec.engine.early_calls == [7, 13]  # one early text per pause
+    assert rec.engine.early_calls == [5, 11]  # one early text per pause, made as it begins
     final = results[-1]
-    assert final is not None and final.text == "early at 13"
+    assert final is not None and final.text == "early at 11"
 
 
 def test_early_transcript_off_and_no_speech_never_make_one() -> None:
@@ -277,6 +290,6 @@ def test_on_a_worker_nothing_waits_and_the_early_run_in_flight_becomes_the_final
     assert utterance.poll() is None
     engine.go.set()
     final = utterance.wait(WAIT_S)
-    assert final is not None and final.text == "early at 7" and final.outcome == "speech"
-    assert engine.early_calls == [7] and engine.final_calls == []  # the pause's one run, not a second
+    assert final is not None and final.text == "early at 5" and final.outcome == "speech"
+    assert engine.early_calls == [5] and engine.final_calls == []  # the pause's one run, not a second
     assert not utterance.busy and utterance.feed(chunk()) is final

@@ -1,7 +1,7 @@
 """Thinking while they speak: partial transcripts at a pace, their stable words handed to the chat's prefill.
 
 The real model's side (the same answer token for token, the rollback to the common prefix) is
-in tests/models/test_prefill.py.
+in tests/models/test_llm_prefill.py.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def test_partials_come_at_the_pace_while_speaking_and_never_in_a_pause() -> None
     assert partials[1] == "partial at 2" and partials[6] == "partial at 7" and partials[11] == "partial at 12"
     assert partials[12:16] == ["partial at 12"] * 4  # the pause: no run
     assert partials[16] == "partial at 17"  # speaking again, and the pace is due
-    assert rec.engine.early_calls == [15]  # the pause still got its early transcript
+    assert rec.engine.early_calls == [13]  # the pause's early transcript, made as it began
 
 
 def test_no_partial_while_the_recognizer_is_busy_so_nothing_queues_before_an_early_transcript() -> None:
