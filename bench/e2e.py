@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import hashlib
 import json
 import shutil
 import statistics
@@ -123,6 +124,31 @@ class NaiveChat:
         return self.chat.forget(question)
 
 
+class TimedChat:
+    """The chat, noting when each prefill ran (for the timeline)."""
+
+    def __init__(self, chat: Any) -> None:
+        self.chat = chat
+        self.spans: list[tuple[float, float]] = []
+
+    def prefill(self, heard: str, stop: Any) -> int:
+        started = time.monotonic()
+        try:
+            return self.chat.prefill(heard, stop)
+        finally:
+            self.spans.append((started, time.monotonic()))
+
+    def stream(self, question: str, cancel: threading.Event):
+        return self.chat.stream(question, cancel)
+
+    @property
+    def last_stats(self) -> Any:
+        return self.chat.last_stats
+
+    def forget(self, question: str) -> bool:
+        return self.chat.forget(question)
+
+
 class NaiveTts:
     """All of the speech synthesized before the first chunk is handed over."""
 
@@ -154,8 +180,6 @@ def make_questions(synth: Any, count: int, folder: Path) -> list[Path]:
     import numpy as np
 
     from appliance.audio import AudioChunk, concat, resample, write_wav
-
-    import hashlib
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -212,8 +236,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "p95": pct([r["timings_ms"][k] for r in rows if r["timings_ms"][k] is not None], 95)} for k in keys}
 
 
-def draw_timeline(turns: dict[str, Any], path: Path) -> None:
-    """One turn of each pipeline as horizontal bars on a shared time axis (0 = end of speech)."""
+def draw_timeline(turns: dict[str, tuple[Any, list[tuple[float, float]]]], path: Path) -> None:
+    """One turn of each pipeline (its record, its prefill spans) as bars on one time axis (0 = end of speech)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -221,14 +245,15 @@ def draw_timeline(turns: dict[str, Any], path: Path) -> None:
 
     fig, axes = plt.subplots(len(turns), 1, figsize=(10, 1.9 * len(turns) + 0.6), sharex=True)
     axes = axes if len(turns) > 1 else [axes]
-    colours = {"speech": "#9e9e9e", "ASR": "#42a5f5", "language model": "#ab47bc",
+    colours = {"speech": "#9e9e9e", "prefill": "#ce93d8", "ASR": "#42a5f5", "language model": "#ab47bc",
                "first sentence": "#ffa726", "speech synthesis + play": "#66bb6a"}
-    for ax, (name, rec) in zip(axes, turns.items()):
+    for ax, (name, (rec, spans)) in zip(axes, turns.items()):
         def s(x: float | None, t0: float = rec.speech_end_at) -> float | None:
             return None if x is None else x - t0
 
         model_start = rec.early_at if rec.early_at is not None else rec.transcript_at
         bars = [("speech", s(rec.wake_at), 0.0),
+                ("prefill", None, None),
                 ("ASR", 0.0, s(rec.transcript_at)),
                 ("language model", s(model_start), s(rec.answer_done_at)),
                 ("first sentence", s(rec.first_token_at), s(rec.first_sentence_at)),
@@ -236,6 +261,8 @@ def draw_timeline(turns: dict[str, Any], path: Path) -> None:
         for row, (label, start, end) in enumerate(bars):
             if start is not None and end is not None and end > start:
                 ax.barh(row, end - start, left=start, color=colours[label])
+        for start, end in spans:  # the question read into the model while it was spoken
+            ax.barh(1, max(end - start, 0.004), left=s(start), color=colours["prefill"])
         first = s(rec.first_audio_at)
         if first is not None:
             ax.axvline(first, color="#e53935", lw=2)
@@ -312,11 +339,13 @@ def main() -> int:
     naive_stages.asr.cfg = naive_cfg  # transcribes only after the endpoint
     naive_stages = dataclasses.replace(naive_stages, chat=NaiveChat(stages.chat), tts=NaiveTts(stages.tts),
                                        splitter_factory=WholeText)
-    chat = stages.chat
+    chat, timed = stages.chat, TimedChat(stages.chat)
     all_cores, one_fewer = chat.n_threads_first, chat.n_threads
+    stages = dataclasses.replace(stages, chat=timed)
     # name -> (config, stages, threads for the first phrase)
-    every = {"streaming": (cfg, stages, all_cores), "no_prefill": (*variant(cfg, stages, prefill=False), all_cores),
-             "one_core_first": (cfg, stages, one_fewer), "before": (*variant(cfg, stages, prefill=False), one_fewer),
+    without = variant(cfg, stages, prefill=False)
+    every = {"streaming": (cfg, stages, all_cores), "no_prefill": (*without, all_cores),
+             "one_core_first": (cfg, stages, one_fewer), "before": (*without, one_fewer),
              "naive": (naive_cfg, naive_stages, one_fewer)}
     pipelines = {name: every[name] for name in args.pipelines.split(",")}
     print(f"first phrase on {all_cores} threads, the rest on {one_fewer}", flush=True)
@@ -336,22 +365,24 @@ def main() -> int:
             chat.warm()
             pipe_cfg, pipe_stages, chat.n_threads_first = pipelines[name]
             records: list[Any] = []
+            timed.spans.clear()
             result = listen_turn(str(wav), pipe_cfg, pipe_stages, records=records)
             rows[name].append(result)
             if i == 0 and records:
-                example[name] = records[0]
+                example[name] = (records[0], list(timed.spans))
             t, llm = result["timings_ms"], result.get("llm") or {}
             early = "early" if result.get("preemptive") else ""
             left = llm.get("prompt_tokens", 0) - llm.get("cached_prompt_tokens", 0) if llm else None
             print(f"{i:2d} {name:10} {result['outcome']!s:9} {early:5} first token {t[TOKEN_KEY]!s:>7} ms  "
-                  f"first audio {t[KEY]!s:>7} ms  prefilled {llm.get('prefilled_tokens')!s:>3} left {left!s:>3}  "
+                  f"first audio {t[KEY]!s:>7} ms  prefilled {llm.get('prefilled_tokens')!s:>3} "
+                  f"left {left!s:>3}  "
                   f"{(result['answer'] or '')[:50]!r}", flush=True)
     figures = {name: summarize([r for r in rs if r["outcome"] == "answered"]) for name, rs in rows.items()}
     names = list(rows)
     print(f"\n{'term (ms)':34}" + "".join(f" {n + ' med':>15} {'p95':>7}" for n in names))
     for term in figures[names[0]]:
-        print(f"{term:34}" + "".join(f" {figures[n][term]['median'] or 0:15.0f} {figures[n][term]['p95'] or 0:7.0f}"
-                                     for n in names))
+        cells = (figures[n][term] for n in names)
+        print(f"{term:34}" + "".join(f" {c['median'] or 0:15.0f} {c['p95'] or 0:7.0f}" for c in cells))
     print(f"{'prompt tokens read while spoken':34}" + "".join(
         f" {tokens_of(rows[n], 'prefilled_tokens') or 0:15.0f} {'':7}" for n in names))
     ratios: dict[str, Any] = {}

@@ -13,6 +13,7 @@ from appliance.config import Config
 from appliance.hearing.asr import VoskRecognizer, WhisperRecognizer, choose_engine
 from appliance.setup import models
 from tests.fixtures.speech import QUESTIONS, RATE, load, run, voiced_span, word_errors, words
+from tests.fixtures.waits import SLOW_WAIT_S
 
 
 @pytest.fixture(scope="session")
@@ -126,3 +127,38 @@ def test_auto_engine_takes_whisper_when_only_the_dev_vosk_model_exists() -> None
     assert engine == "whisper" and path.is_dir()
 
 
+
+
+def partials_while_spoken(recognizer, wav) -> tuple[list[str], str]:
+    """Feed a WAV at the microphone's pace; (the partial transcripts seen before the end, the final text)."""
+    import time
+
+    utterance = recognizer.start([])
+    seen: list[str] = []
+    next_at = time.monotonic()
+    for chunk in WavSource(wav):
+        next_at += chunk.duration_s
+        time.sleep(max(0.0, next_at - time.monotonic()))
+        utterance.feed(chunk)
+        if utterance.ended:
+            break
+        if utterance.partial and utterance.partial not in seen:
+            seen.append(utterance.partial)
+    final = utterance.wait(SLOW_WAIT_S)
+    return seen, final.text if final is not None else ""
+
+
+def test_whisper_gives_partial_transcripts_while_the_question_is_spoken(whisper, speech) -> None:
+    question = "how long does it take to boil an egg so that the yolk is still a little soft"
+    seen, final = partials_while_spoken(whisper, speech.join([0.3, speech(question, variation=0.0), 1.0]))
+    assert word_errors(question, final)[0] <= 2, final
+    assert len(seen) >= 2, seen  # the pace is 0.4 s of speech, the question about 4 s
+    assert all(words(p)[0] == words(final)[0] for p in seen), (seen, final)  # each the question so far
+    assert len(words(seen[0])) < len(words(final)), (seen, final)  # heard before it was over
+
+
+def test_vosk_gives_partial_transcripts_while_the_question_is_spoken(vosk_ko, speech) -> None:
+    seen, final = partials_while_spoken(vosk_ko, speech.join([0.3, speech("hello, how are you today, what time "
+                                                                          "is it", variation=0.0), 1.5]))
+    assert final and seen, (seen, final)  # Korean words for English sounds, streamed as they are decoded
+    assert len(seen[0].split()) <= len(final.split())

@@ -7,10 +7,12 @@ in tests/models/test_llm_prefill.py.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from appliance.config import AsrConfig, Config
+from appliance.conversation.conductor import State
 from appliance.conversation.prefill import Prefill, stable_words
 from appliance.hearing.asr_worker import Run
 from tests.fixtures.fakes import FakeChat, Harness, cfg_with, early_harness
@@ -141,3 +143,35 @@ def test_a_failing_prefill_is_logged_and_the_next_one_still_runs(caplog) -> None
     prefill.heard("what is the capital")
     wait_for(lambda: prefill.tokens == 3, "the second prefill", timeout=WAIT_S)
     assert "Reading the question into the model ahead failed: llama_decode returned -1" in caplog.text
+
+
+def test_the_turn_entry_records_the_tokens_read_ahead_and_those_left() -> None:
+    h = Harness()
+    h.feed("WAKE", "SAY:what", "SAY:is", "SAY:the", "SAY:capital")
+    wait_for(lambda: h.chat.prefilled[-1:] == ["what is the"], "the prefill")
+    h.feed("SAY:of", "SAY:France", "SIL", "SIL")
+    h.wait_idle()
+    fields = h.records[0].journal_fields()
+    assert fields["PREFILLED_TOKENS"] in ("3", "4", "5") and fields["LEFT_TOKENS"] == "10"
+
+
+def test_a_prefill_that_never_returns_holds_up_neither_the_answer_nor_a_barge_in() -> None:
+    chat = FakeChat("One. Two. Three. Four. Five. Six. Seven. Eight.", delay_s=0.05)
+    stuck, inside = threading.Event(), threading.Event()
+
+    def hang(heard: str, stop: Callable[[], bool]) -> int:
+        inside.set()
+        stuck.wait(WAIT_S)
+        return 0
+
+    chat.prefill = hang  # type: ignore[method-assign]
+    h = Harness(chat=chat)
+    try:
+        h.feed("WAKE", "SAY:what", "SAY:is", "SAY:the")
+        assert inside.wait(WAIT_S)
+        h.feed("SAY:capital", "SIL", "SIL")
+        h.wait(lambda: h.c.state is State.SPEAKING)  # answered while the prefill hangs
+        h.feed("BARGE")
+        assert h.c.state is State.LISTENING and chat.cancelled.wait(WAIT_S)
+    finally:
+        stuck.set()
