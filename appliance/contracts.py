@@ -115,6 +115,10 @@ class Utterance(Protocol):
         """Whether speech (not just noise) has been heard since the utterance started."""
 
     @property
+    def speaking(self) -> bool:
+        """Whether the person is speaking now: speech heard, and the last chunk voiced (not a pause)."""
+
+    @property
     def ended(self) -> bool:
         """The end of speech (or a limit) was reached: audio from now on is not part of the question."""
 

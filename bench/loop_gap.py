@@ -1,6 +1,6 @@
 """The conductor loop's longest turn (its own work, not its wait for audio) while a question is heard.
 
-    .venv/bin/python -m bench.loop_gap [--rounds 3] [--json]
+    .venv/bin/python -m bench.loop_gap [--rounds 3] [--json]    # each round with the prefill on, then off
 
 One recording ("hey jarvis", a question with a pause in it) runs through the stages the daemon
 builds, paced like a live microphone; every loop turn is timed, less the time its read waited for
@@ -88,16 +88,21 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     base = Config()
-    cfg = dataclasses.replace(base, asr=dataclasses.replace(base.asr, engine="whisper"),
-                              conversation=dataclasses.replace(base.conversation, follow_up="never"))
     wav = question(SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech"))
+    rounds = []
     with tempfile.TemporaryDirectory() as tmp:
-        rounds = [one_round(cfg, wav, Path(tmp) / f"reply{i}.wav") for i in range(args.rounds)]
+        for i in range(args.rounds):
+            for prefill in (True, False):  # the question read into the model while spoken, or not
+                cfg = dataclasses.replace(base, asr=dataclasses.replace(base.asr, engine="whisper"),
+                                          conversation=dataclasses.replace(base.conversation, follow_up="never",
+                                                                           prefill=prefill))
+                rounds.append({"prefill": prefill, **one_round(cfg, wav, Path(tmp) / f"reply{i}.wav")})
     if args.json:
         print(json.dumps(rounds))
     else:
         for r in rounds:
-            print(f"longest loop turn while listening {r['max_turn_ms_listening']:6.1f} ms, "
+            print(f"prefill {'on ' if r['prefill'] else 'off'}: "
+                  f"longest loop turn while listening {r['max_turn_ms_listening']:6.1f} ms, "
                   f"in the whole turn {r['max_turn_ms']:6.1f} ms; heard {r['transcript']!r}; "
                   f"early answers {r['early_answers']}")
     return 0

@@ -152,13 +152,14 @@ class Answers:
         self.current = self.responder.say(texts, self.sink, route=route)
         return self.current
 
-    def follow(self, early: Transcript | None, partial: str = "") -> None:
+    def follow(self, early: Transcript | None, partial: str = "", speaking: bool = False) -> None:
         """Keep the model in step with the question as it is heard: its words so far read in ahead
-        (prefill), then the early answer started on the early transcript (when preemptive)."""
+        while the person speaks (prefill), then the early answer started on the early transcript
+        (when preemptive)."""
         if early is not None:
             self._heard_all()
         elif self.prefill is not None:
-            self.prefill.heard(partial)
+            self.prefill.heard(partial, speaking)
         if self._preemptive:
             self.stopped(self.early.follow(early))
 

@@ -191,7 +191,7 @@ class Conductor:
             self._fail("asr", exc, now)
             return
         if result is None:
-            self.answers.follow(utt.early, utt.partial)
+            self.answers.follow(utt.early, utt.partial, utt.speaking)
             overdue = self.limits.listening(turn, self._listen_started, now)
             if self.state is State.FOLLOW_UP and now >= self._follow_up_until and not utt.heard_speech:
                 _LOGGER.debug("No follow-up question; back to idle")

@@ -6,6 +6,9 @@ prompt up to them into its cache (Chat.prefill) on a thread of its own. When the
 the answer's prompt shares that prefix, and only its last words are left to read before the first
 token. Words heard differently later are rolled back by the chat; an answer that wants the model
 takes it at once, and nothing here ever waits on the listening loop.
+
+It reads only while the person is speaking: in a pause the recognizer transcribes the question
+(the early transcript, on the same cores), and that is what the answer waits for.
 """
 
 from __future__ import annotations
@@ -41,14 +44,19 @@ class Prefill:
         self._asked = ""
         self._next: str | None = None
         self._epoch = 0  # a prefill under way gives up once this moves on (stop) or a newer text waits
+        self._speaking = False
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self.tokens = 0
         """The prompt's tokens in the model's cache after the last prefill (figures)."""
 
-    def heard(self, partial: str) -> None:
-        """A partial transcript of the utterance under way: read its stable words in when they grew."""
-        if partial == self._partial:
+    def heard(self, partial: str, speaking: bool = True) -> None:
+        """A partial transcript of the utterance under way: read its stable words in when they grew.
+
+        While the person pauses (`speaking` false) nothing is read, and a prefill under way stops.
+        """
+        self._speaking = speaking
+        if not speaking or partial == self._partial:
             return
         self._partial = partial
         words = partial.split()
@@ -81,8 +89,11 @@ class Prefill:
                     self._cond.wait()
                 text, self._next = self._next, None
                 epoch = self._epoch
+            if not self._speaking:
+                continue
             try:
-                self.tokens = self.chat.prefill(text, lambda: self._epoch != epoch or self._next is not None)
+                self.tokens = self.chat.prefill(
+                    text, lambda: self._epoch != epoch or self._next is not None or not self._speaking)
             except Exception as exc:  # noqa: BLE001 - the answer reads the whole prompt itself then
                 _LOGGER.warning("Reading the question into the model ahead failed: %s", exc)
             else:

@@ -95,6 +95,10 @@ class Utterance:
         return self.endpointer.heard_speech
 
     @property
+    def speaking(self) -> bool:
+        return self.endpointer.speaking
+
+    @property
     def ended(self) -> bool:
         """The end of speech (or a limit) was reached: audio fed from now on is not part of the question."""
         return self._ended is not None

@@ -175,3 +175,26 @@ def test_a_prefill_that_never_returns_holds_up_neither_the_answer_nor_a_barge_in
         assert h.c.state is State.LISTENING and chat.cancelled.wait(WAIT_S)
     finally:
         stuck.set()
+
+
+def test_a_pause_stops_the_prefill_and_speaking_again_resumes_it() -> None:
+    chat = FakeChat()
+    calls: list[str] = []
+    stopped = threading.Event()
+
+    def slow(heard: str, stop: Callable[[], bool]) -> int:
+        calls.append(heard)
+        if len(calls) == 1:
+            wait_for(stop, "the prefill told to stop")  # the first one runs until the pause
+            stopped.set()
+        return 1
+
+    chat.prefill = slow  # type: ignore[method-assign]
+    prefill = Prefill(chat)
+    prefill.heard("what is")
+    prefill.heard("what is the")
+    wait_for(lambda: calls == ["what is"], "the first prefill")
+    prefill.heard("what is the", speaking=False)  # the person pauses: the recognizer needs the cores
+    assert stopped.wait(WAIT_S)
+    prefill.heard("what is the capital of")
+    wait_for(lambda: calls[-1:] == ["what is the"], "the prefill after the pause")
