@@ -81,7 +81,8 @@ class Utterance:
         self.partial = ""
         self._partial_pace_s = partial_pace_s
         self._partial_run: Run | None = None
-        self._partial_due_s = 0.0
+        self._partial_due_s: float | None = None
+        """Stream time of the next partial: the first comes after partial_pace_s of speech."""
         self._ended: str | None = None
         self._ended_at = 0.0
         self.started_at = time.monotonic()
@@ -191,6 +192,8 @@ class Utterance:
         ep, pace = self.endpointer, self._partial_pace_s
         if pace is None or self._held is not None or self._partial_run is not None or not ep.speaking:
             return
+        if self._partial_due_s is None:  # too little of the question yet to be worth a run
+            self._partial_due_s = ep.elapsed_s + pace
         if self.engine.paced and (ep.elapsed_s < self._partial_due_s - 1e-9 or not self.runner.idle):
             return
         self._partial_due_s = ep.elapsed_s + pace

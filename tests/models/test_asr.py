@@ -153,7 +153,7 @@ def test_whisper_gives_partial_transcripts_while_the_question_is_spoken(whisper,
     seen, final = partials_while_spoken(whisper, speech.join([0.3, speech(question, variation=0.0), 1.0]))
     assert word_errors(question, final)[0] <= 2, final
     assert len(seen) >= 2, seen  # the pace is 0.4 s of speech, the question about 4 s
-    assert all(words(p)[0] == words(final)[0] for p in seen), (seen, final)  # each the question so far
+    assert words(seen[-1])[:4] == words(final)[:4], (seen, final)  # the question so far
     assert len(words(seen[0])) < len(words(final)), (seen, final)  # heard before it was over
 
 

@@ -52,27 +52,28 @@ def test_partials_come_at_the_pace_while_speaking_and_never_in_a_pause() -> None
     for _ in range(19):
         utterance.feed(chunk())
         partials.append(utterance.partial)
-    # speech counts from the 2nd voiced chunk; then every 5 chunks of stream time while voiced
-    assert partials[1] == "partial at 2" and partials[6] == "partial at 7" and partials[11] == "partial at 12"
+    # speech counts from the 2nd voiced chunk; a partial every 5 chunks of stream time after that
+    assert partials[5] == "" and partials[6] == "partial at 7" and partials[11] == "partial at 12"
     assert partials[12:16] == ["partial at 12"] * 4  # the pause: no run
     assert partials[16] == "partial at 17"  # speaking again, and the pace is due
     assert rec.engine.early_calls == [13]  # the pause's early transcript, made as it began
 
 
 def test_no_partial_while_the_recognizer_is_busy_so_nothing_queues_before_an_early_transcript() -> None:
-    rec = paced("#" * 12 + "." * 20)
+    rec = paced("#" * 20 + "." * 20)
     utterance = rec.start([])
     runner = rec.runner
     assert isinstance(runner, StepRunner)
-    for _ in range(6):
+    for _ in range(7):
         utterance.feed(chunk())
+    assert utterance.partial == "partial at 7"
     runner.idle = False
-    for _ in range(3):
+    for _ in range(7):
         utterance.feed(chunk())
-    assert utterance.partial == "partial at 2"
+    assert utterance.partial == "partial at 7"
     runner.idle = True
     utterance.feed(chunk())
-    assert utterance.partial == "partial at 10"  # taken as soon as the recognizer is free
+    assert utterance.partial == "partial at 15"  # taken as soon as the recognizer is free
 
 
 def test_no_partials_when_prefill_is_off() -> None:
