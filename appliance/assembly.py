@@ -130,7 +130,8 @@ def build_links(cfg: Config, stages: Stages) -> list[Link]:
     wyoming.services is set (nothing listens otherwise)."""
     if not cfg.wyoming.services:
         return []
-    from appliance.links.wyoming_services import Engines, WyomingServices
+    from appliance.links.wyoming_info import Engines
+    from appliance.links.wyoming_services import WyomingServices
 
     engines = Engines(asr=stages.asr, tts=stages.tts, chat=stages.chat, asr_name=stages.asr.name,
                       voice_name=_model_name("voice", cfg), model_name=_model_name("llm", cfg))

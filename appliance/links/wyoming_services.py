@@ -9,7 +9,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, Final
 
 from wyoming.asr import Transcript
@@ -18,29 +17,18 @@ from wyoming.audio import AudioStart, AudioStop
 from wyoming.error import Error
 from wyoming.event import Event
 from wyoming.handle import Handled, NotHandled
-from wyoming.info import (
-    AsrModel,
-    AsrProgram,
-    Attribution,
-    HandleModel,
-    HandleProgram,
-    Info,
-    TtsProgram,
-    TtsVoice,
-)
 from wyoming.tts import SynthesizeStopped
 
-from appliance import __version__
 from appliance.audio import PIPELINE_RATE, AudioChunk, Converter
 from appliance.config import WyomingConfig, wyoming_address
-from appliance.contracts import Chat, Recognizer, Synthesizer
+from appliance.contracts import Chat
 from appliance.errors import ModelBusy
+from appliance.links.wyoming_info import Engines, describe
 from appliance.links.wyoming_wire import MAX_HEADER_BYTES, BadPeer, read_event, write_event
 from appliance.speaking.textclean import for_speech
 
 _LOGGER = logging.getLogger(__name__)
 
-LANGUAGES: Final = ["en"]  # the hub's recognizer, voice and prompt are English
 MAX_AUDIO_S: Final = 60.0  # seconds of audio one transcription keeps; HA's own VAD ends a command long before
 MAX_TEXT_CHARS: Final = 4000  # characters of text one synthesis or one question may have
 MAX_SESSIONS: Final = 16  # conversations remembered at once, the least recently used forgotten first
@@ -49,41 +37,6 @@ BIND_RETRY_S: Final = 5.0  # seconds between attempts to listen when the port ca
 ENGINE_THREADS: Final = 2  # requests that run an engine at once; the rest wait their turn
 BUSY_REPLY: Final = "I'm busy answering another question. Please ask me again in a moment."
 FAILED_REPLY: Final = "Sorry, something went wrong while I was thinking about that."
-_ATTRIBUTION: Final = Attribution(name="appliance", url="")
-
-
-@dataclass(frozen=True)
-class Engines:
-    """What the services port offers, and the names it gives them."""
-
-    asr: Recognizer
-    tts: Synthesizer
-    chat: Chat
-    asr_name: str
-    """The recognizer's name, e.g. 'whisper' or 'vosk'."""
-    voice_name: str
-    """The Piper voice's name, e.g. 'en_US-joe-medium'."""
-    model_name: str
-    """The language model's file name."""
-
-
-def describe(name: str, engines: Engines) -> Info:
-    """The `info` answer: speech recognition, a voice (with streaming text) and a conversation agent."""
-    def artifact(**extra: Any) -> dict[str, Any]:
-        return {"attribution": _ATTRIBUTION, "installed": True, "version": __version__, **extra}
-
-    return Info(
-        asr=[AsrProgram(name=f"{name} {engines.asr_name}", description=f"Speech recognition ({engines.asr_name})",
-                        models=[AsrModel(name=engines.asr_name, description=engines.asr_name,
-                                         languages=LANGUAGES, **artifact())], **artifact())],
-        tts=[TtsProgram(name=f"{name} piper", description="Piper voice",
-                        voices=[TtsVoice(name=engines.voice_name, description=engines.voice_name,
-                                         languages=LANGUAGES, **artifact())],
-                        supports_synthesize_streaming=True, **artifact())],
-        handle=[HandleProgram(name=f"{name} assistant", description="The hub's local language model",
-                              models=[HandleModel(name=engines.model_name, description=engines.model_name,
-                                                  languages=LANGUAGES, **artifact())], **artifact())],
-    )
 
 
 class WyomingServices:
@@ -254,9 +207,7 @@ class _Connection:
         kind, data = event.type, event.data
         if kind == "describe":
             await self.send(self.server.info_event)
-        elif kind == "transcribe":
-            self._start_audio()
-        elif kind == "audio-start":
+        elif kind in ("transcribe", "audio-start"):
             self._start_audio()
         elif kind == "audio-chunk":
             self._add_audio(event)

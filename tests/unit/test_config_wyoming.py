@@ -59,8 +59,8 @@ def test_a_bad_services_address_names_the_key_and_the_line(tmp_path: Path, uri: 
     ("wyoming:\n  peers: [192.168.1.0/33]\n", "wyoming.peers: must list IP addresses or networks"),
     ("wyoming:\n  max_connections: 0\n", "wyoming.max_connections: must be between 1 and 256, got 0"),
     ("wyoming:\n  idle_timeout_s: 0.1\n", "wyoming.idle_timeout_s: must be between 1 and 3600"),
-    ("wyoming:\n  service: tcp://0.0.0.0:10300\n", "wyoming.service: unknown key in section 'wyoming'; "
-                                                    "did you mean 'services'?"),
+    ("wyoming:\n  service: tcp://0.0.0.0:10300\n",
+     "wyoming.service: unknown key in section 'wyoming'; did you mean 'services'?"),
     ("wyoming: tcp://0.0.0.0:10300\n", "wyoming: must be a mapping of settings"),
 ])
 def test_every_other_mistake_is_named(tmp_path: Path, text: str, expected: str) -> None:

@@ -25,7 +25,8 @@ from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped
 
 from appliance.config import WyomingConfig
-from appliance.links.wyoming_services import BUSY_REPLY, Engines, WyomingServices
+from appliance.links.wyoming_info import Engines
+from appliance.links.wyoming_services import BUSY_REPLY, WyomingServices
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeTts, chunk
 from tests.fixtures.waits import WAIT_S
 
