@@ -37,6 +37,7 @@ BIND_RETRY_S: Final = 5.0  # seconds between attempts to listen when the port ca
 ENGINE_THREADS: Final = 2  # requests that run an engine at once; the rest wait their turn
 BUSY_REPLY: Final = "I'm busy answering another question. Please ask me again in a moment."
 FAILED_REPLY: Final = "Sorry, something went wrong while I was thinking about that."
+NOTHING_REPLY: Final = "I didn't catch a question."
 
 
 class WyomingServices:
@@ -61,6 +62,7 @@ class WyomingServices:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
+        self._stop_requested = threading.Event()
         self._connections = 0
 
     # ---------------------------------------------------------------- the thread
@@ -71,6 +73,7 @@ class WyomingServices:
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop listening and close every connection (answers under way end between tokens)."""
+        self._stop_requested.set()
         loop, stopping = self._loop, self._stopping
         if loop is not None and stopping is not None:
             try:
@@ -93,6 +96,8 @@ class WyomingServices:
 
     async def _main(self) -> None:
         self._stopping = asyncio.Event()
+        if self._stop_requested.is_set():  # stop() came before this loop could be told
+            return
         server = await self._listen()
         if server is None:
             return
@@ -332,6 +337,9 @@ class _Connection:
     async def _answer(self, question: str, conversation_id: Any) -> bool:
         conversation_id = str(conversation_id)[:200] if conversation_id else None
         context = {"conversation_id": conversation_id} if conversation_id else None
+        if not question.strip():
+            await self.send(NotHandled(text=NOTHING_REPLY, context=context).event())
+            return True
         chat = self.server.session(conversation_id)
         cancel = self.cancel
         started = time.monotonic()

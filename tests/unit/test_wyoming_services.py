@@ -254,6 +254,19 @@ def test_handle_answers_with_the_model_and_remembers_each_conversation(hub: Hub)
     assert anonymous.text == "1: who am I"
 
 
+def test_an_empty_question_is_not_handled_without_asking_the_model(hub: Hub) -> None:
+    events = run(lambda: handle(hub.port, "  ", "c1"))
+    assert [e.type for e in events] == ["not-handled"] and hub.chat.questions == []
+
+
+def test_stop_right_after_start_ends_the_thread() -> None:
+    engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="f", voice_name="v", model_name="m")
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines)
+    server.start()
+    server.stop(timeout=WAIT_S)
+    assert server._thread is not None and not server._thread.is_alive()
+
+
 def test_a_busy_model_is_an_error_event_and_the_port_keeps_serving(hub: Hub) -> None:
     hub.chat.busy_wait_s = 0.2
     with hub.chat._busy:  # the hub's own conversation holds the model
