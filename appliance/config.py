@@ -238,7 +238,7 @@ class WyomingConfig:
     name: str = "appliance"
     """The name Home Assistant shows for the hub's services (and the zeroconf announcement)."""
     max_connections: int = _f(8, 1, 256)
-    """Connections served at once; more wait to be accepted."""
+    """Connections served at once; one more is closed at once (Home Assistant opens one per request)."""
     idle_timeout_s: float = _f(60.0, 1.0, 3600)
     """Seconds a connection may stay silent (or leave an event half sent) before it is closed."""
 

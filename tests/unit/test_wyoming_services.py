@@ -381,3 +381,26 @@ def test_a_port_in_use_is_retried_without_stopping_anything(caplog: pytest.LogCa
         assert f"Wyoming services cannot listen on tcp://127.0.0.1:{port}" in caplog.text
         assert not server.listening.is_set()
         server.stop()
+
+
+def test_connections_over_the_limit_are_closed_and_served_again_once_one_ends() -> None:
+    engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="f", voice_name="v", model_name="m")
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0", max_connections=1), engines)
+    server.start()
+    try:
+        assert server.listening.wait(WAIT_S)
+        first = socket.create_connection(("127.0.0.1", server.port), timeout=WAIT_S)
+        first.sendall(header(type="ping-unknown"))  # served: its handler is running
+        time.sleep(0.2)
+        assert raw(server.port, header(type="describe"), close=False) == b""  # one too many: closed
+        first.close()
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            try:
+                assert run(lambda: describe(server.port))[0].asr
+                break
+            except AssertionError:  # the first connection's end may not have been seen yet
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+    finally:
+        server.stop()
