@@ -201,6 +201,11 @@ class _Connection:
         self.converter: Converter | None = None
         self.audio: list[AudioChunk] = []
         self.audio_s = 0.0
+        self.pending = b""
+        """Bytes of a frame cut in two by the peer's chunking, waiting for the rest."""
+        self.pending_format = (PIPELINE_RATE, 2, 1)
+        self.resampled: tuple[int, int, int] | None = None
+        """The format last resampled (the resampler keeps a tail of it until the end)."""
         self.streamed_text: list[str] | None = None
         """The text of a streamed synthesis (synthesize-start .. synthesize-stop), None outside one."""
 
@@ -243,6 +248,8 @@ class _Connection:
 
     def _start_audio(self) -> None:
         self.converter, self.audio, self.audio_s = None, [], 0.0
+        self.pending, self.pending_format = b"", (PIPELINE_RATE, 2, 1)
+        self.resampled: tuple[int, int, int] | None = None
 
     def _add_audio(self, event: Event) -> None:
         data = event.data
@@ -253,8 +260,13 @@ class _Connection:
             raise BadPeer("an audio-chunk's format is not numbers") from None
         if not 1000 <= rate <= 384000 or width not in (1, 2, 4) or not 1 <= channels <= 16:
             raise BadPeer(f"an audio-chunk's format cannot be: {rate} Hz, {width} bytes, {channels} channels")
-        samples = event.payload or b""
-        samples = samples[: len(samples) - len(samples) % (width * channels)]
+        if (rate, width, channels) != self.pending_format:  # a half frame of another format is dropped
+            self.pending, self.pending_format = b"", (rate, width, channels)
+        # A peer may cut its stream anywhere (Home Assistant passes on HTTP chunks of any length): the
+        # bytes of a frame cut in two wait for the next chunk, so every later sample stays aligned.
+        data = self.pending + (event.payload or b"")
+        whole = len(data) - len(data) % (width * channels)
+        samples, self.pending = data[:whole], data[whole:]
         chunk = AudioChunk(samples, rate, width, channels)
         if not samples or self.audio_s >= MAX_AUDIO_S:
             return
@@ -264,11 +276,15 @@ class _Connection:
             self.audio.append(chunk)
         else:
             self.audio.append(self.converter.convert(chunk))
+            self.resampled = (rate, width, channels)
         self.audio_s += chunk.duration_s
         if self.audio_s >= MAX_AUDIO_S:
             _LOGGER.warning("Wyoming: a recording is longer than %.0f s; the rest is not transcribed", MAX_AUDIO_S)
 
     async def _transcribe(self) -> None:
+        if self.converter is not None and self.resampled is not None:  # the resampler's last samples
+            rate, width, channels = self.resampled
+            self.audio.append(self.converter.convert(AudioChunk(b"", rate, width, channels), last=True))
         audio = AudioChunk(b"".join(c.samples for c in self.audio), PIPELINE_RATE)
         self._start_audio()
         started = time.monotonic()

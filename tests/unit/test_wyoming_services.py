@@ -157,6 +157,30 @@ def test_transcribe_takes_any_rate_width_and_channels(hub: Hub, rate: int, width
     assert loudest > 0.3 * 32768 * peak / {1: 128, 2: 32768, 4: 1 << 31}[width]  # a tone, not silence
 
 
+@pytest.mark.parametrize("rate", [16000, 48000])
+def test_audio_cut_at_odd_byte_counts_stays_aligned(hub: Hub, rate: int) -> None:
+    """Home Assistant passes on HTTP chunks of any length: a sample may be cut in two between chunks."""
+    ramp = struct.pack(f"<{rate // 2}h", *(((i * 37) % 20000) - 10000 for i in range(rate // 2)))
+
+    async def ask() -> None:
+        async with AsyncTcpClient("127.0.0.1", hub.port) as client:
+            await client.write_event(AudioStart(rate=rate, width=2, channels=1).event())
+            cuts = [0]
+            while cuts[-1] < len(ramp):
+                cuts.append(min(len(ramp), cuts[-1] + 1 + 2 * (len(cuts) % 7)))  # 1, 3, 5, ... bytes
+            for a, b in zip(cuts, cuts[1:]):
+                await client.write_event(WyAudioChunk(rate=rate, width=2, channels=1, audio=ramp[a:b]).event())
+            await client.write_event(AudioStop().event())
+            await until(client, "transcript")
+
+    run(ask)
+    heard = hub.asr.recognized[-1]
+    if rate == 16000:
+        assert heard.samples == ramp  # every byte, in its place
+    else:
+        assert abs(heard.duration_s - 0.5) < 0.01  # the resampler's tail included
+
+
 def test_a_failed_transcription_is_an_error_then_an_empty_transcript(hub: Hub) -> None:
     hub.asr.fail_start = True
 
