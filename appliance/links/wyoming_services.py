@@ -8,7 +8,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Final
 
 from wyoming.asr import Transcript
@@ -19,20 +19,19 @@ from wyoming.event import Event
 from wyoming.handle import Handled, NotHandled
 from wyoming.tts import SynthesizeStopped
 
-from appliance.audio import PIPELINE_RATE, AudioChunk, Converter
+from appliance.audio import AudioChunk
 from appliance.config import WyomingConfig, wyoming_address
 from appliance.contracts import Chat
 from appliance.errors import ModelBusy
+from appliance.links.wyoming_audio import Recording, chunk_format, pieces
 from appliance.links.wyoming_info import Engines, describe
 from appliance.links.wyoming_wire import MAX_HEADER_BYTES, BadPeer, read_event, write_event
 from appliance.speaking.textclean import for_speech
 
 _LOGGER = logging.getLogger(__name__)
 
-MAX_AUDIO_S: Final = 60.0  # seconds of audio one transcription keeps; HA's own VAD ends a command long before
 MAX_TEXT_CHARS: Final = 4000  # characters of text one synthesis or one question may have
 MAX_SESSIONS: Final = 16  # conversations remembered at once, the least recently used forgotten first
-OUT_CHUNK_FRAMES: Final = 2048  # frames per audio-chunk sent (about 93 ms at 22,050 Hz)
 BIND_RETRY_S: Final = 5.0  # seconds between attempts to listen when the port cannot be had
 ENGINE_THREADS: Final = 2  # requests that run an engine at once; the rest wait their turn
 BUSY_REPLY: Final = "I'm busy answering another question. Please ask me again in a moment."
@@ -198,14 +197,7 @@ class _Connection:
         self.server = server
         self.writer = writer
         self.cancel = threading.Event()
-        self.converter: Converter | None = None
-        self.audio: list[AudioChunk] = []
-        self.audio_s = 0.0
-        self.pending = b""
-        """Bytes of a frame cut in two by the peer's chunking, waiting for the rest."""
-        self.pending_format = (PIPELINE_RATE, 2, 1)
-        self.resampled: tuple[int, int, int] | None = None
-        """The format last resampled (the resampler keeps a tail of it until the end)."""
+        self.recording = Recording()
         self.streamed_text: list[str] | None = None
         """The text of a streamed synthesis (synthesize-start .. synthesize-stop), None outside one."""
 
@@ -220,7 +212,7 @@ class _Connection:
         elif kind in ("transcribe", "audio-start"):
             self._start_audio()
         elif kind == "audio-chunk":
-            self._add_audio(event)
+            self.recording.add(event.payload or b"", chunk_format(data))
         elif kind == "audio-stop":
             await self._transcribe()
         elif kind == "synthesize":
@@ -247,45 +239,10 @@ class _Connection:
     # ---------------------------------------------------------------- asr
 
     def _start_audio(self) -> None:
-        self.converter, self.audio, self.audio_s = None, [], 0.0
-        self.pending, self.pending_format = b"", (PIPELINE_RATE, 2, 1)
-        self.resampled: tuple[int, int, int] | None = None
-
-    def _add_audio(self, event: Event) -> None:
-        data = event.data
-        try:
-            rate, width, channels = (int(data.get(k, d)) for k, d in (("rate", 16000), ("width", 2),
-                                                                       ("channels", 1)))
-        except (TypeError, ValueError):
-            raise BadPeer("an audio-chunk's format is not numbers") from None
-        if not 1000 <= rate <= 384000 or width not in (1, 2, 4) or not 1 <= channels <= 16:
-            raise BadPeer(f"an audio-chunk's format cannot be: {rate} Hz, {width} bytes, {channels} channels")
-        if (rate, width, channels) != self.pending_format:  # a half frame of another format is dropped
-            self.pending, self.pending_format = b"", (rate, width, channels)
-        # A peer may cut its stream anywhere (Home Assistant passes on HTTP chunks of any length): the
-        # bytes of a frame cut in two wait for the next chunk, so every later sample stays aligned.
-        data = self.pending + (event.payload or b"")
-        whole = len(data) - len(data) % (width * channels)
-        samples, self.pending = data[:whole], data[whole:]
-        chunk = AudioChunk(samples, rate, width, channels)
-        if not samples or self.audio_s >= MAX_AUDIO_S:
-            return
-        if self.converter is None:
-            self.converter = Converter(PIPELINE_RATE)
-        if (rate, width, channels) == (PIPELINE_RATE, 2, 1):
-            self.audio.append(chunk)
-        else:
-            self.audio.append(self.converter.convert(chunk))
-            self.resampled = (rate, width, channels)
-        self.audio_s += chunk.duration_s
-        if self.audio_s >= MAX_AUDIO_S:
-            _LOGGER.warning("Wyoming: a recording is longer than %.0f s; the rest is not transcribed", MAX_AUDIO_S)
+        self.recording = Recording()
 
     async def _transcribe(self) -> None:
-        if self.converter is not None and self.resampled is not None:  # the resampler's last samples
-            rate, width, channels = self.resampled
-            self.audio.append(self.converter.convert(AudioChunk(b"", rate, width, channels), last=True))
-        audio = AudioChunk(b"".join(c.samples for c in self.audio), PIPELINE_RATE)
+        audio = self.recording.finish()
         self._start_audio()
         started = time.monotonic()
         try:
@@ -338,7 +295,7 @@ class _Connection:
                 await self.send(Error(text=f"Speech synthesis failed: {item}", code="tts-failed").event())
                 await job
                 return False
-            for piece in _pieces(item):
+            for piece in pieces(item):
                 await self.send(WyAudioChunk(rate=piece.rate, width=piece.width, channels=piece.channels,
                                              audio=piece.samples, timestamp=int(sent * 1000 / piece.rate)).event())
                 sent += piece.frames
@@ -394,12 +351,3 @@ def _context(data: dict[str, Any]) -> dict[str, Any]:
     context = data.get("context")
     return context if isinstance(context, dict) else {}
 
-
-def _pieces(chunk: AudioChunk) -> Iterator[AudioChunk]:
-    """`chunk` as 16-bit mono pieces of at most OUT_CHUNK_FRAMES frames."""
-    if (chunk.width, chunk.channels) != (2, 1):
-        chunk = AudioChunk.from_int16(chunk.to_int16() if chunk.channels == 1 else
-                                      chunk.to_int16().mean(axis=1).astype("<i2"), chunk.rate)
-    step = OUT_CHUNK_FRAMES * 2
-    for i in range(0, len(chunk.samples), step):
-        yield AudioChunk(chunk.samples[i:i + step], chunk.rate)

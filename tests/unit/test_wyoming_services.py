@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import math
 import socket
@@ -168,7 +169,7 @@ def test_audio_cut_at_odd_byte_counts_stays_aligned(hub: Hub, rate: int) -> None
             cuts = [0]
             while cuts[-1] < len(ramp):
                 cuts.append(min(len(ramp), cuts[-1] + 1 + 2 * (len(cuts) % 7)))  # 1, 3, 5, ... bytes
-            for a, b in zip(cuts, cuts[1:]):
+            for a, b in itertools.pairwise(cuts):
                 await client.write_event(WyAudioChunk(rate=rate, width=2, channels=1, audio=ramp[a:b]).event())
             await client.write_event(AudioStop().event())
             await until(client, "transcript")
