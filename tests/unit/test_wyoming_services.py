@@ -429,3 +429,21 @@ def test_connections_over_the_limit_are_closed_and_served_again_once_one_ends() 
                 time.sleep(0.05)
     finally:
         server.stop()
+
+
+def test_zeroconf_without_its_package_is_one_warning_and_the_port_still_serves(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "zeroconf", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "zeroconf.asyncio", None)
+    engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="f", voice_name="v", model_name="m")
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0", zeroconf=True), engines)
+    server.start()
+    try:
+        assert server.listening.wait(WAIT_S)
+        assert run(lambda: describe(server.port))[0].asr
+    finally:
+        server.stop()
+    warnings = [r.getMessage() for r in caplog.records if "zeroconf" in r.getMessage()]
+    assert len(warnings) == 1 and "pip install zeroconf" in warnings[0]
