@@ -7,13 +7,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from appliance.audio import AudioChunk
 from appliance.config import Config
 from appliance.contracts import (
     AnswerStats,
     EventLog,
+    Link,
     Recognizer,
     Sink,
     Source,
@@ -69,6 +70,9 @@ class NoAnswer:
     def forget(self, question: str) -> bool:
         return False
 
+    def session(self) -> NoAnswer:
+        return self
+
     def synthesize(self, text: str) -> Iterator[AudioChunk]:
         raise RuntimeError("these stages only hear: nothing speaks")
 
@@ -119,6 +123,27 @@ def load_home(cfg: Config) -> Home | None:
     from appliance.thinking.home_assistant import HomeAssistant
 
     return HomeAssistant(cfg.home_assistant)
+
+
+def build_links(cfg: Config, stages: Stages) -> list[Link]:
+    """The network peers the daemon serves with its stages: the Wyoming services port when
+    wyoming.services is set (nothing listens otherwise)."""
+    if not cfg.wyoming.services:
+        return []
+    from appliance.links.wyoming_info import Engines
+    from appliance.links.wyoming_services import WyomingServices
+
+    engines = Engines(asr=stages.asr, tts=stages.tts, chat=stages.chat, asr_name=stages.asr.name,
+                      voice_name=_model_name("voice", cfg), model_name=_model_name("llm", cfg))
+    return [WyomingServices(cfg.wyoming, engines, idle_reset_s=cfg.conversation.idle_reset_s)]
+
+
+def _model_name(kind: Literal["voice", "llm"], cfg: Config) -> str:
+    """The model file's name without its suffix (en_US-joe-medium), or the kind when it is not found."""
+    from appliance.setup import models
+
+    found = models.find(kind, cfg)
+    return found.path.stem if found is not None else kind
 
 
 def shared_volume(cfg: Config) -> Volume:

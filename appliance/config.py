@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
+from urllib.parse import urlsplit
 
 from appliance.config_validation import Problem, Validator, format_number
 from appliance.errors import BadConfig
@@ -222,6 +224,26 @@ class HomeAssistantConfig:
 
 
 @dataclass(frozen=True)
+class WyomingConfig:
+    services: str = ""
+    """Where the hub offers its engines to Home Assistant over the Wyoming protocol (speech recognition,
+    the voice and the language model), e.g. tcp://0.0.0.0:10300; empty = off, nothing listens."""
+    peers: list[str] = _f([])  # noqa: RUF009 - a default_factory
+    """Who may connect to the services port: IP addresses or networks (192.168.1.20, 192.168.1.0/24);
+    empty = any address on the private networks (10/8, 172.16/12, 192.168/16, fc00::/7, link-local).
+    The systemd drop-in (`appliance network`) lets only these in."""
+    zeroconf: bool = False
+    """Announce the services port on the local network (mDNS _wyoming._tcp) so Home Assistant finds it
+    by itself; needs the zeroconf package."""
+    name: str = "appliance"
+    """The name Home Assistant shows for the hub's services (and the zeroconf announcement)."""
+    max_connections: int = _f(8, 1, 256)
+    """Connections served at once; one more is closed at once (Home Assistant opens one per request)."""
+    idle_timeout_s: float = _f(60.0, 1.0, 3600)
+    """Seconds a connection may stay silent (or leave an event half sent) before it is closed."""
+
+
+@dataclass(frozen=True)
 class LoggingConfig:
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     """Log level; --debug overrides it."""
@@ -257,6 +279,7 @@ class Config:
     conversation: ConversationConfig = field(default_factory=ConversationConfig)
     skills: SkillsConfig = field(default_factory=SkillsConfig)
     home_assistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
+    wyoming: WyomingConfig = field(default_factory=WyomingConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
     models: ModelsConfig = field(default_factory=ModelsConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
@@ -335,6 +358,52 @@ def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
         if not ha.token_file:
             validator.add("home_assistant.token_file", "must name the file holding a long-lived access token "
                           "when home_assistant.enabled is true (HA: your profile -> Security)")
+    if cfg is not None:
+        _check_wyoming(cfg.wyoming, validator)
     if cfg is None or validator.problems:
         raise ConfigError(source, validator.problems)
     return dataclasses.replace(cfg, source=source)
+
+
+WYOMING_EXAMPLE: Final = "tcp://0.0.0.0:10300"
+
+
+def wyoming_address(uri: str) -> tuple[str, int]:
+    """(host, port) of a wyoming.services URI such as tcp://0.0.0.0:10300; ValueError saying what is wrong."""
+    parts = urlsplit(uri)
+    if parts.scheme != "tcp":
+        raise ValueError(f"must be a tcp:// address like {WYOMING_EXAMPLE} (or empty to turn it off)")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"has a port that cannot be (1-65535), like {WYOMING_EXAMPLE}") from None
+    if not parts.hostname or port is None:
+        raise ValueError(f"must name a host and a port, like {WYOMING_EXAMPLE}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"must be only tcp://HOST:PORT, like {WYOMING_EXAMPLE}")
+    host = parts.hostname
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        raise ValueError("must listen on an IP address of this machine (0.0.0.0 for all, :: for all of IPv6), "
+                         f"like {WYOMING_EXAMPLE}") from None
+    return host, port
+
+
+def _check_wyoming(wy: WyomingConfig, validator: Validator) -> None:
+    """wyoming.services is a tcp:// address to listen on; wyoming.peers are addresses or networks."""
+    if wy.services:
+        try:
+            _, port = wyoming_address(wy.services)
+        except ValueError as exc:
+            validator.add("wyoming.services", f"{exc}; got {wy.services!r}")
+        else:
+            if port == 0:
+                validator.add("wyoming.services", "needs a fixed port for Home Assistant to connect to, like "
+                              f"{WYOMING_EXAMPLE}; got {wy.services!r}")
+    for peer in wy.peers:
+        try:
+            ipaddress.ip_network(peer, strict=False)
+        except ValueError:
+            validator.add("wyoming.peers", "must list IP addresses or networks, like 192.168.1.20 or "
+                          f"192.168.1.0/24; got {peer!r}")

@@ -147,6 +147,11 @@ class Recognizer(Protocol):
     def start(self, preroll: list[AudioChunk]) -> Utterance:
         """Begin a new utterance, starting with the audio kept from before the wake word."""
 
+    def recognize(self, audio: AudioChunk) -> str:
+        """The words in one whole recording (16 kHz mono int16), with no endpoint or wake word in it:
+        the caller has decided where the speech ends (a Wyoming peer). Blocks while it transcribes;
+        safe to call from another thread while an utterance is being heard."""
+
 
 @dataclass
 class SkillReply:
@@ -210,6 +215,11 @@ class Chat(Protocol):
         cache, so its answer later reads only the rest. Rolls back what no longer matches, gives way
         to an answer at once and gives up when `stop()` is true; never waits for an answer under
         way. Returns that prompt's tokens now in the cache (0: nothing done)."""
+
+    def session(self) -> Chat:
+        """Another conversation on the same model (a Wyoming peer's conversation_id): a history of its
+        own, the same one answer at a time (its stream raises errors.ModelBusy like this one's). This
+        chat's own conversation is not touched, though its cached prompt may have to be read again."""
 
 
 @runtime_checkable
@@ -279,6 +289,18 @@ class Home(Protocol):
 
     def process(self, text: str, conversation_id: str | None = None) -> HomeReply:
         """Its answer to `text`; raises errors.HomeAssistantUnreachable / HomeAssistantRefused."""
+
+
+@runtime_checkable
+class Link(Protocol):
+    """A network peer the daemon serves beside the conductor (the Wyoming services port): its own
+    thread, started before the conductor and stopped after it."""
+
+    def start(self) -> None:
+        """Begin serving in the background; never blocks (a port that cannot be had is retried there)."""
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop serving and close every connection, waiting at most `timeout` seconds."""
 
 
 @runtime_checkable

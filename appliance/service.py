@@ -8,11 +8,11 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from appliance.config import Config
-from appliance.contracts import Source, Stages
+from appliance.contracts import Link, Source, Stages
 from appliance.conversation.conductor import Conductor, State
 from appliance.conversation.turn import TurnRecord
 from appliance.hearing.wake_text import wake_words
@@ -226,9 +226,11 @@ class Service:
     """Runs a Conductor under systemd until SIGTERM: READY, STATUS, WATCHDOG and STOPPING."""
 
     def __init__(self, cfg: Config, stages: Stages, journal: Journal, notifier: Notifier | None = None,
-                 conductor_factory: Callable[..., Conductor] = Conductor) -> None:
+                 conductor_factory: Callable[..., Conductor] = Conductor, links: Sequence[Link] = ()) -> None:
         self.cfg = cfg
         self.stages = stages
+        self.links = list(links)
+        """Network peers served beside the conductor (assembly.build_links): started first, stopped last."""
         self.journal = journal
         self.notifier = notifier or Notifier()
         self.stop_requested = threading.Event()
@@ -271,6 +273,8 @@ class Service:
         if os.environ.get(FREEZE_ENV) == "1":
             signal.signal(signal.SIGUSR2, self._signal)
         thread = threading.Thread(target=self._conduct, name="appliance-conductor", daemon=True)
+        for link in self.links:
+            link.start()
         self.notifier.ready(self.status_text())
         _LOGGER.info("Ready: %s", self.status_text())
         thread.start()
@@ -284,6 +288,11 @@ class Service:
         self.conductor.freeze.clear()
         thread.join(STOP_TIMEOUT_S)
         self.watchdog.stop()
+        for link in self.links:
+            try:
+                link.stop()
+            except Exception:
+                _LOGGER.exception("Stopping %s failed", type(link).__name__)
         if thread.is_alive():
             _LOGGER.warning("The conductor did not stop within %.0f s; exiting anyway", STOP_TIMEOUT_S)
         self.close()

@@ -66,7 +66,55 @@ def run_checks(config_path: str | None, checksums: bool = False) -> list[Check]:
     checks += check_disk(cfg)
     if cfg.home_assistant.enabled:
         checks.append(_guard("home assistant", lambda: check_home_assistant(cfg)))
+    if cfg.wyoming.services:
+        checks.append(_guard("wyoming services", lambda: check_wyoming(cfg)))
     return checks
+
+
+def check_wyoming(cfg, timeout_s: float = 1.0) -> Check:
+    """The services port answers `describe` as Home Assistant asks it (within 1 s), or why not."""
+    import socket
+    import time
+
+    from wyoming.event import read_event, write_event
+    from wyoming.info import Describe, Info
+
+    from appliance.config import wyoming_address
+
+    uri = cfg.wyoming.services
+    host, port = wyoming_address(uri)
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1" if host == "0.0.0.0" else "::1"
+    extra = ""
+    if cfg.wyoming.zeroconf:
+        try:
+            import zeroconf  # noqa: F401 - only whether it is there
+        except ImportError:
+            extra = "; wyoming.zeroconf is on but the zeroconf package is not installed"
+    started = time.monotonic()
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout_s)
+    except OSError as exc:
+        return Check("wyoming services", "warn", f"{uri}: nothing answers on port {port} ({exc.strerror or exc}); "
+                     f"is the service running (systemctl status appliance)?{extra}")
+    try:
+        with sock, sock.makefile("rwb") as stream:
+            write_event(Describe().event(), stream)
+            while (event := read_event(stream)) is not None and event.type != "info":
+                pass
+    except TimeoutError:
+        return Check("wyoming services", "fail", f"{uri}: something listens on port {port} but did not answer "
+                     f"describe within {timeout_s:g} s (Home Assistant waits 1 s){extra}")
+    except OSError:
+        event = None
+    if event is None:
+        return Check("wyoming services", "fail", f"{uri}: port {port} closed without answering describe: "
+                     f"another program holds it{extra}")
+    info = Info.from_event(event)
+    names = [f"asr {p.models[0].name}" for p in info.asr if p.models] + \
+            [f"tts {v.name}" for p in info.tts for v in p.voices[:1]] + [f"handle {p.name}" for p in info.handle]
+    return Check("wyoming services", "warn" if extra else "ok",
+                 f"{uri}: info in {(time.monotonic() - started) * 1000:.0f} ms ({', '.join(names)}){extra}")
 
 
 def check_home_assistant(cfg) -> Check:

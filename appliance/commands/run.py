@@ -32,7 +32,7 @@ def transcripts_allowed(cfg: Config, args: argparse.Namespace) -> bool:
 
 
 def main(args: argparse.Namespace) -> int:
-    from appliance.assembly import build_stages
+    from appliance.assembly import build_links, build_stages
     from appliance.cli import load_config
     from appliance.service import Journal, Notifier, Service, apply_cpu_affinity
 
@@ -46,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
     except Exception as exc:
         journal.event("error", f"Start-up failed: {exc}", traceback=None if _expected(exc) else _tb(exc))
         raise
-    stopped = Service(cfg, stages, journal, notifier).run()
+    stopped = Service(cfg, stages, journal, notifier, links=build_links(cfg, stages)).run()
     return EXIT_OK if stopped else EXIT_SOFTWARE
 
 

@@ -64,6 +64,17 @@ class _BaseRecognizer:
                           wake_words(self.cfg.wake.model),
                           conversation.prefill_pace_s if conversation.prefill else None)
 
+    def recognize(self, audio: AudioChunk) -> str:
+        """The words in one whole 16 kHz mono int16 recording, on the caller's thread (Wyoming's requests).
+
+        Its own engine (a Vosk recognizer, or a Whisper job outside the utterances' worker), so a
+        question being heard at the same time is neither delayed in the worker's queue nor dropped.
+        """
+        self.load()
+        engine = self._engine()
+        engine.accept(audio)
+        return engine.final()().strip()
+
     def _load_model(self) -> Any:
         raise NotImplementedError
 

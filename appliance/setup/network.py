@@ -1,15 +1,18 @@
-"""The network the service may use: none, or exactly the Home Assistant it is configured for.
+"""The network the service may use: none, or exactly the Home Assistant and Wyoming peers it is configured for.
 
 systemd/appliance.service runs with PrivateNetwork=yes: nothing leaves the box. With
 home_assistant enabled, a drop-in (appliance.service.d/home-assistant.conf) gives the service
 the host's network back, but lets it reach only Home Assistant's addresses, localhost, and the
 DNS servers it needs to look Home Assistant's name up again; every other address is refused by
-systemd's IP firewall. `appliance network` prints or writes that drop-in (commands/network.py).
+systemd's IP firewall. With wyoming.services set, a second drop-in (wyoming.conf) lets the service
+listen on that one port and be reached only from wyoming.peers (or the private networks).
+systemd adds the two up: IPAddressAllow= and RestrictAddressFamilies= of both apply.
+`appliance network` prints or writes them (commands/network.py).
 
 A name is resolved when the drop-in is written: if Home Assistant's address changes, the drop-in
 must be written again (or the url given as an IP address).
 
-Standard library only.
+Standard library and the config module only.
 """
 
 from __future__ import annotations
@@ -24,10 +27,15 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
+from appliance.config import WyomingConfig, wyoming_address
 from appliance.errors import BadConfig, HostUnknown, NotWritable
 
 UNIT: Final = "appliance.service"
 DROPIN: Final = f"{UNIT}.d/home-assistant.conf"  # under the unit folder, /etc/systemd/system
+WYOMING_DROPIN: Final = f"{UNIT}.d/wyoming.conf"
+PRIVATE_NETWORKS: Final = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7", "link-local")
+"""Who may reach the Wyoming port when wyoming.peers is empty: the private (RFC 1918, ULA) and link-local networks."""
+MDNS_PORT: Final = 5353
 UNIT_DIR: Final = "/etc/systemd/system"
 RESOLV_CONF: Final = "/etc/resolv.conf"
 HOSTS: Final = "/etc/hosts"
@@ -145,12 +153,40 @@ def dropin_text(p: Peer, source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(unit_dir: str, text: str | None) -> str:
-    """Put the drop-in in place under `unit_dir` (`text`), or remove it (None).
+def wyoming_dropin_text(cfg: WyomingConfig, source: str) -> str | None:
+    """The drop-in that lets peers reach the Wyoming services port and nothing else; None when it is off."""
+    if not cfg.services:
+        return None
+    try:
+        host, port = wyoming_address(cfg.services)
+    except ValueError as exc:
+        raise BadConfig(f"wyoming.services {exc}; got {cfg.services!r}") from None
+    peers = tuple(str(ipaddress.ip_network(p, strict=False)) for p in cfg.peers) or PRIVATE_NETWORKS
+    listen = ipaddress.ip_address(host)
+    families = ["AF_UNIX", "AF_INET6" if listen.version == 6 else "AF_INET"]
+    binds = [f"tcp:{port}"]
+    allowed = ["localhost", *peers]
+    who = f"wyoming.peers ({', '.join(peers)})" if cfg.peers else "the private networks"
+    lines = [f"# Written by `appliance network` for wyoming.services: {cfg.services} ({source}).",
+             f"# The service may listen on TCP port {port} only, reached from {who} and localhost."]
+    if cfg.zeroconf:
+        lines.append(f"# wyoming.zeroconf: mDNS on UDP port {MDNS_PORT} (multicast), and the list of "
+                     "network interfaces (netlink).")
+        families += ["AF_NETLINK"] if "AF_INET" in families else ["AF_INET", "AF_NETLINK"]
+        binds.append(f"udp:{MDNS_PORT}")
+        allowed.append("multicast")
+    lines += ["[Service]", "PrivateNetwork=no", f"RestrictAddressFamilies={' '.join(families)}",
+              "IPAddressDeny=any", f"IPAddressAllow={' '.join(allowed)}",
+              "SocketBindDeny=any", *(f"SocketBindAllow={rule}" for rule in binds)]  # one rule a line
+    return "\n".join(lines) + "\n"
+
+
+def write(unit_dir: str, text: str | None, dropin: str = DROPIN) -> str:
+    """Put the drop-in `dropin` in place under `unit_dir` (`text`), or remove it (None).
 
     Returns what was done: "written", "unchanged", "removed" or "absent". Raises NotWritable.
     """
-    path = Path(unit_dir) / DROPIN
+    path = Path(unit_dir) / dropin
     try:
         if text is None:
             if not path.exists():
@@ -164,7 +200,7 @@ def write(unit_dir: str, text: str | None) -> str:
         if not Path(unit_dir).is_dir():
             raise NotWritable(f"{unit_dir} is not a folder (systemd's units are in {UNIT_DIR})")
         path.parent.mkdir(mode=0o755, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".home-assistant.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
         os.chmod(tmp, 0o644)

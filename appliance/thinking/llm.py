@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from appliance.config import Config, LlmConfig
+from appliance.contracts import Chat
 from appliance.errors import ModelBusy, ModelError
 from appliance.thinking.llm_stats import LlmStats
 from appliance.thinking.llm_threads import PhraseThreads, default_threads
@@ -280,7 +281,14 @@ class LlamaChat:
             long = bool(LONG_ANSWER.search(question))
         return self.cfg.max_new_tokens_long if long else self.cfg.max_new_tokens
 
-    def stream(self, question: str, cancel: threading.Event, *, long: bool | None = None) -> Iterator[str]:
+    def session(self) -> Chat:
+        """Another conversation on this model, with a history of its own (a Wyoming peer's)."""
+        from appliance.thinking.llm_session import ChatSession
+
+        return ChatSession(self)
+
+    def stream(self, question: str, cancel: threading.Event, *, long: bool | None = None,
+               history: History | None = None) -> Iterator[str]:
         """Text deltas of the answer; checks `cancel` between tokens and ends at the time limit.
 
         One answer at a time: it first waits, on the caller's thread, up to BUSY_WAIT_S for an earlier
@@ -290,27 +298,28 @@ class LlamaChat:
         if self._llama is None:
             raise LlmError("The language model is not loaded; call load() first")
         started = time.monotonic()
-        pending = self.history.begin(question)
+        history = self.history if history is None else history
+        pending = history.begin(question)
         try:
             self._take_model()
         except ModelBusy:
-            self.history.end(pending, None)
+            history.end(pending, None)
             raise
         answer: str | None = None
         try:
-            answer = yield from self._answer(pending.question, cancel, long, started)
+            answer = yield from self._answer(pending.question, cancel, long, started, history)
         finally:
-            self.history.end(pending, answer, self.clock())  # before the next answer reads the history
+            history.end(pending, answer, self.clock())  # before the next answer reads the history
             self._busy.release()
 
     def _answer(self, question: str, cancel: threading.Event, long: bool | None,
-                started: float) -> Iterator[str]:
+                started: float, history: History) -> Iterator[str]:
         """The answer within the context budget; returns the text to keep, None when nothing is."""
         stats = self._last = LlmStats()
-        idle = self.history.clear_if_idle(self.clock(), self.idle_reset_s)
+        idle = history.clear_if_idle(self.clock(), self.idle_reset_s)
         if idle is not None:
             _LOGGER.info("Conversation idle for %.0f s: starting afresh", idle)
-        turns, cfg = self.history.turns, self.cfg
+        turns, cfg = history.turns, self.cfg
         budget = self.budget_for(question, long)  # a long answer falls back to the short budget
         budgets = [budget, cfg.max_new_tokens] if budget > cfg.max_new_tokens else [budget]
         fit = fit_answer(self.system, turns, question, self.count_messages, cfg.n_ctx, budgets,
@@ -329,7 +338,7 @@ class LlamaChat:
         stats.max_new_tokens = budget
         if first:
             _LOGGER.debug("Dropping the %d oldest turns to fit n_ctx %d", first, cfg.n_ctx)
-            self.history.drop_oldest(first)
+            history.drop_oldest(first)
         prompt = self.tokenize_messages(messages_for(self.system, turns[first:], question))
         stats.prompt_tokens = len(prompt)
         stats.history_turns = len(turns) - first
@@ -398,3 +407,4 @@ class LlamaChat:
             parts.append(tail)
             stats.finish(probe, started, first_at, last_at, received)
         return "".join(parts)  # an unfinished UTF-8 sequence at the very end is not spoken
+

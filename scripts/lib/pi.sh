@@ -21,7 +21,7 @@ PI_WHEEL_CACHE="/var/cache/appliance/wheels" # llama.cpp builds, one folder per 
 UNIT_NAME="appliance.service"
 UNIT_DIR="/etc/systemd/system"
 UNIT_PATH="$UNIT_DIR/$UNIT_NAME"
-NETWORK_CHANGED=0 # set to 1 by ensure_network when it wrote or removed the Home Assistant drop-in
+NETWORK_CHANGED=0 # set to 1 by ensure_network when it wrote or removed a network drop-in
 LOG_FILE="${APPLIANCE_INSTALL_LOG:-/var/log/appliance-install.log}"
 CLI_LINK="/usr/local/bin/appliance"
 START_TIMEOUT_S=180 # the unit allows 120 s for loading the models before READY=1
@@ -242,13 +242,25 @@ ensure_models() {
 systemd_running() { [[ -d /run/systemd/system ]]; }
 
 network_dropin() { printf '%s\n' "$UNIT_DIR/$UNIT_NAME.d/home-assistant.conf"; }
+wyoming_dropin() { printf '%s\n' "$UNIT_DIR/$UNIT_NAME.d/wyoming.conf"; }
+
+network_dropins_text() {
+  # What the two network drop-ins say now (empty for one that is absent), to see whether they changed.
+  local file
+  for file in "$(network_dropin)" "$(wyoming_dropin)"; do
+    printf '== %s\n' "$file"
+    [[ -f "$file" ]] && cat "$file"
+  done
+  return 0
+}
 
 ensure_network() {
-  # The drop-in that lets the service (PrivateNetwork=yes) reach the Home Assistant of the config and
-  # nothing else, or none when home_assistant is off: `appliance network --write` (appliance/setup/network.py).
-  local dropin before="" after="" out status
+  # The drop-ins that let the service (PrivateNetwork=yes) reach the Home Assistant of the config, and
+  # be reached on the Wyoming services port, and nothing else; none for what is off:
+  # `appliance network --write` (appliance/setup/network.py).
+  local dropin before after out status
   dropin="$(network_dropin)"
-  [[ -f "$dropin" ]] && before="$(cat "$dropin")"
+  before="$(network_dropins_text)"
   info "appliance network --write $UNIT_DIR"
   out="$("$PI_VENV/bin/appliance" network --config "$CONFIG_DIR/appliance.yaml" --write "$UNIT_DIR" 2>&1)" \
     && status=0 || status=$?
@@ -257,9 +269,9 @@ ensure_network() {
     0) ;;
     "$EX_NOHOST") die "$EX_NOHOST" "home_assistant.url in $CONFIG_DIR/appliance.yaml names a host that does not resolve (above). Fix the url (Home Assistant's IP address always works) or set home_assistant.enabled: false, and run this again; the service was not (re)started." ;;
     "$EX_CONFIG") die "$EX_CONFIG" "$CONFIG_DIR/appliance.yaml has a problem (above). Fix it and run this again; the service was not (re)started." ;;
-    *) die "$EX_CANTCREAT" "could not write the network drop-in $dropin (above); the service was not (re)started." ;;
+    *) die "$EX_CANTCREAT" "could not write the network drop-ins in ${dropin%/*} (above); the service was not (re)started." ;;
   esac
-  [[ -f "$dropin" ]] && after="$(cat "$dropin")"
+  after="$(network_dropins_text)"
   if [[ "$before" != "$after" ]]; then
     NETWORK_CHANGED=1
     CHANGED=1
@@ -374,7 +386,7 @@ pi_uninstall() {
     else
       systemctl disable "$UNIT_NAME" >/dev/null 2>&1 || true
     fi
-    rm -f "$UNIT_PATH" "$(network_dropin)"
+    rm -f "$UNIT_PATH" "$(network_dropin)" "$(wyoming_dropin)"
     rmdir "$UNIT_DIR/$UNIT_NAME.d" 2>/dev/null || true # kept when it holds the owner's own drop-ins
     systemd_running && systemctl daemon-reload
     info "removed $UNIT_PATH"

@@ -11,9 +11,10 @@ from appliance import assembly, contracts
 from appliance.audio import mic, playback, speaker
 from appliance.conversation import gate, replay
 from appliance.hearing import asr, utterance, wake
+from appliance.links import wyoming_services
 from appliance.service import Journal
 from appliance.speaking import earcons, sentences, tts
-from appliance.thinking import llm, skills, timers
+from appliance.thinking import llm, llm_session, skills, timers
 from tests.fixtures import fakes
 
 
@@ -54,13 +55,14 @@ REAL = [
     (contracts.Utterance, [utterance.Utterance]),  # made only by the recognizers
     (contracts.Recognizer, [asr.VoskRecognizer, asr.WhisperRecognizer]),
     (contracts.Skills, [skills.LocalSkills]),
-    (contracts.Chat, [llm.LlamaChat]),
+    (contracts.Chat, [llm.LlamaChat, llm_session.ChatSession]),
     (contracts.Synthesizer, [tts.PiperSynthesizer]),
     (contracts.Splitter, [sentences.SentenceSplitter]),
     (contracts.Earcons, [earcons.Earcons]),
     (contracts.Timers, [timers.Timers]),
     (contracts.Announcement, [timers.Announcement]),
     (contracts.EventLog, [Journal]),
+    (contracts.Link, [wyoming_services.WyomingServices]),
 ]
 
 
@@ -82,7 +84,8 @@ def test_shared_fakes_satisfy_the_protocols() -> None:
         (contracts.Source, fakes.FakeSource()), (contracts.Sink, fakes.FakeSink()),
         (contracts.WakeDetector, fakes.FakeWake()), (contracts.Recognizer, asr_fake),
         (contracts.Utterance, asr_fake.start([])), (contracts.Skills, fakes.FakeSkills()),
-        (contracts.Chat, fakes.FakeChat()), (contracts.Synthesizer, fakes.FakeTts()),
+        (contracts.Chat, fakes.FakeChat()), (contracts.Chat, fakes.FakeChat().session()),
+        (contracts.Synthesizer, fakes.FakeTts()),
         (contracts.Splitter, fakes.FakeSplitter()), (contracts.Earcons, fakes.FakeEarcons()),
         (contracts.Timers, fakes.FakeTimers()), (contracts.Announcement, fakes.FakeAnnouncement("ding")),
     ]

@@ -350,3 +350,22 @@ def test_a_home_assistant_that_does_not_resolve_stops_before_the_service(tmp_pat
     assert 'ERROR in step "8/8 systemd service"' in result.stderr and "not (re)started" in result.stderr
     assert "homeassistant.invalid" in result.stdout + result.stderr
     assert _calls(tmp_path) == []
+
+
+def test_the_wyoming_drop_in_is_written_and_a_change_restarts_the_service(tmp_path: Path) -> None:
+    wyoming = tmp_path / "units" / "appliance.service.d" / "wyoming.conf"
+    _home_assistant(tmp_path, enabled=False)
+    config = tmp_path / "appliance.yaml"
+    config.write_text(config.read_text() + "wyoming:\n  services: tcp://0.0.0.0:10300\n")
+    first = _service_step(tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "SocketBindAllow=tcp:10300" in wyoming.read_text()
+    assert _calls(tmp_path) == ["daemon-reload drop-in:no", "restart appliance.service drop-in:no"]
+
+    again = _service_step(tmp_path)
+    assert "CHANGED=0" in again.stdout and _calls(tmp_path) == []
+
+    config.write_text(config.read_text().replace("10300", "10301"))
+    moved = _service_step(tmp_path)
+    assert "SocketBindAllow=tcp:10301" in wyoming.read_text()
+    assert _calls(tmp_path) == ["daemon-reload drop-in:no", "restart appliance.service drop-in:no"], moved.stdout

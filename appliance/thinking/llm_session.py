@@ -1,0 +1,42 @@
+"""More conversations on the one language model: a history each, the model's lock and cache shared."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from appliance.thinking.llm_stats import LlmStats
+from appliance.thinking.prompt import History
+
+if TYPE_CHECKING:
+    from appliance.thinking.llm import LlamaChat
+
+
+class ChatSession:
+    """One more conversation on a LlamaChat's model (the Chat protocol): its own history, the model's
+    one-answer-at-a-time lock and cache. No prefill: only the hub's own microphone reads ahead."""
+
+    def __init__(self, chat: LlamaChat) -> None:
+        self.chat = chat
+        self.history = History()
+        self._last = LlmStats()
+
+    def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
+        try:
+            yield from self.chat.stream(question, cancel, history=self.history)
+        finally:
+            self._last = self.chat.last_stats
+
+    @property
+    def last_stats(self) -> LlmStats:
+        return self._last
+
+    def forget(self, question: str) -> bool:
+        return self.history.forget(question)
+
+    def prefill(self, heard: str, stop: Callable[[], bool]) -> int:
+        return 0
+
+    def session(self) -> ChatSession:
+        return ChatSession(self.chat)
