@@ -407,4 +407,3 @@ class LlamaChat:
             parts.append(tail)
             stats.finish(probe, started, first_at, last_at, received)
         return "".join(parts)  # an unfinished UTF-8 sequence at the very end is not spoken
-

