@@ -224,6 +224,18 @@ class HomeAssistantConfig:
 
 
 @dataclass(frozen=True)
+class SatelliteConfig:
+    """One wyoming-satellite in another room that the hub connects to and answers."""
+
+    uri: str = ""
+    """Where the satellite listens, e.g. tcp://192.168.1.31:10700 (its --uri)."""
+    name: str = ""
+    """What the journal calls its turns (SOURCE=); empty = its host."""
+    area: str = ""
+    """The room it stands in, e.g. 'kitchen' (logged with its turns)."""
+
+
+@dataclass(frozen=True)
 class WyomingConfig:
     services: str = ""
     """Where the hub offers its engines to Home Assistant over the Wyoming protocol (speech recognition,
@@ -241,6 +253,12 @@ class WyomingConfig:
     """Connections served at once; one more is closed at once (Home Assistant opens one per request)."""
     idle_timeout_s: float = _f(60.0, 1.0, 3600)
     """Seconds a connection may stay silent (or leave an event half sent) before it is closed."""
+    satellites: list[SatelliteConfig] = field(default_factory=list)
+    """wyoming-satellite instances in other rooms the hub connects to and answers, each
+    {uri: tcp://HOST:PORT, name, area}; empty = none, nothing connects."""
+    satellite_wait_s: float = _f(20.0, 0.0, 300)
+    """Seconds a satellite's question may wait for the language model (another room's answer, or the
+    hub's own microphone, first); after that it is told the hub is busy."""
 
 
 @dataclass(frozen=True)
@@ -390,6 +408,30 @@ def wyoming_address(uri: str) -> tuple[str, int]:
     return host, port
 
 
+SATELLITE_EXAMPLE: Final = "tcp://192.168.1.31:10700"
+
+
+def satellite_address(uri: str) -> tuple[str, int]:
+    """(host, port) of a satellite's URI such as tcp://kitchen.local:10700; ValueError saying what is wrong."""
+    parts = urlsplit(uri)
+    if parts.scheme != "tcp":
+        raise ValueError(f"must be the satellite's tcp:// address, like {SATELLITE_EXAMPLE}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"has a port that cannot be (1-65535), like {SATELLITE_EXAMPLE}") from None
+    if not parts.hostname or not port:
+        raise ValueError(f"must name a host and a port, like {SATELLITE_EXAMPLE}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"must be only tcp://HOST:PORT, like {SATELLITE_EXAMPLE}")
+    return parts.hostname, port
+
+
+def satellite_name(sat: SatelliteConfig) -> str:
+    """The satellite's name in the journal: its own, else its host."""
+    return sat.name or urlsplit(sat.uri).hostname or sat.uri
+
+
 def _check_wyoming(wy: WyomingConfig, validator: Validator) -> None:
     """wyoming.services is a tcp:// address to listen on; wyoming.peers are addresses or networks."""
     if wy.services:
@@ -401,6 +443,18 @@ def _check_wyoming(wy: WyomingConfig, validator: Validator) -> None:
             if port == 0:
                 validator.add("wyoming.services", "needs a fixed port for Home Assistant to connect to, like "
                               f"{WYOMING_EXAMPLE}; got {wy.services!r}")
+    names: set[str] = set()
+    for i, sat in enumerate(wy.satellites):
+        key = f"wyoming.satellites[{i}]"
+        try:
+            host, _ = satellite_address(sat.uri)
+        except ValueError as exc:
+            validator.add(f"{key}.uri", f"{exc}; got {sat.uri!r}")
+            continue
+        name = sat.name or host
+        if name in names:
+            validator.add(f"{key}.name", f"must differ from the other satellites' names; {name!r} is used twice")
+        names.add(name)
     for peer in wy.peers:
         try:
             ipaddress.ip_network(peer, strict=False)
