@@ -152,6 +152,10 @@ class Recognizer(Protocol):
         the caller has decided where the speech ends (a Wyoming peer). Blocks while it transcribes;
         safe to call from another thread while an utterance is being heard."""
 
+    def another(self) -> Recognizer:
+        """A recognizer on the same model for questions heard at the same time as this one's (a
+        satellite's): its utterances have a voice detector and a transcription thread of their own."""
+
 
 @dataclass
 class SkillReply:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Final
 
 from appliance.config import Config
-from appliance.contracts import Caller, Chat, Stages
+from appliance.contracts import Caller, Chat, Recognizer, Stages
 from appliance.conversation.limits import TurnLimits
 from appliance.conversation.responder import Answer, Responder, Update
 from appliance.conversation.turn import Reporter, TurnRecord, speech_end_at
@@ -102,10 +102,20 @@ class Rooms:
         self._report = Reporter(on_turn, on_event)
         self._ids = itertools.count(1)
         self._chats: dict[str, Chat] = {}
+        self._recognizers: dict[str, Recognizer] = {}
+        self._one_at_a_time: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def local_turn(self, active: bool) -> None:
         self.floor.local_turn(active)
+
+    def _recognizer(self, name: str) -> Recognizer:
+        """The satellite's own recognizer: its voice detector must not hear the hub's microphone."""
+        with self._lock:
+            asr = self._recognizers.get(name)
+            if asr is None:
+                asr = self._recognizers[name] = self.stages.asr.another()
+            return asr
 
     def _responder(self, name: str) -> Responder:
         with self._lock:
@@ -119,6 +129,12 @@ class Rooms:
     # ---------------------------------------------------------------- one turn
 
     def answer(self, caller: Caller) -> None:
+        with self._lock:
+            lock = self._one_at_a_time.setdefault(caller.name, threading.Lock())
+        with lock:  # a question asked again waits for the one it replaces to stop
+            self._answer(caller)
+
+    def _answer(self, caller: Caller) -> None:
         turn = TurnRecord(turn_id=next(self._ids), source=caller.name, wake_word=caller.wake_word or None,
                           wake_at=self.clock())
         _LOGGER.info("Satellite %s%s: listening", caller.name, f" ({caller.area})" if caller.area else "")
@@ -137,7 +153,7 @@ class Rooms:
 
     def _hear(self, caller: Caller, turn: TurnRecord) -> str | None:
         """Listen until the question is over; an outcome when there is nothing to answer, else None."""
-        utt = self.stages.asr.start([])
+        utt = self._recognizer(caller.name).start([])
         started, heard_s = self.clock(), 0.0
         try:
             while True:

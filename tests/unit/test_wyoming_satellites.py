@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -100,6 +101,7 @@ def test_two_satellites_asking_at_once_are_both_answered() -> None:
         assert kitchen.answer(k)[1][0].startswith("TTS:1: what is the capital of France")
         assert bedroom.answer(b)[1][0].startswith("TTS:1: how far is the moon")
         assert {made.turn_of(n).outcome for n in ("kitchen", "bedroom")} == {"answered"}
+        assert made.stages.asr.others == 2  # each room is heard by a recognizer of its own
         # each room has a conversation of its own with the model
         assert kitchen.answer(kitchen.ask(["SAY:and Spain", "SIL", "SIL"]))[1][0].startswith(
             "TTS:2: what is the capital of France or and Spain")  # "/" spoken as "or"
@@ -227,3 +229,18 @@ def test_nothing_connects_unless_satellites_are_configured() -> None:
     (link,) = assembly.build_links(cfg, stages())
     assert isinstance(link, WyomingSatellites) and isinstance(link, Link)
     assert isinstance(link.callers, Callers) and list(link.connected) == ["127.0.0.1"]
+
+
+def test_another_recognizer_shares_the_model_but_not_the_voice_detector_or_the_transcription_thread() -> None:
+    from appliance.hearing import asr
+
+    class Whisper(asr.WhisperRecognizer):
+        def _load_model(self) -> object:
+            return model
+
+    model, vads = object(), []
+    hub_asr = Whisper(Config(), Path("tiny"), vad_factory=lambda: vads.append(object()) or vads[-1])
+    room = hub_asr.another()
+    assert room._model is model and hub_asr._model is model
+    assert room._vad is not hub_asr._vad and len(vads) == 2
+    assert room.runner is not hub_asr.runner
