@@ -446,14 +446,18 @@ def _check_wyoming(wy: WyomingConfig, validator: Validator) -> None:
     names: set[str] = set()
     for i, sat in enumerate(wy.satellites):
         key = f"wyoming.satellites[{i}]"
+
+        def at(field: str) -> str:  # the key, reported at the entry's line when it was left out
+            return f"{key}.{field}" if f"{key}.{field}" in validator.lines else key
+
         try:
             host, _ = satellite_address(sat.uri)
         except ValueError as exc:
-            validator.add(f"{key}.uri", f"{exc}; got {sat.uri!r}")
+            validator.add(at("uri"), f"{exc}; got {sat.uri!r}")
             continue
         name = sat.name or host
         if name in names:
-            validator.add(f"{key}.name", f"must differ from the other satellites' names; {name!r} is used twice")
+            validator.add(at("name"), f"must differ from the other satellites' names; {name!r} is used twice")
         names.add(name)
     for peer in wy.peers:
         try:

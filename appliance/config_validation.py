@@ -146,7 +146,13 @@ class Validator:
         if not isinstance(data, list):
             self.add(prefix, f"must be a list of mappings of settings, got {_describe(data)}")
             return []
-        return [self.build(cls, item, f"{prefix}[{i}]") for i, item in enumerate(data)]
+        built = []
+        for i, item in enumerate(data):
+            if isinstance(item, dict):
+                built.append(self.build(cls, item, f"{prefix}[{i}]"))
+            else:
+                self.add(f"{prefix}[{i}]", f"must be a mapping of settings, got {_describe(item)}")
+        return built
 
     def check(self, typ: Any, value: Any, key: str, meta: Any) -> tuple[bool, Any]:
         """(ok, value converted to `typ`), checked against the field's range and must-exist rule."""

@@ -244,3 +244,25 @@ def test_another_recognizer_shares_the_model_but_not_the_voice_detector_or_the_t
     assert room._model is model and hub_asr._model is model
     assert room._vad is not hub_asr._vad and len(vads) == 2
     assert room.runner is not hub_asr.runner
+
+
+def test_the_service_tells_the_links_when_the_hubs_own_turn_begins_and_ends() -> None:
+    from appliance.conversation.conductor import State
+    from appliance.service import Journal, Service
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.calls: list[bool] = []
+
+        def start(self) -> None: ...
+
+        def stop(self, timeout: float = 2.0) -> None: ...
+
+        def local_turn(self, active: bool) -> None:
+            self.calls.append(active)
+
+    link = Recorder()
+    service = Service(Config(), stages(), Journal(False, sender=lambda *a, **k: None, echo=False), links=[link])
+    for state in (State.LISTENING, State.THINKING, State.SPEAKING, State.IDLE):
+        service._on_state(state)
+    assert link.calls == [True, True, True, False]
