@@ -148,8 +148,7 @@ class Rooms:
             turn.error = f"satellite: {exc}"
             outcome = "error"
         turn.outcome, turn.end_at = outcome, self.clock()
-        if outcome != "no_speech" or not caller.gone:
-            self._report.turn(turn)
+        self._report.turn(turn)
 
     def _hear(self, caller: Caller, turn: TurnRecord) -> str | None:
         """Listen until the question is over; an outcome when there is nothing to answer, else None."""
@@ -204,7 +203,9 @@ class Rooms:
                 route = "home_assistant" if said.intent != "no_internet" else "skill"
                 return self._play(caller, turn, responder.say([said.text], caller.sink, route=route))
         current: list[Answer] = []
-        ticket = self.floor.take(lambda: current[0].stop() if current else None, lambda: caller.gone)
+        # Preempted from the conductor's thread: only the answer's cancel Event is set there, which never
+        # waits (its Gate may be busy sending to a slow satellite); the answer then stops by itself.
+        ticket = self.floor.take(lambda: current[0].cancel.set() if current else None, lambda: caller.gone)
         if ticket is None:
             if caller.gone:
                 return "cancelled"

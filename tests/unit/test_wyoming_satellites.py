@@ -266,3 +266,35 @@ def test_the_service_tells_the_links_when_the_hubs_own_turn_begins_and_ends() ->
     for state in (State.LISTENING, State.THINKING, State.SPEAKING, State.IDLE):
         service._on_state(state)
     assert link.calls == [True, True, True, False]
+
+
+def test_the_hub_waking_cuts_a_satellites_answer_short_and_the_satellite_is_told_it_is_over() -> None:
+    made = start_hub(tts=FakeTts(delay_s=0.5))  # each of the answer's two chunks takes 0.5 s to make
+    try:
+        kitchen = made.satellites["kitchen"]
+        start = kitchen.ask()
+        wait_for(lambda: any(e.type == "audio-chunk" for e in kitchen.since(start)), "the kitchen's answer to begin")
+        made.link.local_turn(True)
+        wait_for(lambda: any(e.type == "audio-stop" for e in kitchen.since(start)), "the kitchen's audio-stop")
+        assert [e.type for e in kitchen.since(start)].count("audio-chunk") == 1
+        assert made.turn_of("kitchen").outcome == "cancelled"
+        made.link.local_turn(False)
+    finally:
+        made.link.stop()
+        for sat in made.satellites.values():
+            sat.close()
+
+
+def test_a_satellite_gone_while_it_is_heard_is_given_up_and_connected_again(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    kitchen.ask(["SAY:what is the capital"])  # and then the power goes
+    kitchen.kill()
+    assert hub.turn_of("kitchen").outcome == "cancelled"
+    kitchen.restart()
+    assert kitchen.running.wait(WAIT_S)
+    transcript, audio = kitchen.answer(kitchen.ask())
+    assert transcript == "what is the capital of France" and audio
+
+
+def test_the_hubs_own_turns_say_local() -> None:
+    assert TurnRecord(turn_id=1).journal_fields()["SOURCE"] == "local"
