@@ -114,23 +114,34 @@ class WyomingSatellites:
                 await self._pause(pause)
                 pause = min(pause * 2, RETRY_MAX_S)
                 continue
-            failed, pause = "", self.retry_min_s
             self.connections[name] += 1
             satellite = _Satellite(self, sat, name, reader, writer)
+            reason = ""
             try:
                 await satellite.serve()
             except BadPeer as exc:
-                _LOGGER.warning("Satellite %s at %s: %s; connecting again", name, sat.uri, exc)
+                reason = str(exc)
             except (ConnectionError, asyncio.IncompleteReadError, TimeoutError) as exc:
-                _LOGGER.warning("Satellite %s went away (%s); connecting again", name, str(exc) or type(exc).__name__)
+                reason = f"it went away ({str(exc) or type(exc).__name__})"
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug here must cost one connection, never the link
-                _LOGGER.exception("Satellite %s: serving it failed; connecting again", name)
+                _LOGGER.exception("Satellite %s: serving it failed", name)
+                reason = "serving it failed"
             finally:
+                served = self.connected[name].is_set()
                 self.connected[name].clear()
                 satellite.hang_up()
                 writer.close()
+            if served:  # it was running: connect again soon
+                failed, pause = "", self.retry_min_s
+                _LOGGER.warning("Satellite %s: %s; connecting again", name, reason)
+            else:  # it never got that far: the same trouble is logged once, and the pauses grow
+                if reason != failed:
+                    failed = reason
+                    _LOGGER.warning("Satellite %s at %s: %s; trying again, at most every %.0f s", name, sat.uri,
+                                    reason, RETRY_MAX_S)
+                pause = min(pause * 2, RETRY_MAX_S)
             await self._pause(pause)
 
     async def _pause(self, seconds: float) -> None:

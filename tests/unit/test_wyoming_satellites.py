@@ -141,14 +141,16 @@ def test_the_hub_connects_again_once_a_satellite_is_back(hub: Hub) -> None:
     assert transcript == "what is the capital of France" and audio
 
 
-def test_a_peer_that_is_not_a_satellite_is_not_run() -> None:
+def test_a_peer_that_is_not_a_satellite_is_not_run_and_said_once(caplog: pytest.LogCaptureFixture) -> None:
     other = FakeSatellite("speaker", is_satellite=False).start()
     cfg = config({"speaker": other})
-    link = WyomingSatellites(cfg.wyoming, Rooms(stages(), cfg), retry_min_s=0.05)
+    link = WyomingSatellites(cfg.wyoming, Rooms(stages(), cfg), retry_min_s=0.01)
     link.start()
     try:
-        wait_for(lambda: link.connections["speaker"] >= 2, "a second look at the peer")
+        wait_for(lambda: link.connections["speaker"] >= 3, "more looks at the peer")
         assert not other.running.is_set()
+        said = [r.getMessage() for r in caplog.records if "is not a satellite" in r.getMessage()]
+        assert len(said) == 1 and "trying again" in said[0], said
     finally:
         link.stop()
         other.close()
