@@ -300,3 +300,14 @@ def test_a_satellite_gone_while_it_is_heard_is_given_up_and_connected_again(hub:
 
 def test_the_hubs_own_turns_say_local() -> None:
     assert TurnRecord(turn_id=1).journal_fields()["SOURCE"] == "local"
+
+
+def test_a_model_held_elsewhere_past_its_own_wait_gives_the_busy_answer_too(hub: Hub) -> None:
+    chat = hub.stages.chat
+    assert isinstance(chat, FakeChat)
+    chat.busy_wait_s = 0.1
+    with chat._busy:  # e.g. Home Assistant's conversation on the services port
+        kitchen = hub.satellites["kitchen"]
+        _, audio = kitchen.answer(kitchen.ask())
+    assert audio[0].startswith(f"TTS:{BUSY_REPLY}")
+    assert hub.turn_of("kitchen").outcome == "timeout"
