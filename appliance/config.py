@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
-from urllib.parse import urlsplit
 
 from appliance.config_validation import Problem, Validator, format_number
+from appliance.config_wyoming import SATELLITE_EXAMPLE as SATELLITE_EXAMPLE
+from appliance.config_wyoming import WYOMING_EXAMPLE as WYOMING_EXAMPLE
+from appliance.config_wyoming import check_wyoming
+from appliance.config_wyoming import satellite_address as satellite_address
+from appliance.config_wyoming import satellite_name as satellite_name
+from appliance.config_wyoming import wyoming_address as wyoming_address
 from appliance.errors import BadConfig
 
 SYSTEM_CONFIG: Final = Path("/etc/appliance/appliance.yaml")
@@ -377,91 +381,7 @@ def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
             validator.add("home_assistant.token_file", "must name the file holding a long-lived access token "
                           "when home_assistant.enabled is true (HA: your profile -> Security)")
     if cfg is not None:
-        _check_wyoming(cfg.wyoming, validator)
+        check_wyoming(cfg.wyoming, validator)
     if cfg is None or validator.problems:
         raise ConfigError(source, validator.problems)
     return dataclasses.replace(cfg, source=source)
-
-
-WYOMING_EXAMPLE: Final = "tcp://0.0.0.0:10300"
-
-
-def wyoming_address(uri: str) -> tuple[str, int]:
-    """(host, port) of a wyoming.services URI such as tcp://0.0.0.0:10300; ValueError saying what is wrong."""
-    parts = urlsplit(uri)
-    if parts.scheme != "tcp":
-        raise ValueError(f"must be a tcp:// address like {WYOMING_EXAMPLE} (or empty to turn it off)")
-    try:
-        port = parts.port
-    except ValueError:
-        raise ValueError(f"has a port that cannot be (1-65535), like {WYOMING_EXAMPLE}") from None
-    if not parts.hostname or port is None:
-        raise ValueError(f"must name a host and a port, like {WYOMING_EXAMPLE}")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
-        raise ValueError(f"must be only tcp://HOST:PORT, like {WYOMING_EXAMPLE}")
-    host = parts.hostname
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        raise ValueError("must listen on an IP address of this machine (0.0.0.0 for all, :: for all of IPv6), "
-                         f"like {WYOMING_EXAMPLE}") from None
-    return host, port
-
-
-SATELLITE_EXAMPLE: Final = "tcp://192.168.1.31:10700"
-
-
-def satellite_address(uri: str) -> tuple[str, int]:
-    """(host, port) of a satellite's URI such as tcp://kitchen.local:10700; ValueError saying what is wrong."""
-    parts = urlsplit(uri)
-    if parts.scheme != "tcp":
-        raise ValueError(f"must be the satellite's tcp:// address, like {SATELLITE_EXAMPLE}")
-    try:
-        port = parts.port
-    except ValueError:
-        raise ValueError(f"has a port that cannot be (1-65535), like {SATELLITE_EXAMPLE}") from None
-    if not parts.hostname or not port:
-        raise ValueError(f"must name a host and a port, like {SATELLITE_EXAMPLE}")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
-        raise ValueError(f"must be only tcp://HOST:PORT, like {SATELLITE_EXAMPLE}")
-    return parts.hostname, port
-
-
-def satellite_name(sat: SatelliteConfig) -> str:
-    """The satellite's name in the journal: its own, else its host."""
-    return sat.name or urlsplit(sat.uri).hostname or sat.uri
-
-
-def _check_wyoming(wy: WyomingConfig, validator: Validator) -> None:
-    """wyoming.services is a tcp:// address to listen on; wyoming.peers are addresses or networks."""
-    if wy.services:
-        try:
-            _, port = wyoming_address(wy.services)
-        except ValueError as exc:
-            validator.add("wyoming.services", f"{exc}; got {wy.services!r}")
-        else:
-            if port == 0:
-                validator.add("wyoming.services", "needs a fixed port for Home Assistant to connect to, like "
-                              f"{WYOMING_EXAMPLE}; got {wy.services!r}")
-    names: set[str] = set()
-    for i, sat in enumerate(wy.satellites):
-        key = f"wyoming.satellites[{i}]"
-
-        def at(field: str) -> str:  # the key, reported at the entry's line when it was left out
-            return f"{key}.{field}" if f"{key}.{field}" in validator.lines else key
-
-        try:
-            host, _ = satellite_address(sat.uri)
-        except ValueError as exc:
-            validator.add(at("uri"), f"{exc}; got {sat.uri!r}")
-            continue
-        name = sat.name or host
-        if name in names:
-            validator.add(at("name"), f"must differ from the other satellites' names; {name!r} is used twice")
-        names.add(name)
-    for peer in wy.peers:
-        try:
-            ipaddress.ip_network(peer, strict=False)
-        except ValueError:
-            validator.add("wyoming.peers", "must list IP addresses or networks, like 192.168.1.20 or "
-                          f"192.168.1.0/24; got {peer!r}")

@@ -8,7 +8,6 @@ import dataclasses
 import logging
 import time
 
-import pytest
 
 from appliance import assembly
 from appliance.audio import AudioChunk
