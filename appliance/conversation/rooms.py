@@ -30,6 +30,7 @@ _LOGGER = logging.getLogger(__name__)
 
 BUSY_REPLY: Final = "Sorry, I'm busy answering someone else. Please ask me again in a moment."
 APOLOGY: Final = "Sorry, something went wrong."
+TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
 READ_S: Final = 0.05  # seconds a read of the satellite's audio may block while the question is heard
 UPDATE_S: Final = 0.1  # seconds to wait for the next update of an answer before looking at the caller again
 
@@ -147,6 +148,12 @@ class Rooms:
                                stage="satellite", source=caller.name)
             turn.error = f"satellite: {exc}"
             outcome = "error"
+            if not caller.gone:
+                caller.heard(turn.transcript)  # a satellite still streaming stops
+                try:
+                    self._play(caller, turn, self._responder(caller.name).say([APOLOGY], caller.sink), record=False)
+                except Exception:  # the apology itself failed: the journal has the first error
+                    _LOGGER.debug("Satellite %s: the apology failed too", caller.name, exc_info=True)
         turn.outcome, turn.end_at = outcome, self.clock()
         self._report.turn(turn)
 
@@ -238,6 +245,14 @@ class Rooms:
         while not answer.done:
             if caller.gone:
                 answer.stop()
+            overdue = self.limits.answering(turn, turn.first_sentence_at is None, self.clock()) if record else None
+            if overdue is not None:  # a model call that does not return is not waited for
+                answer.stop()
+                turn.error = f"{overdue.stage}: {overdue.error}"
+                _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
+                self._play(caller, turn, self._responder(caller.name).say([TIMEOUT_APOLOGY], caller.sink),
+                           record=False)
+                return "timeout"
             update = answer.next_update(UPDATE_S)
             if update is None:
                 continue

@@ -311,3 +311,52 @@ def test_a_model_held_elsewhere_past_its_own_wait_gives_the_busy_answer_too(hub:
         _, audio = kitchen.answer(kitchen.ask())
     assert audio[0].startswith(f"TTS:{BUSY_REPLY}")
     assert hub.turn_of("kitchen").outcome == "timeout"
+
+
+def test_a_model_call_that_never_returns_costs_the_satellite_a_timeout_not_its_thread() -> None:
+    satellites = {"kitchen": FakeSatellite("kitchen").start()}
+    base = config(satellites)
+    cfg = dataclasses.replace(base, conversation=dataclasses.replace(base.conversation, think_timeout_s=0.5))
+    parts, turns = stages(), []
+
+    class Hung:  # a Chat whose answer never comes, and never returns
+        def __init__(self) -> None:
+            self.release = threading.Event()
+
+        def session(self) -> Hung:
+            return self
+
+        def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
+            self.release.wait(WAIT_S)
+            yield "late"
+
+        last_stats = None
+
+    hung = Hung()
+    parts = dataclasses.replace(parts, chat=hung)
+    rooms = Rooms(parts, cfg, on_turn=turns.append)
+    link = WyomingSatellites(cfg.wyoming, rooms, retry_min_s=0.05)
+    link.start()
+    try:
+        kitchen = satellites["kitchen"]
+        assert kitchen.running.wait(WAIT_S)
+        _, audio = kitchen.answer(kitchen.ask())
+        assert audio[0].startswith("TTS:Sorry, that took too long.")
+        wait_for(lambda: turns, "the turn")
+        assert turns[0].outcome == "timeout" and rooms.floor.waiting == 0
+    finally:
+        hung.release.set()
+        link.stop()
+        satellites["kitchen"].close()
+
+
+def test_a_recognizer_that_fails_costs_one_apology_and_the_next_question_is_heard(hub: Hub) -> None:
+    asr = hub.stages.asr
+    assert isinstance(asr, FakeAsr)
+    asr.fail_feed = True
+    kitchen = hub.satellites["kitchen"]
+    _, audio = kitchen.answer(kitchen.ask())
+    assert audio[0].startswith("TTS:Sorry, something went wrong.")
+    assert hub.turn_of("kitchen").outcome == "error"
+    asr.fail_feed = False
+    assert kitchen.answer(kitchen.ask())[1][0].startswith("TTS:1: what is the capital of France")
