@@ -125,17 +125,25 @@ def load_home(cfg: Config) -> Home | None:
     return HomeAssistant(cfg.home_assistant)
 
 
-def build_links(cfg: Config, stages: Stages) -> list[Link]:
+def build_links(cfg: Config, stages: Stages, on_turn: Callable[..., None] | None = None,
+                on_event: Callable[..., None] | None = None) -> list[Link]:
     """The network peers the daemon serves with its stages: the Wyoming services port when
-    wyoming.services is set (nothing listens otherwise)."""
-    if not cfg.wyoming.services:
-        return []
-    from appliance.links.wyoming_info import Engines
-    from appliance.links.wyoming_services import WyomingServices
+    wyoming.services is set, the satellites of wyoming.satellites (nothing listens or connects
+    otherwise). A satellite's turns go to `on_turn` and its errors to `on_event` (the journal)."""
+    links: list[Link] = []
+    if cfg.wyoming.services:
+        from appliance.links.wyoming_info import Engines
+        from appliance.links.wyoming_services import WyomingServices
 
-    engines = Engines(asr=stages.asr, tts=stages.tts, chat=stages.chat, asr_name=stages.asr.name,
-                      voice_name=_model_name("voice", cfg), model_name=_model_name("llm", cfg))
-    return [WyomingServices(cfg.wyoming, engines, idle_reset_s=cfg.conversation.idle_reset_s)]
+        engines = Engines(asr=stages.asr, tts=stages.tts, chat=stages.chat, asr_name=stages.asr.name,
+                          voice_name=_model_name("voice", cfg), model_name=_model_name("llm", cfg))
+        links.append(WyomingServices(cfg.wyoming, engines, idle_reset_s=cfg.conversation.idle_reset_s))
+    if cfg.wyoming.satellites:
+        from appliance.conversation.rooms import Rooms
+        from appliance.links.wyoming_satellites import WyomingSatellites
+
+        links.append(WyomingSatellites(cfg.wyoming, Rooms(stages, cfg, on_turn=on_turn, on_event=on_event)))
+    return links
 
 
 def _model_name(kind: Literal["voice", "llm"], cfg: Config) -> str:

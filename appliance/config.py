@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
-from urllib.parse import urlsplit
 
 from appliance.config_validation import Problem, Validator, format_number
+from appliance.config_wyoming import SATELLITE_EXAMPLE as SATELLITE_EXAMPLE
+from appliance.config_wyoming import WYOMING_EXAMPLE as WYOMING_EXAMPLE
+from appliance.config_wyoming import check_wyoming
+from appliance.config_wyoming import satellite_address as satellite_address
+from appliance.config_wyoming import satellite_name as satellite_name
+from appliance.config_wyoming import wyoming_address as wyoming_address
 from appliance.errors import BadConfig
 
 SYSTEM_CONFIG: Final = Path("/etc/appliance/appliance.yaml")
@@ -224,6 +228,18 @@ class HomeAssistantConfig:
 
 
 @dataclass(frozen=True)
+class SatelliteConfig:
+    """One wyoming-satellite in another room that the hub connects to and answers."""
+
+    uri: str = ""
+    """Where the satellite listens, e.g. tcp://192.168.1.31:10700 (its --uri)."""
+    name: str = ""
+    """What the journal calls its turns (SOURCE=); empty = its host."""
+    area: str = ""
+    """The room it stands in, e.g. 'kitchen' (logged with its turns)."""
+
+
+@dataclass(frozen=True)
 class WyomingConfig:
     services: str = ""
     """Where the hub offers its engines to Home Assistant over the Wyoming protocol (speech recognition,
@@ -241,6 +257,12 @@ class WyomingConfig:
     """Connections served at once; one more is closed at once (Home Assistant opens one per request)."""
     idle_timeout_s: float = _f(60.0, 1.0, 3600)
     """Seconds a connection may stay silent (or leave an event half sent) before it is closed."""
+    satellites: list[SatelliteConfig] = field(default_factory=list)
+    """wyoming-satellite instances in other rooms the hub connects to and answers, each
+    {uri: tcp://HOST:PORT, name, area}; empty = none, nothing connects."""
+    satellite_wait_s: float = _f(20.0, 0.0, 300)
+    """Seconds a satellite's question may wait for the language model (another room's answer, or the
+    hub's own microphone, first); after that it is told the hub is busy."""
 
 
 @dataclass(frozen=True)
@@ -359,51 +381,7 @@ def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
             validator.add("home_assistant.token_file", "must name the file holding a long-lived access token "
                           "when home_assistant.enabled is true (HA: your profile -> Security)")
     if cfg is not None:
-        _check_wyoming(cfg.wyoming, validator)
+        check_wyoming(cfg.wyoming, validator)
     if cfg is None or validator.problems:
         raise ConfigError(source, validator.problems)
     return dataclasses.replace(cfg, source=source)
-
-
-WYOMING_EXAMPLE: Final = "tcp://0.0.0.0:10300"
-
-
-def wyoming_address(uri: str) -> tuple[str, int]:
-    """(host, port) of a wyoming.services URI such as tcp://0.0.0.0:10300; ValueError saying what is wrong."""
-    parts = urlsplit(uri)
-    if parts.scheme != "tcp":
-        raise ValueError(f"must be a tcp:// address like {WYOMING_EXAMPLE} (or empty to turn it off)")
-    try:
-        port = parts.port
-    except ValueError:
-        raise ValueError(f"has a port that cannot be (1-65535), like {WYOMING_EXAMPLE}") from None
-    if not parts.hostname or port is None:
-        raise ValueError(f"must name a host and a port, like {WYOMING_EXAMPLE}")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
-        raise ValueError(f"must be only tcp://HOST:PORT, like {WYOMING_EXAMPLE}")
-    host = parts.hostname
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        raise ValueError("must listen on an IP address of this machine (0.0.0.0 for all, :: for all of IPv6), "
-                         f"like {WYOMING_EXAMPLE}") from None
-    return host, port
-
-
-def _check_wyoming(wy: WyomingConfig, validator: Validator) -> None:
-    """wyoming.services is a tcp:// address to listen on; wyoming.peers are addresses or networks."""
-    if wy.services:
-        try:
-            _, port = wyoming_address(wy.services)
-        except ValueError as exc:
-            validator.add("wyoming.services", f"{exc}; got {wy.services!r}")
-        else:
-            if port == 0:
-                validator.add("wyoming.services", "needs a fixed port for Home Assistant to connect to, like "
-                              f"{WYOMING_EXAMPLE}; got {wy.services!r}")
-    for peer in wy.peers:
-        try:
-            ipaddress.ip_network(peer, strict=False)
-        except ValueError:
-            validator.add("wyoming.peers", "must list IP addresses or networks, like 192.168.1.20 or "
-                          f"192.168.1.0/24; got {peer!r}")

@@ -85,6 +85,11 @@ class Validator:
 
     def index(self, node: yaml.Node, prefix: str) -> None:
         """Record the line of every key; report duplicated keys (YAML would keep only the last)."""
+        if isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                self.lines.setdefault(f"{prefix}[{i}]", item.start_mark.line + 1)
+                self.index(item, f"{prefix}[{i}]")
+            return
         if not isinstance(node, yaml.MappingNode):
             return
         seen: set[str] = set()
@@ -125,10 +130,29 @@ class Validator:
             if dataclasses.is_dataclass(typ):
                 values[key] = self.build(typ, value, dotted)
                 continue
+            item = typing.get_args(typ)[0] if typing.get_origin(typ) is list else None
+            if item is not None and dataclasses.is_dataclass(item):
+                values[key] = self.build_list(item, value, dotted)
+                continue
             ok, converted = self.check(typ, value, dotted, fields[key].metadata)
             if ok:
                 values[key] = converted
         return cls(**values)
+
+    def build_list(self, cls: type, data: Any, prefix: str) -> list[Any]:
+        """A list of `cls` instances from a YAML list of mappings (each reported as prefix[i])."""
+        if data is None:
+            return []
+        if not isinstance(data, list):
+            self.add(prefix, f"must be a list of mappings of settings, got {_describe(data)}")
+            return []
+        built = []
+        for i, item in enumerate(data):
+            if isinstance(item, dict):
+                built.append(self.build(cls, item, f"{prefix}[{i}]"))
+            else:
+                self.add(f"{prefix}[{i}]", f"must be a mapping of settings, got {_describe(item)}")
+        return built
 
     def check(self, typ: Any, value: Any, key: str, meta: Any) -> tuple[bool, Any]:
         """(ok, value converted to `typ`), checked against the field's range and must-exist rule."""

@@ -152,6 +152,10 @@ class Recognizer(Protocol):
         the caller has decided where the speech ends (a Wyoming peer). Blocks while it transcribes;
         safe to call from another thread while an utterance is being heard."""
 
+    def another(self) -> Recognizer:
+        """A recognizer on the same model for questions heard at the same time as this one's (a
+        satellite's): its utterances have a voice detector and a transcription thread of their own."""
+
 
 @dataclass
 class SkillReply:
@@ -293,14 +297,53 @@ class Home(Protocol):
 
 @runtime_checkable
 class Link(Protocol):
-    """A network peer the daemon serves beside the conductor (the Wyoming services port): its own
-    thread, started before the conductor and stopped after it."""
+    """A network peer the daemon serves beside the conductor (the Wyoming services port, satellites):
+    its own thread, started before the conductor and stopped after it."""
 
     def start(self) -> None:
         """Begin serving in the background; never blocks (a port that cannot be had is retried there)."""
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop serving and close every connection, waiting at most `timeout` seconds."""
+
+    def local_turn(self, active: bool) -> None:
+        """The hub's own microphone began (True) or ended (False) a turn; called from the conductor's
+        thread, so it only notes it and returns at once."""
+
+
+@runtime_checkable
+class Caller(Protocol):
+    """Someone asking from another room (a Wyoming satellite), for one turn: the satellite's audio
+    after its wake word, its speaker, and a way to tell it what was heard."""
+
+    name: str
+    """The satellite's name (the journal's SOURCE)."""
+    area: str
+    """The room it stands in ('' when not configured)."""
+    wake_word: str
+    """The wake word it detected ('' when it did not say)."""
+    source: Source
+    """Its audio as 80 ms chunks of 16 kHz mono int16; eof once it stops streaming or goes away."""
+    sink: Sink
+    """Its speaker: audio played there is streamed to the satellite."""
+
+    @property
+    def gone(self) -> bool:
+        """The satellite went away or asked again: the turn ends without waiting for anything."""
+
+    def heard(self, text: str) -> None:
+        """Tell the satellite the question's words (it stops streaming its microphone)."""
+
+
+@runtime_checkable
+class Callers(Protocol):
+    """Answers callers from other rooms (conversation/rooms.py), each on a thread of the link's."""
+
+    def answer(self, caller: Caller) -> None:
+        """Hear and answer one question; blocks the calling thread until the answer is spoken."""
+
+    def local_turn(self, active: bool) -> None:
+        """As Link.local_turn: the hub's own microphone goes first."""
 
 
 @runtime_checkable

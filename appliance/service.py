@@ -247,6 +247,8 @@ class Service:
 
     def _on_state(self, state: State) -> None:
         self.notifier.status(self.status_text())
+        for link in self.links:  # satellites give way to the hub's own microphone
+            link.local_turn(state is not State.IDLE)
 
     def _on_event(self, name: str, message: str = "", traceback: str | None = None, **fields: Any) -> None:
         self.journal.event(name, message, traceback=traceback, **fields)

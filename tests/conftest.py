@@ -13,6 +13,7 @@ pytest_plugins = [
     "tests.fixtures.llm",
     "tests.fixtures.tts",
     "tests.fixtures.home_assistant",
+    "tests.fixtures.wyoming_satellite",
 ]
 
 ROOT = Path(__file__).resolve().parent.parent

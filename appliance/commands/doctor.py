@@ -68,7 +68,36 @@ def run_checks(config_path: str | None, checksums: bool = False) -> list[Check]:
         checks.append(_guard("home assistant", lambda: check_home_assistant(cfg)))
     if cfg.wyoming.services:
         checks.append(_guard("wyoming services", lambda: check_wyoming(cfg)))
+    for sat in cfg.wyoming.satellites:
+        checks.append(_guard("satellite", lambda sat=sat: check_satellite(sat)))
     return checks
+
+
+def check_satellite(sat, timeout_s: float = 2.0) -> Check:
+    """A configured satellite answers `describe` as a satellite (asking does not take it from the hub)."""
+    import socket
+    import time
+
+    from wyoming.event import read_event, write_event
+    from wyoming.info import Describe
+
+    from appliance.config import satellite_address, satellite_name
+
+    name, (host, port) = satellite_name(sat), satellite_address(sat.uri)
+    what = f"satellite {name}"
+    started = time.monotonic()
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s) as sock, sock.makefile("rwb") as stream:
+            write_event(Describe().event(), stream)
+            while (event := read_event(stream)) is not None and event.type != "info":
+                pass
+    except OSError as exc:  # refused, unreachable, a name that does not resolve, or silent (timeout)
+        return Check(what, "warn", f"{sat.uri}: no answer ({exc.strerror or exc}); is "
+                     "wyoming-satellite running there, on that port?")
+    if event is None or not isinstance(event.data.get("satellite"), dict):
+        return Check(what, "fail", f"{sat.uri}: answers, but is not a satellite (its info describes none)")
+    return Check(what, "ok", f"{sat.uri}: a satellite ({event.data['satellite'].get('name', '?')}), info in "
+                 f"{(time.monotonic() - started) * 1000:.0f} ms")
 
 
 def check_wyoming(cfg, timeout_s: float = 1.0) -> Check:

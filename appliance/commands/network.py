@@ -22,7 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         f"makes the drop-in {DROPIN} that lets it reach the host of home_assistant.url (its addresses, "
         "resolved now), localhost and the DNS servers needed to look that host up, and nothing else. "
         f"With wyoming.services set, the drop-in {WYOMING_DROPIN} lets it listen on that port only, "
-        "reached from wyoming.peers (or the private networks). A drop-in that is not needed is not "
+        "reached from wyoming.peers (or the private networks), and connect to wyoming.satellites (a satellite "
+        "named by host name: the private networks). A drop-in that is not needed is not "
         "made, and --write removes one.")
     parser.add_argument("--write", metavar="DIR",
                         help=f"write (or remove) the drop-in under this unit folder ({UNIT_DIR}); "

@@ -46,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
     except Exception as exc:
         journal.event("error", f"Start-up failed: {exc}", traceback=None if _expected(exc) else _tb(exc))
         raise
-    stopped = Service(cfg, stages, journal, notifier, links=build_links(cfg, stages)).run()
+    stopped = Service(cfg, stages, journal, notifier, links=build_links(cfg, stages, journal.turn, journal.event)).run()
     return EXIT_OK if stopped else EXIT_SOFTWARE
 
 

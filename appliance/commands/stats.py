@@ -105,6 +105,7 @@ def summarize(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
     entries = list(entries)
     outcomes = Counter(e.get("OUTCOME", "") for e in entries)
     routes = Counter(e.get("ROUTE", "") or "none" for e in entries)
+    sources = Counter(e.get("SOURCE", "") or "local" for e in entries)  # turns from before SOURCE were local
     figures: dict[str, Any] = {}
     for key in FIGURES:
         values = [v for e in entries if (v := _number(e.get(key))) is not None
@@ -113,7 +114,7 @@ def summarize(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
                         if values else {"n": 0, "median": None, "p95": None})
     early = sum(1 for e in entries if e.get("PREEMPTIVE") == "1")
     return {"turns": len(entries), "outcomes": {o: outcomes.get(o, 0) for o in OUTCOMES},
-            "routes": dict(routes), "early_answers": early, "figures": figures}
+            "routes": dict(routes), "sources": dict(sources), "early_answers": early, "figures": figures}
 
 
 def render(summary: dict[str, Any], since: str | None) -> str:
@@ -121,6 +122,8 @@ def render(summary: dict[str, Any], since: str | None) -> str:
     if summary["turns"]:
         lines.append("outcomes: " + ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items()))
         lines.append("routes:   " + ", ".join(f"{k} {v}" for k, v in sorted(summary["routes"].items())))
+        if set(summary.get("sources", {})) - {"local"}:  # only worth a line once a satellite has asked
+            lines.append("sources:  " + ", ".join(f"{k} {v}" for k, v in sorted(summary["sources"].items())))
         llm = summary["routes"].get("llm", 0)
         if llm:
             lines.append(f"answers started before the question was confirmed over: {summary['early_answers']} of {llm}")

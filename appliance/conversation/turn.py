@@ -20,7 +20,7 @@ TIMING_KEYS: Final = ("speech_end_to_transcript", "transcript_to_first_token", "
 # journald field -> timing key (milliseconds)
 LATENCY_FIELDS: Final = {"ASR_MS": "speech_end_to_transcript", "TTFT_MS": "transcript_to_first_token",
                          "FIRST_AUDIO_MS": "speech_end_to_first_audio", "TURN_MS": "turn_total"}
-TURN_FIELDS: Final = ("APPLIANCE_EVENT", "TURN_ID", "WAKE_WORD", "WAKE_SCORE", "ROUTE", "OUTCOME",
+TURN_FIELDS: Final = ("APPLIANCE_EVENT", "TURN_ID", "SOURCE", "WAKE_WORD", "WAKE_SCORE", "ROUTE", "OUTCOME",
                       *LATENCY_FIELDS, "LLM_TOKENS", "LLM_TOKENS_PER_S", "PROMPT_TOKENS", "CACHED_TOKENS",
                       "PREFILLED_TOKENS", "LEFT_TOKENS", "HA_MS")
 
@@ -36,6 +36,8 @@ class TurnRecord:
     """What happened in one turn; the marks are time.monotonic() values."""
 
     turn_id: int
+    source: str = "local"
+    """Who asked: 'local' (the hub's own microphone) or a satellite's name (wyoming.satellites)."""
     wake_word: str | None = None
     wake_score: float | None = None
     wake_at_s: float | None = None
@@ -128,6 +130,7 @@ class TurnRecord:
         fields = {
             "APPLIANCE_EVENT": "turn",
             "TURN_ID": str(self.turn_id),
+            "SOURCE": self.source,
             "WAKE_WORD": self.wake_word or ("follow_up" if self.follow_up else ""),
             "WAKE_SCORE": "" if self.wake_score is None else f"{self.wake_score:.3f}",
             "ROUTE": self.route,

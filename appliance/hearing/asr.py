@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -63,6 +64,15 @@ class _BaseRecognizer:
         return Utterance(self._engine(), Endpointer(self.cfg.asr, self._vad), list(preroll), self.runner,
                           wake_words(self.cfg.wake.model),
                           conversation.prefill_pace_s if conversation.prefill else None)
+
+    def another(self) -> _BaseRecognizer:
+        """A recognizer on the same model with a voice detector (and, for Whisper, a transcription thread)
+        of its own, for questions heard at the same time as this one's (a satellite's)."""
+        self.load()
+        twin = copy.copy(self)
+        twin._vad = None
+        twin.runner = Worker(f"{self.runner.name}-2") if isinstance(self.runner, Worker) else Inline()
+        return twin.load()
 
     def recognize(self, audio: AudioChunk) -> str:
         """The words in one whole 16 kHz mono int16 recording, on the caller's thread (Wyoming's requests).

@@ -83,6 +83,9 @@ class WyomingServices:
             self._thread.join(timeout)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
+    def local_turn(self, active: bool) -> None:
+        """The services port serves Home Assistant's requests as they come: nothing to do."""
+
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
         self._loop = loop

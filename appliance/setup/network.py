@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
-from appliance.config import WyomingConfig, wyoming_address
+from appliance.config import WyomingConfig, satellite_address, wyoming_address
 from appliance.errors import BadConfig, HostUnknown, NotWritable
 
 UNIT: Final = "appliance.service"
@@ -153,32 +153,66 @@ def dropin_text(p: Peer, source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def wyoming_dropin_text(cfg: WyomingConfig, source: str) -> str | None:
-    """The drop-in that lets peers reach the Wyoming services port and nothing else; None when it is off."""
-    if not cfg.services:
+def wyoming_dropin_text(cfg: WyomingConfig, source: str, resolv_conf: str = RESOLV_CONF) -> str | None:
+    """The drop-in that lets peers reach the Wyoming services port, and the service reach the satellites,
+    and nothing else; None when both are off."""
+    if not cfg.services and not cfg.satellites:
         return None
-    try:
-        host, port = wyoming_address(cfg.services)
-    except ValueError as exc:
-        raise BadConfig(f"wyoming.services {exc}; got {cfg.services!r}") from None
-    peers = tuple(str(ipaddress.ip_network(p, strict=False)) for p in cfg.peers) or PRIVATE_NETWORKS
-    listen = ipaddress.ip_address(host)
-    families = ["AF_UNIX", "AF_INET6" if listen.version == 6 else "AF_INET"]
-    binds = [f"tcp:{port}"]
-    allowed = ["localhost", *peers]
-    who = f"wyoming.peers ({', '.join(peers)})" if cfg.peers else "the private networks"
-    lines = [f"# Written by `appliance network` for wyoming.services: {cfg.services} ({source}).",
-             f"# The service may listen on TCP port {port} only, reached from {who} and localhost."]
-    if cfg.zeroconf:
-        lines.append(f"# wyoming.zeroconf: mDNS on UDP port {MDNS_PORT} (multicast), and the list of "
-                     "network interfaces (netlink).")
-        families += ["AF_NETLINK"] if "AF_INET" in families else ["AF_INET", "AF_NETLINK"]
-        binds.append(f"udp:{MDNS_PORT}")
-        allowed.append("multicast")
+    families, binds, allowed, lines = ["AF_UNIX"], [], ["localhost"], []
+    if cfg.services:
+        try:
+            host, port = wyoming_address(cfg.services)
+        except ValueError as exc:
+            raise BadConfig(f"wyoming.services {exc}; got {cfg.services!r}") from None
+        peers = tuple(str(ipaddress.ip_network(p, strict=False)) for p in cfg.peers) or PRIVATE_NETWORKS
+        families.append("AF_INET6" if ipaddress.ip_address(host).version == 6 else "AF_INET")
+        binds.append(f"tcp:{port}")
+        allowed += peers
+        who = f"wyoming.peers ({', '.join(peers)})" if cfg.peers else "the private networks"
+        lines += [f"# Written by `appliance network` for wyoming.services: {cfg.services} ({source}).",
+                  f"# The service may listen on TCP port {port} only, reached from {who} and localhost."]
+        if cfg.zeroconf:
+            lines.append(f"# wyoming.zeroconf: mDNS on UDP port {MDNS_PORT} (multicast), and the list of "
+                         "network interfaces (netlink).")
+            families += ["AF_NETLINK"] if "AF_INET" in families else ["AF_INET", "AF_NETLINK"]
+            binds.append(f"udp:{MDNS_PORT}")
+            allowed.append("multicast")
+    if cfg.satellites:
+        reach, versions, named = _satellites(cfg)
+        what = [", ".join(reach)] if reach else []
+        if named:  # a name may stand for any address on the network, looked up by the DNS servers
+            what.append(f"{', '.join(named)} (any address on the private networks)")
+            servers = [a for a in nameservers(resolv_conf) if not ipaddress.ip_address(a).is_loopback]
+            reach += [*PRIVATE_NETWORKS, *servers]
+            versions |= {4, 6}
+        families += [f for v, f in ((4, "AF_INET"), (6, "AF_INET6")) if v in versions and f not in families]
+        allowed += [a for a in reach if a not in allowed]
+        lines.append(f"# Written by `appliance network` for wyoming.satellites ({source}): the service may "
+                     f"connect to {' and '.join(what)}.")
     lines += ["[Service]", "PrivateNetwork=no", f"RestrictAddressFamilies={' '.join(families)}",
               "IPAddressDeny=any", f"IPAddressAllow={' '.join(allowed)}",
               "SocketBindDeny=any", *(f"SocketBindAllow={rule}" for rule in binds)]  # one rule a line
     return "\n".join(lines) + "\n"
+
+
+def _satellites(cfg: WyomingConfig) -> tuple[list[str], set[int], list[str]]:
+    """(the satellites' IP addresses, their IP versions, the host names among them)."""
+    reach: list[str] = []
+    versions: set[int] = set()
+    named: list[str] = []
+    for sat in cfg.satellites:
+        try:
+            host, _ = satellite_address(sat.uri)
+        except ValueError as exc:
+            raise BadConfig(f"wyoming.satellites: {sat.uri!r} {exc}") from None
+        try:
+            address = ipaddress.ip_address(_plain(host))
+        except ValueError:
+            named.append(host)
+            continue
+        reach.append(str(address))
+        versions.add(address.version)
+    return reach, versions, named
 
 
 def write(unit_dir: str, text: str | None, dropin: str = DROPIN) -> str:

@@ -71,3 +71,38 @@ def test_every_other_mistake_is_named(tmp_path: Path, text: str, expected: str) 
 def test_all_problems_come_at_once(tmp_path: Path) -> None:
     found = messages(tmp_path, "wyoming:\n  services: tcp://nowhere\n  peers: [me]\nllm:\n  n_ctx: 1\n")
     assert [m.split(":", 1)[0] for m in found] == ["llm.n_ctx", "wyoming.services", "wyoming.peers"]
+
+
+# ---------------------------------------------------------------- satellites
+
+
+def test_no_satellites_by_default() -> None:
+    assert WyomingConfig().satellites == [] and config.load(config.SHIPPED_CONFIG).wyoming.satellites == []
+
+
+def test_satellites_are_read_and_named_after_their_host_by_default(tmp_path: Path) -> None:
+    cfg = load(tmp_path, "wyoming:\n  satellites:\n    - uri: tcp://kitchen.local:10700\n      area: Kitchen\n"
+                         "    - {uri: 'tcp://192.168.1.32:10700', name: bedroom}\n  satellite_wait_s: 5\n")
+    kitchen, bedroom = cfg.wyoming.satellites
+    assert (kitchen.uri, kitchen.area, config.satellite_name(kitchen)) == ("tcp://kitchen.local:10700", "Kitchen",
+                                                                           "kitchen.local")
+    assert config.satellite_name(bedroom) == "bedroom" and cfg.wyoming.satellite_wait_s == 5.0
+
+
+@pytest.mark.parametrize(("entry", "said"), [
+    ("{uri: 'http://kitchen.local:10700'}", "wyoming.satellites[0].uri: must be the satellite's tcp:// address"),
+    ("{uri: 'tcp://kitchen.local'}", "wyoming.satellites[0].uri: must name a host and a port"),
+    ("{uri: 'tcp://kitchen.local:99999'}", "wyoming.satellites[0].uri: has a port that cannot be"),
+    ("{name: kitchen}", "wyoming.satellites[0]: must be the satellite's tcp:// address"),
+    ("{uri: 'tcp://a:1', room: x}", "wyoming.satellites[0].room: unknown key in section 'wyoming.satellites[0]'"),
+    ("tcp://a:1", "wyoming.satellites[0]: must be a mapping of settings"),
+])
+def test_a_wrong_satellite_is_reported_with_its_line(tmp_path: Path, entry: str, said: str) -> None:
+    (problem,) = messages(tmp_path, f"wyoming:\n  satellites:\n    - {entry}\n")
+    assert said in problem and "line 3" in problem, problem
+
+
+def test_two_satellites_may_not_share_a_name(tmp_path: Path) -> None:
+    (problem,) = messages(tmp_path, "wyoming:\n  satellites:\n    - {uri: 'tcp://a:1', name: hall}\n"
+                                    "    - {uri: 'tcp://b:1', name: hall}\n")
+    assert "wyoming.satellites[1].name: must differ from the other satellites' names" in problem and "line 4" in problem

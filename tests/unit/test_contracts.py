@@ -9,9 +9,9 @@ import pytest
 
 from appliance import assembly, contracts
 from appliance.audio import mic, playback, speaker
-from appliance.conversation import gate, replay
+from appliance.conversation import gate, replay, rooms
 from appliance.hearing import asr, utterance, wake
-from appliance.links import wyoming_services
+from appliance.links import wyoming_caller, wyoming_satellites, wyoming_services
 from appliance.service import Journal
 from appliance.speaking import earcons, sentences, tts
 from appliance.thinking import llm, llm_session, skills, timers
@@ -62,7 +62,11 @@ REAL = [
     (contracts.Timers, [timers.Timers]),
     (contracts.Announcement, [timers.Announcement]),
     (contracts.EventLog, [Journal]),
-    (contracts.Link, [wyoming_services.WyomingServices]),
+    (contracts.Link, [wyoming_services.WyomingServices, wyoming_satellites.WyomingSatellites]),
+    (contracts.Source, [wyoming_caller.SatelliteAudio]),
+    (contracts.Sink, [wyoming_caller.SatelliteSpeaker]),
+    (contracts.Caller, [wyoming_caller.RemoteCaller]),
+    (contracts.Callers, [rooms.Rooms]),
 ]
 
 

@@ -66,3 +66,22 @@ def test_another_program_on_the_port_fails() -> None:
     port, thread = serve_once("silent")
     check = check_wyoming(cfg_for(port), timeout_s=0.3)
     assert check.status == "fail" and "did not answer describe within 0.3 s" in check.detail
+
+
+def test_a_configured_satellite_is_asked_what_it_is() -> None:
+    from appliance.commands.doctor import check_satellite
+    from appliance.config import SatelliteConfig
+    from tests.fixtures.satellite import FakeSatellite
+
+    kitchen, other = FakeSatellite("kitchen").start(), FakeSatellite("tv", is_satellite=False).start()
+    try:
+        ok = check_satellite(SatelliteConfig(uri=f"tcp://127.0.0.1:{kitchen.port}", name="kitchen"))
+        assert ok.status == "ok" and "a satellite (kitchen)" in ok.detail, ok
+        assert not kitchen.running.is_set()  # asking does not run it
+        wrong = check_satellite(SatelliteConfig(uri=f"tcp://127.0.0.1:{other.port}"))
+        assert wrong.status == "fail" and "not a satellite" in wrong.detail
+    finally:
+        kitchen.close()
+        other.close()
+    down = check_satellite(SatelliteConfig(uri=f"tcp://127.0.0.1:{kitchen.port}"), timeout_s=0.5)
+    assert down.status == "warn" and "is wyoming-satellite running there" in down.detail

@@ -124,3 +124,18 @@ def test_systemd_reads_the_unit_with_both_drop_ins_cleanly(tmp_path: Path) -> No
                               capture_output=True, text=True, timeout=SLOW_WAIT_S)
     exposure = float(security.stdout.split("Overall exposure level for appliance.service: ", 1)[1].split()[0])
     assert exposure <= 2.0, security.stdout  # the same bound as the unit alone and with Home Assistant
+
+
+def test_satellites_open_the_way_to_them_and_nothing_else(tmp_path: Path) -> None:
+    from appliance.config import SatelliteConfig
+
+    resolv = tmp_path / "resolv.conf"
+    resolv.write_text("nameserver 127.0.0.53\n")
+    by_address = WyomingConfig(satellites=[SatelliteConfig(uri="tcp://192.168.1.31:10700")])
+    text = network.wyoming_dropin_text(by_address, "x.yaml", str(resolv))
+    assert text is not None and "IPAddressAllow=localhost 192.168.1.31\n" in text
+    assert "RestrictAddressFamilies=AF_UNIX AF_INET\n" in text and "SocketBindAllow" not in text
+    by_name = WyomingConfig(services="tcp://0.0.0.0:10300", satellites=[SatelliteConfig(uri="tcp://kitchen.local:10700")])
+    text = network.wyoming_dropin_text(by_name, "x.yaml", str(resolv))
+    assert text is not None and "kitchen.local (any address on the private networks)" in text
+    assert "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6\n" in text and "SocketBindAllow=tcp:10300\n" in text

@@ -56,3 +56,11 @@ def test_summary_medians_and_p95() -> None:
 
 def test_no_turns() -> None:
     assert render(summarize([]), None) == "0 turns"
+
+
+def test_turns_per_source_once_a_satellite_has_asked() -> None:
+    local = [_turn("answered", "llm", "500"), {**_turn("answered", "skill", "50"), "SOURCE": "local"}]
+    assert summarize(local)["sources"] == {"local": 2}  # entries from before SOURCE count as local
+    assert "sources:" not in render(summarize(local), None)
+    rooms = [*local, {**_turn("answered", "llm", "900"), "SOURCE": "kitchen"}]
+    assert "sources:  kitchen 1, local 2" in render(summarize(rooms), None)

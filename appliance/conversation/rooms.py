@@ -1,0 +1,273 @@
+"""Turns for satellites in other rooms: hear each caller's question, answer it as the hub's own microphone
+would, and share the one language model fairly (the Floor).
+
+The policy for the language model, which writes one answer at a time:
+  - the hub's own microphone goes first: while its turn runs, no satellite's answer starts, and a
+    satellite's answer being written when someone wakes the hub is stopped between two tokens;
+  - satellites are served first come, first served, one at a time;
+  - a satellite's question waits at most wyoming.satellite_wait_s; after that it hears BUSY_REPLY.
+Local skills and Home Assistant do not need the model, so they answer a satellite at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Final
+
+from appliance.config import Config
+from appliance.contracts import Caller, Chat, Recognizer, Stages
+from appliance.conversation.limits import TurnLimits
+from appliance.conversation.responder import Answer, Responder, Update
+from appliance.conversation.turn import Reporter, TurnRecord, speech_end_at
+from appliance.errors import HomeAssistantRefused, ModelBusy
+
+_LOGGER = logging.getLogger(__name__)
+
+BUSY_REPLY: Final = "Sorry, I'm busy answering someone else. Please ask me again in a moment."
+APOLOGY: Final = "Sorry, something went wrong."
+TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
+READ_S: Final = 0.05  # seconds a read of the satellite's audio may block while the question is heard
+UPDATE_S: Final = 0.1  # seconds to wait for the next update of an answer before looking at the caller again
+
+
+class Floor:
+    """Who may have the language model next: the hub's own microphone first, then satellites in the
+    order they asked, one at a time, each waiting at most `wait_s`."""
+
+    def __init__(self, wait_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.wait_s = wait_s
+        self.clock = clock
+        self._cond = threading.Condition()
+        self._queue: deque[object] = deque()
+        self._holder: object | None = None
+        self._preempt: Callable[[], None] | None = None
+        self._local = False
+
+    def take(self, preempt: Callable[[], None], gone: Callable[[], bool] = lambda: False) -> object | None:
+        """Wait for the model: a ticket to give back when it is this caller's turn, None when it waited
+        wait_s in vain (or the caller went away). `preempt` stops its answer should the local microphone wake."""
+        ticket = object()
+        deadline = self.clock() + self.wait_s
+        with self._cond:
+            self._queue.append(ticket)
+            try:
+                while self._holder is not None or self._local or self._queue[0] is not ticket:
+                    left = deadline - self.clock()
+                    if left <= 0 or gone():
+                        return None
+                    self._cond.wait(min(left, 0.1))
+                self._holder, self._preempt = ticket, preempt
+                return ticket
+            finally:
+                self._queue.remove(ticket)
+                self._cond.notify_all()
+
+    def give(self, ticket: object) -> None:
+        with self._cond:
+            if self._holder is ticket:
+                self._holder, self._preempt = None, None
+                self._cond.notify_all()
+
+    def local_turn(self, active: bool) -> None:
+        """The hub's own microphone began or ended a turn; a satellite's answer under way is stopped."""
+        with self._cond:
+            self._local = active
+            preempt = self._preempt if active else None
+            self._preempt = None
+            self._cond.notify_all()
+        if preempt is not None:
+            _LOGGER.info("The hub's own microphone woke: a satellite's answer is stopped")
+            preempt()
+
+    @property
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._queue)
+
+
+class Rooms:
+    """Answers satellites (contracts.Callers): the hub's recognizer with its endpointing on the satellite's
+    audio, then skills, Home Assistant when configured, else the model, spoken into the satellite's speaker.
+    Each satellite has a conversation of its own with the model (Chat.session)."""
+
+    def __init__(self, stages: Stages, cfg: Config, on_turn: Callable[[TurnRecord], None] | None = None,
+                 on_event: Callable[..., None] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stages, self.cfg, self.clock = stages, cfg, clock
+        self.floor = Floor(cfg.wyoming.satellite_wait_s, clock)
+        self.limits = TurnLimits(cfg.conversation)
+        self._report = Reporter(on_turn, on_event)
+        self._ids = itertools.count(1)
+        self._chats: dict[str, Chat] = {}
+        self._recognizers: dict[str, Recognizer] = {}
+        self._one_at_a_time: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def local_turn(self, active: bool) -> None:
+        self.floor.local_turn(active)
+
+    def _recognizer(self, name: str) -> Recognizer:
+        """The satellite's own recognizer: its voice detector must not hear the hub's microphone."""
+        with self._lock:
+            asr = self._recognizers.get(name)
+            if asr is None:
+                asr = self._recognizers[name] = self.stages.asr.another()
+            return asr
+
+    def _responder(self, name: str) -> Responder:
+        with self._lock:
+            chat = self._chats.get(name)
+            if chat is None:
+                chat = self._chats[name] = self.stages.chat.session()
+        s, cfg = self.stages, self.cfg
+        return Responder(chat, s.tts, s.splitter_factory, s.skills if cfg.skills.enabled else None, self.clock,
+                         home=s.home, home_fallback=cfg.home_assistant.fallback)
+
+    # ---------------------------------------------------------------- one turn
+
+    def answer(self, caller: Caller) -> None:
+        with self._lock:
+            lock = self._one_at_a_time.setdefault(caller.name, threading.Lock())
+        with lock:  # a question asked again waits for the one it replaces to stop
+            self._answer(caller)
+
+    def _answer(self, caller: Caller) -> None:
+        turn = TurnRecord(turn_id=next(self._ids), source=caller.name, wake_word=caller.wake_word or None,
+                          wake_at=self.clock())
+        _LOGGER.info("Satellite %s%s: listening", caller.name, f" ({caller.area})" if caller.area else "")
+        try:
+            outcome = self._hear(caller, turn)
+            if outcome is None:
+                outcome = self._respond(caller, turn)
+        except Exception as exc:
+            self._report.event("error", f"Satellite {caller.name}: the turn failed: {exc}", exc=exc,
+                               stage="satellite", source=caller.name)
+            turn.error = f"satellite: {exc}"
+            outcome = "error"
+            if not caller.gone:
+                caller.heard(turn.transcript)  # a satellite still streaming stops
+                try:
+                    self._play(caller, turn, self._responder(caller.name).say([APOLOGY], caller.sink), record=False)
+                except Exception:  # the apology itself failed: the journal has the first error
+                    _LOGGER.debug("Satellite %s: the apology failed too", caller.name, exc_info=True)
+        turn.outcome, turn.end_at = outcome, self.clock()
+        self._report.turn(turn)
+
+    def _hear(self, caller: Caller, turn: TurnRecord) -> str | None:
+        """Listen until the question is over; an outcome when there is nothing to answer, else None."""
+        utt = self._recognizer(caller.name).start([])
+        started, heard_s = self.clock(), 0.0
+        try:
+            while True:
+                if caller.gone:
+                    return "cancelled"
+                chunk = caller.source.read(0.01 if utt.busy else READ_S)
+                if chunk is not None:
+                    result = utt.feed(chunk)
+                    heard_s += chunk.duration_s
+                elif caller.source.eof:
+                    result = utt.finish()
+                else:
+                    result = utt.poll()
+                now = self.clock()
+                if result is not None:
+                    break
+                overdue = self.limits.listening(turn, started, now)
+                if overdue is not None:
+                    caller.heard("")
+                    turn.error = f"{overdue.stage}: {overdue.error}"
+                    return "timeout"
+        finally:
+            utt.close()
+        turn.transcript_at = result.final_at or now
+        turn.speech_end_at = speech_end_at(result, now, heard_s, self.cfg.asr.endpoint_silence_s)
+        turn.transcript = result.text.strip()
+        caller.heard(turn.transcript)
+        if result.outcome == "no_speech" or not turn.transcript:
+            return "no_speech"
+        return None
+
+    def _respond(self, caller: Caller, turn: TurnRecord) -> str:
+        """A local skill, else Home Assistant when configured, else the model (when the Floor allows)."""
+        responder = self._responder(caller.name)
+        reply = responder.skill(turn.transcript)
+        if reply is not None:
+            turn.route, turn.intent = "skill", reply.intent
+            turn.first_token_at = turn.answer_done_at = self.clock()
+            return "answered" if reply.end_turn else self._play(caller, turn, responder.say([reply.text], caller.sink))
+        if responder.home is not None:
+            turn.route = "home_assistant"
+            update = self._wait_home(caller, responder.consult(responder.home, turn.transcript, None))
+            if update is None:
+                return "cancelled"
+            turn.apply(update)
+            said = responder.after_home(turn.transcript, update.home, isinstance(update.error, HomeAssistantRefused))
+            if said is not None:
+                route = "home_assistant" if said.intent != "no_internet" else "skill"
+                return self._play(caller, turn, responder.say([said.text], caller.sink, route=route))
+        current: list[Answer] = []
+        # Preempted from the conductor's thread: only the answer's cancel Event is set there, which never
+        # waits (its Gate may be busy sending to a slow satellite); the answer then stops by itself.
+        ticket = self.floor.take(lambda: current[0].cancel.set() if current else None, lambda: caller.gone)
+        if ticket is None:
+            if caller.gone:
+                return "cancelled"
+            _LOGGER.info("Satellite %s waited %.0f s for the language model; told it is busy", caller.name,
+                         self.floor.wait_s)
+            turn.route, turn.error = "skill", f"llm: busy for {self.floor.wait_s:g} s"
+            self._play(caller, turn, responder.say([BUSY_REPLY], caller.sink), record=False)
+            return "timeout"
+        try:
+            answer = responder.think(turn.transcript, caller.sink)
+            current.append(answer)
+            turn.answered_by(answer)
+            return self._play(caller, turn, answer)
+        finally:
+            self.floor.give(ticket)
+
+    def _wait_home(self, caller: Caller, pending: Answer) -> Update | None:
+        while not caller.gone:
+            update = pending.next_update(UPDATE_S)
+            if update is not None and update.kind in ("home", "error"):
+                return update
+        pending.stop()
+        return None
+
+    def _play(self, caller: Caller, turn: TurnRecord, answer: Answer, record: bool = True) -> str:
+        """Follow `answer` until it is spoken (or fails, or the caller goes); the turn's outcome."""
+        if record and not turn.route:
+            turn.answered_by(answer)
+        failed: BaseException | None = None
+        while not answer.done:
+            if caller.gone:
+                answer.stop()
+            overdue = self.limits.answering(turn, turn.first_sentence_at is None, self.clock()) if record else None
+            if overdue is not None:  # a model call that does not return is not waited for
+                answer.stop()
+                turn.error = f"{overdue.stage}: {overdue.error}"
+                _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
+                self._play(caller, turn, self._responder(caller.name).say([TIMEOUT_APOLOGY], caller.sink),
+                           record=False)
+                return "timeout"
+            update = answer.next_update(UPDATE_S)
+            if update is None:
+                continue
+            if update.kind == "error" and failed is None:
+                failed = update.error or RuntimeError(update.part)
+            elif record:
+                turn.apply(update)
+        if caller.gone:
+            return "cancelled"
+        if failed is not None:
+            busy = isinstance(failed, ModelBusy)
+            turn.error = f"{'llm' if answer.route == 'llm' else answer.route}: {failed}"
+            _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
+            if not turn.answer_parts or busy:
+                self._play(caller, turn, self._responder(caller.name).say([BUSY_REPLY if busy else APOLOGY],
+                                                                           caller.sink), record=False)
+            return "timeout" if busy else "error"
+        return "cancelled" if answer.cancel.is_set() else "answered"

@@ -1,0 +1,362 @@
+"""Satellites in other rooms as a person there hears them: fake satellites (Wyoming servers on loopback)
+that the hub connects to, fake engines, and the turns the journal gets."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from appliance import assembly
+from appliance.config import Config, SatelliteConfig, WyomingConfig
+from appliance.contracts import Callers, Link, Stages
+from appliance.conversation.rooms import BUSY_REPLY, Floor, Rooms
+from appliance.conversation.turn import TurnRecord
+from appliance.links.wyoming_satellites import WyomingSatellites
+from tests.fixtures.fakes import FakeAsr, FakeChat, FakeSink, FakeSkills, FakeSource, FakeSplitter, FakeTts, FakeWake
+from tests.fixtures.satellite import FakeSatellite
+from tests.fixtures.waits import WAIT_S, wait_for
+
+
+def stages(tts: FakeTts | None = None) -> Stages:
+    return Stages(source=FakeSource(), sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
+                  tts=tts or FakeTts(), splitter_factory=FakeSplitter, skills=FakeSkills())
+
+
+@dataclass
+class Hub:
+    link: WyomingSatellites
+    rooms: Rooms
+    stages: Stages
+    satellites: dict[str, FakeSatellite]
+    turns: list[TurnRecord] = field(default_factory=list)
+
+    def turn_of(self, source: str) -> TurnRecord:
+        wait_for(lambda: any(t.source == source for t in self.turns), f"the journal's turn from {source}")
+        return next(t for t in self.turns if t.source == source)
+
+
+def config(satellites: dict[str, FakeSatellite], wait_s: float = 20.0) -> Config:
+    sats = [SatelliteConfig(uri=f"tcp://127.0.0.1:{s.port}", name=name, area=name.title())
+            for name, s in satellites.items()]
+    return dataclasses.replace(Config(), wyoming=WyomingConfig(satellites=sats, satellite_wait_s=wait_s))
+
+
+def start_hub(names: tuple[str, ...] = ("kitchen",), *, tts: FakeTts | None = None, wait_s: float = 20.0) -> Hub:
+    satellites = {name: FakeSatellite(name).start() for name in names}
+    cfg, parts = config(satellites, wait_s), stages(tts)
+    turns: list[TurnRecord] = []
+    rooms = Rooms(parts, cfg, on_turn=turns.append)
+    link = WyomingSatellites(cfg.wyoming, rooms, retry_min_s=0.05)
+    link.start()
+    for sat in satellites.values():
+        assert sat.running.wait(WAIT_S), f"the hub did not run satellite {sat.name}"
+    return Hub(link, rooms, parts, satellites, turns)
+
+
+@pytest.fixture
+def hub() -> Iterator[Hub]:
+    made = start_hub()
+    yield made
+    made.link.stop()
+    for sat in made.satellites.values():
+        sat.close()
+
+
+def test_a_question_from_a_satellite_is_heard_and_answered_on_its_speaker(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    transcript, audio = kitchen.answer(kitchen.ask())
+    assert transcript == "what is the capital of France"
+    assert audio and all(a.startswith("TTS:1: what is the capital of France") for a in audio)
+    record = hub.turn_of("kitchen")
+    assert (record.outcome, record.route, record.wake_word) == ("answered", "llm", "hey_jarvis")
+    assert record.journal_fields()["SOURCE"] == "kitchen"
+    assert record.first_audio_at is not None and record.speech_end_at is not None
+    assert hub.stages.sink.played == []  # nothing of it on the hub's own speaker
+
+
+def test_a_skill_answers_a_satellite_without_the_model(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    _, audio = kitchen.answer(kitchen.ask(["SAY:what time is it", "SIL", "SIL"]))
+    assert audio[0].startswith("TTS:It's 7:20 PM.")
+    assert hub.turn_of("kitchen").route == "skill"
+
+
+def test_a_question_cut_short_by_the_satellite_is_still_answered(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    transcript, _ = kitchen.answer(kitchen.ask(["SAY:what is the capital of France"], stop=True))
+    assert transcript == "what is the capital of France"
+
+
+def test_two_satellites_asking_at_once_are_both_answered() -> None:
+    made = start_hub(("kitchen", "bedroom"), tts=FakeTts(delay_s=0.05))
+    try:
+        kitchen, bedroom = made.satellites["kitchen"], made.satellites["bedroom"]
+        k, b = kitchen.ask(), bedroom.ask(["SAY:how far is the moon", "SIL", "SIL"])
+        assert kitchen.answer(k)[1][0].startswith("TTS:1: what is the capital of France")
+        assert bedroom.answer(b)[1][0].startswith("TTS:1: how far is the moon")
+        assert {made.turn_of(n).outcome for n in ("kitchen", "bedroom")} == {"answered"}
+        assert made.stages.asr.others == 2  # each room is heard by a recognizer of its own
+        # each room has a conversation of its own with the model
+        assert kitchen.answer(kitchen.ask(["SAY:and Spain", "SIL", "SIL"]))[1][0].startswith(
+            "TTS:2: what is the capital of France or and Spain")  # "/" spoken as "or"
+    finally:
+        made.link.stop()
+        for sat in made.satellites.values():
+            sat.close()
+
+
+def test_a_satellite_killed_mid_answer_leaves_the_other_one_answered() -> None:
+    made = start_hub(("kitchen", "bedroom"), tts=FakeTts(delay_s=0.3))
+    try:
+        kitchen, bedroom = made.satellites["kitchen"], made.satellites["bedroom"]
+        k = kitchen.ask()
+        wait_for(lambda: any(e.type == "audio-chunk" for e in kitchen.since(k)), "the kitchen's answer to begin")
+        kitchen.kill()
+        assert made.turn_of("kitchen").outcome == "cancelled"
+        b = bedroom.ask(["SAY:how far is the moon", "SIL", "SIL"])
+        assert bedroom.answer(b)[1][0].startswith("TTS:1: how far is the moon")
+        assert made.link.connected["bedroom"].is_set() and not made.link.connected["kitchen"].is_set()
+        assert made.rooms.floor.waiting == 0
+    finally:
+        made.link.stop()
+        for sat in made.satellites.values():
+            sat.close()
+
+
+def test_the_hub_connects_again_once_a_satellite_is_back(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    kitchen.kill()
+    wait_for(lambda: not hub.link.connected["kitchen"].is_set(), "the hub to notice the satellite went away")
+    time.sleep(0.2)  # a few attempts that find nobody
+    kitchen.restart()
+    assert kitchen.running.wait(WAIT_S), "the hub did not connect again"
+    assert hub.link.connections["kitchen"] == 2
+    transcript, audio = kitchen.answer(kitchen.ask())
+    assert transcript == "what is the capital of France" and audio
+
+
+def test_a_peer_that_is_not_a_satellite_is_not_run_and_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    other = FakeSatellite("speaker", is_satellite=False).start()
+    cfg = config({"speaker": other})
+    link = WyomingSatellites(cfg.wyoming, Rooms(stages(), cfg), retry_min_s=0.01)
+    link.start()
+    try:
+        wait_for(lambda: link.connections["speaker"] >= 3, "more looks at the peer")
+        assert not other.running.is_set()
+        said = [r.getMessage() for r in caplog.records if "is not a satellite" in r.getMessage()]
+        assert len(said) == 1 and "trying again" in said[0], said
+    finally:
+        link.stop()
+        other.close()
+
+
+def test_a_satellite_that_waits_too_long_for_the_model_hears_that_the_hub_is_busy() -> None:
+    made = start_hub(wait_s=0.3)
+    try:
+        made.link.local_turn(True)  # someone is asking the hub itself
+        kitchen = made.satellites["kitchen"]
+        _, audio = kitchen.answer(kitchen.ask())
+        assert audio[0].startswith(f"TTS:{BUSY_REPLY}")
+        record = made.turn_of("kitchen")
+        assert record.outcome == "timeout" and "busy" in record.error
+        made.link.local_turn(False)
+        assert kitchen.answer(kitchen.ask())[1][0].startswith("TTS:1: what is the capital of France")
+    finally:
+        made.link.stop()
+        for sat in made.satellites.values():
+            sat.close()
+
+
+# ---------------------------------------------------------------- the policy itself
+
+
+def test_the_floor_serves_satellites_first_come_one_at_a_time() -> None:
+    floor = Floor(wait_s=WAIT_S)
+    first = floor.take(lambda: None)
+    assert first is not None
+    order: list[str] = []
+
+    def asker(name: str) -> None:
+        ticket = floor.take(lambda: None)
+        order.append(name)
+        floor.give(ticket)
+
+    threads = []
+    for name in ("bedroom", "garage"):
+        threads.append(threading.Thread(target=asker, args=(name,)))
+        threads[-1].start()
+        wait_for(lambda n=len(threads): floor.waiting == n, f"{name} to wait")
+    floor.give(first)
+    for t in threads:
+        t.join(WAIT_S)
+    assert order == ["bedroom", "garage"]
+
+
+def test_the_hubs_own_microphone_goes_first() -> None:
+    floor = Floor(wait_s=WAIT_S)
+    stopped = threading.Event()
+    ticket = floor.take(stopped.set)
+    floor.local_turn(True)
+    assert stopped.is_set(), "a satellite's answer under way is stopped when the hub itself wakes"
+    floor.give(ticket)
+    got: list[object] = []
+    waiter = threading.Thread(target=lambda: got.append(floor.take(lambda: None)))
+    waiter.start()
+    time.sleep(0.2)
+    assert not got, "a satellite does not start while the hub's own turn runs"
+    floor.local_turn(False)
+    waiter.join(WAIT_S)
+    assert got and got[0] is not None
+
+
+def test_a_wait_has_a_limit() -> None:
+    floor = Floor(wait_s=0.1)
+    floor.local_turn(True)
+    assert floor.take(lambda: None) is None
+    assert floor.waiting == 0
+
+
+# ---------------------------------------------------------------- off by default
+
+
+def test_nothing_connects_unless_satellites_are_configured() -> None:
+    assert assembly.build_links(Config(), stages()) == []
+    cfg = dataclasses.replace(Config(), wyoming=WyomingConfig(satellites=[SatelliteConfig(uri="tcp://127.0.0.1:1")]))
+    (link,) = assembly.build_links(cfg, stages())
+    assert isinstance(link, WyomingSatellites) and isinstance(link, Link)
+    assert isinstance(link.callers, Callers) and list(link.connected) == ["127.0.0.1"]
+
+
+def test_another_recognizer_shares_the_model_but_not_the_voice_detector_or_the_transcription_thread() -> None:
+    from appliance.hearing import asr
+
+    class Whisper(asr.WhisperRecognizer):
+        def _load_model(self) -> object:
+            return model
+
+    model, vads = object(), []
+    hub_asr = Whisper(Config(), Path("tiny"), vad_factory=lambda: vads.append(object()) or vads[-1])
+    room = hub_asr.another()
+    assert room._model is model and hub_asr._model is model
+    assert room._vad is not hub_asr._vad and len(vads) == 2
+    assert room.runner is not hub_asr.runner
+
+
+def test_the_service_tells_the_links_when_the_hubs_own_turn_begins_and_ends() -> None:
+    from appliance.conversation.conductor import State
+    from appliance.service import Journal, Service
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.calls: list[bool] = []
+
+        def start(self) -> None: ...
+
+        def stop(self, timeout: float = 2.0) -> None: ...
+
+        def local_turn(self, active: bool) -> None:
+            self.calls.append(active)
+
+    link = Recorder()
+    service = Service(Config(), stages(), Journal(False, sender=lambda *a, **k: None, echo=False), links=[link])
+    for state in (State.LISTENING, State.THINKING, State.SPEAKING, State.IDLE):
+        service._on_state(state)
+    assert link.calls == [True, True, True, False]
+
+
+def test_the_hub_waking_cuts_a_satellites_answer_short_and_the_satellite_is_told_it_is_over() -> None:
+    made = start_hub(tts=FakeTts(delay_s=0.5))  # each of the answer's two chunks takes 0.5 s to make
+    try:
+        kitchen = made.satellites["kitchen"]
+        start = kitchen.ask()
+        wait_for(lambda: any(e.type == "audio-chunk" for e in kitchen.since(start)), "the kitchen's answer to begin")
+        made.link.local_turn(True)
+        wait_for(lambda: any(e.type == "audio-stop" for e in kitchen.since(start)), "the kitchen's audio-stop")
+        assert [e.type for e in kitchen.since(start)].count("audio-chunk") == 1
+        assert made.turn_of("kitchen").outcome == "cancelled"
+        made.link.local_turn(False)
+    finally:
+        made.link.stop()
+        for sat in made.satellites.values():
+            sat.close()
+
+
+def test_a_satellite_gone_while_it_is_heard_is_given_up_and_connected_again(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    kitchen.ask(["SAY:what is the capital"])  # and then the power goes
+    kitchen.kill()
+    assert hub.turn_of("kitchen").outcome == "cancelled"
+    kitchen.restart()
+    assert kitchen.running.wait(WAIT_S)
+    transcript, audio = kitchen.answer(kitchen.ask())
+    assert transcript == "what is the capital of France" and audio
+
+
+def test_the_hubs_own_turns_say_local() -> None:
+    assert TurnRecord(turn_id=1).journal_fields()["SOURCE"] == "local"
+
+
+def test_a_model_held_elsewhere_past_its_own_wait_gives_the_busy_answer_too(hub: Hub) -> None:
+    chat = hub.stages.chat
+    assert isinstance(chat, FakeChat)
+    chat.busy_wait_s = 0.1
+    with chat._busy:  # e.g. Home Assistant's conversation on the services port
+        kitchen = hub.satellites["kitchen"]
+        _, audio = kitchen.answer(kitchen.ask())
+    assert audio[0].startswith(f"TTS:{BUSY_REPLY}")
+    assert hub.turn_of("kitchen").outcome == "timeout"
+
+
+def test_a_model_call_that_never_returns_costs_the_satellite_a_timeout_not_its_thread() -> None:
+    satellites = {"kitchen": FakeSatellite("kitchen").start()}
+    base = config(satellites)
+    cfg = dataclasses.replace(base, conversation=dataclasses.replace(base.conversation, think_timeout_s=0.5))
+    parts, turns = stages(), []
+
+    class Hung:  # a Chat whose answer never comes, and never returns
+        def __init__(self) -> None:
+            self.release = threading.Event()
+
+        def session(self) -> Hung:
+            return self
+
+        def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
+            self.release.wait(WAIT_S)
+            yield "late"
+
+        last_stats = None
+
+    hung = Hung()
+    parts = dataclasses.replace(parts, chat=hung)
+    rooms = Rooms(parts, cfg, on_turn=turns.append)
+    link = WyomingSatellites(cfg.wyoming, rooms, retry_min_s=0.05)
+    link.start()
+    try:
+        kitchen = satellites["kitchen"]
+        assert kitchen.running.wait(WAIT_S)
+        _, audio = kitchen.answer(kitchen.ask())
+        assert audio[0].startswith("TTS:Sorry, that took too long.")
+        wait_for(lambda: turns, "the turn")
+        assert turns[0].outcome == "timeout" and rooms.floor.waiting == 0
+    finally:
+        hung.release.set()
+        link.stop()
+        satellites["kitchen"].close()
+
+
+def test_a_recognizer_that_fails_costs_one_apology_and_the_next_question_is_heard(hub: Hub) -> None:
+    asr = hub.stages.asr
+    assert isinstance(asr, FakeAsr)
+    asr.fail_feed = True
+    kitchen = hub.satellites["kitchen"]
+    _, audio = kitchen.answer(kitchen.ask())
+    assert audio[0].startswith("TTS:Sorry, something went wrong.")
+    assert hub.turn_of("kitchen").outcome == "error"
+    asr.fail_feed = False
+    assert kitchen.answer(kitchen.ask())[1][0].startswith("TTS:1: what is the capital of France")
