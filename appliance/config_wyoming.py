@@ -12,47 +12,44 @@ if TYPE_CHECKING:
     from appliance.config_validation import Validator
 
 WYOMING_EXAMPLE: Final = "tcp://0.0.0.0:10300"
+SATELLITE_EXAMPLE: Final = "tcp://192.168.1.31:10700"
+
+
+def _tcp_address(uri: str, example: str, not_tcp: str) -> tuple[str, int]:
+    """(host, port) of tcp://HOST:PORT; ValueError naming what is wrong (`not_tcp` for another scheme)."""
+    parts = urlsplit(uri)
+    if parts.scheme != "tcp":
+        raise ValueError(not_tcp)
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"has a port that cannot be (1-65535), like {example}") from None
+    if not parts.hostname or port is None:
+        raise ValueError(f"must name a host and a port, like {example}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"must be only tcp://HOST:PORT, like {example}")
+    return parts.hostname, port
 
 
 def wyoming_address(uri: str) -> tuple[str, int]:
     """(host, port) of a wyoming.services URI such as tcp://0.0.0.0:10300; ValueError saying what is wrong."""
-    parts = urlsplit(uri)
-    if parts.scheme != "tcp":
-        raise ValueError(f"must be a tcp:// address like {WYOMING_EXAMPLE} (or empty to turn it off)")
-    try:
-        port = parts.port
-    except ValueError:
-        raise ValueError(f"has a port that cannot be (1-65535), like {WYOMING_EXAMPLE}") from None
-    if not parts.hostname or port is None:
-        raise ValueError(f"must name a host and a port, like {WYOMING_EXAMPLE}")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
-        raise ValueError(f"must be only tcp://HOST:PORT, like {WYOMING_EXAMPLE}")
-    host = parts.hostname
+    host, port = _tcp_address(uri, WYOMING_EXAMPLE,
+                              f"must be a tcp:// address like {WYOMING_EXAMPLE} (or empty to turn it off)")
     try:
         ipaddress.ip_address(host)
     except ValueError:
-        raise ValueError("must listen on an IP address of this machine (0.0.0.0 for all, :: for all of IPv6), "
-                         f"like {WYOMING_EXAMPLE}") from None
+        raise ValueError("must listen on an IP address of this machine (0.0.0.0 for all, :: for all of "
+                         f"IPv6), like {WYOMING_EXAMPLE}") from None
     return host, port
 
 
-SATELLITE_EXAMPLE: Final = "tcp://192.168.1.31:10700"
-
-
 def satellite_address(uri: str) -> tuple[str, int]:
-    """(host, port) of a satellite's URI such as tcp://kitchen.local:10700; ValueError saying what is wrong."""
-    parts = urlsplit(uri)
-    if parts.scheme != "tcp":
-        raise ValueError(f"must be the satellite's tcp:// address, like {SATELLITE_EXAMPLE}")
-    try:
-        port = parts.port
-    except ValueError:
-        raise ValueError(f"has a port that cannot be (1-65535), like {SATELLITE_EXAMPLE}") from None
-    if not parts.hostname or not port:
+    """(host, port) of a satellite's URI such as tcp://kitchen.local:10700; ValueError saying what's wrong."""
+    host, port = _tcp_address(uri, SATELLITE_EXAMPLE,
+                              f"must be the satellite's tcp:// address, like {SATELLITE_EXAMPLE}")
+    if not port:  # a satellite cannot be reached on port 0
         raise ValueError(f"must name a host and a port, like {SATELLITE_EXAMPLE}")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
-        raise ValueError(f"must be only tcp://HOST:PORT, like {SATELLITE_EXAMPLE}")
-    return parts.hostname, port
+    return host, port
 
 
 def satellite_name(sat: SatelliteConfig) -> str:

@@ -14,9 +14,9 @@ It reads only while the person is speaking: in a pause the recognizer transcribe
 from __future__ import annotations
 
 import logging
-import threading
 
 from appliance.contracts import Chat
+from appliance.hearing.asr_worker import Worker
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -42,11 +42,9 @@ class Prefill:
         self._partial = ""
         self._words: list[str] = []
         self._asked = ""
-        self._next: str | None = None
         self._epoch = 0  # a prefill under way gives up once this moves on (stop) or a newer text waits
         self._speaking = False
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker("appliance-prefill")  # newest text first: one waiting is dropped for a newer
         self.tokens = 0
         """The prompt's tokens in the model's cache after the last prefill (figures)."""
 
@@ -68,33 +66,26 @@ class Prefill:
         if text == self._asked:
             return
         self._asked = text
-        with self._cond:
-            self._next = text
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="appliance-prefill", daemon=True)
-                self._thread.start()
-            self._cond.notify()
+        epoch = self._epoch
+        self._worker.submit(lambda: self._read(text, epoch))
 
     def stop(self) -> None:
         """The utterance is over (or has an early transcript): give up what is under way, start afresh."""
         self._partial, self._words, self._asked = "", [], ""
-        with self._cond:
-            self._next = None
-            self._epoch += 1
+        self._epoch += 1
 
-    def _loop(self) -> None:
-        while True:
-            with self._cond:
-                while self._next is None:
-                    self._cond.wait()
-                text, self._next = self._next, None
-                epoch = self._epoch
-            if not self._speaking:
-                continue
-            try:
-                self.tokens = self.chat.prefill(
-                    text, lambda: self._epoch != epoch or self._next is not None or not self._speaking)
-            except Exception as exc:  # noqa: BLE001 - the answer reads the whole prompt itself then
-                _LOGGER.warning("Reading the question into the model ahead failed: %s", exc)
-            else:
-                _LOGGER.debug("Prefilled %d prompt tokens through %r", self.tokens, text)
+    def _read(self, text: str, epoch: int) -> str:
+        """One prefill, on the worker's thread; returns no text (the worker's runs are shaped for text)."""
+
+        def given_up() -> bool:  # stopped, paused, or a newer text waits
+            return self._epoch != epoch or self._worker.waiting or not self._speaking
+
+        if given_up():
+            return ""
+        try:
+            self.tokens = self.chat.prefill(text, given_up)
+        except Exception as exc:  # noqa: BLE001 - the answer reads the whole prompt itself then
+            _LOGGER.warning("Reading the question into the model ahead failed: %s", exc)
+        else:
+            _LOGGER.debug("Prefilled %d prompt tokens through %r", self.tokens, text)
+        return ""

@@ -1,4 +1,4 @@
-"""Recognition runs: inline for a streaming engine, on the recognizer's own worker thread for Whisper."""
+"""Runs of jobs, newest first: inline for a streaming engine, on a worker thread for Whisper and prefill."""
 
 from __future__ import annotations
 
@@ -73,8 +73,14 @@ class Worker:
         return run
 
     @property
+    def waiting(self) -> bool:
+        """A run is waiting to start (a newer one than the one running, if any)."""
+        with self._cond:
+            return self._next is not None
+
+    @property
     def idle(self) -> bool:
-        """No run is running or waiting: one submitted now starts at once (partial transcripts wait for this)."""
+        """No run is running or waiting: one submitted now starts at once (partials wait for this)."""
         with self._cond:
             return self._next is None and self._running is None
 

@@ -23,6 +23,7 @@ from wyoming.satellite import RunSatellite
 
 from appliance.config import SatelliteConfig, WyomingConfig, satellite_address, satellite_name
 from appliance.contracts import Callers
+from appliance.links.loop_thread import LoopThread
 from appliance.links.wyoming_audio import chunk_format
 from appliance.links.wyoming_caller import RemoteCaller
 from appliance.links.wyoming_wire import MAX_HEADER_BYTES, BadPeer, read_event, write_event
@@ -38,7 +39,7 @@ PING_S: Final = 20.0  # seconds between pings (only satellites that answer them 
 START_STAGE_ASR: Final = "asr"  # a pipeline starting at speech recognition: the satellite heard its wake word
 
 
-class WyomingSatellites:
+class WyomingSatellites(LoopThread):
     """Connects to every configured satellite on a thread and event loop of its own (start/stop from
     service.py); each question is answered on a thread of its own by `callers`."""
 
@@ -50,44 +51,14 @@ class WyomingSatellites:
         """Set while the hub is connected to that satellite (and has sent it run-satellite)."""
         self.connections: dict[str, int] = dict.fromkeys(self.connected, 0)
         """Connections made to each satellite so far."""
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
-        self._thread: threading.Thread | None = None
-        self._stop_requested = threading.Event()
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="appliance-satellites", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 2.0) -> None:
-        """Close every satellite's connection; questions under way end without waiting for their answers."""
-        self._stop_requested.set()
-        loop, stopping = self._loop, self._stopping
-        if loop is not None and stopping is not None:
-            try:
-                loop.call_soon_threadsafe(stopping.set)
-            except RuntimeError:  # the loop has already ended
-                pass
-        if self._thread is not None:
-            self._thread.join(timeout)
+        super().__init__("appliance-satellites", "The satellites' link")
 
     def local_turn(self, active: bool) -> None:
         self.callers.local_turn(active)
 
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        try:
-            loop.run_until_complete(self._main())
-        except Exception:
-            _LOGGER.exception("The satellites' link stopped")
-        finally:
-            loop.close()
-
-    async def _main(self) -> None:
-        self._stopping = asyncio.Event()
-        if self._stop_requested.is_set():
-            return
+    async def serve(self) -> None:
+        """Keep every satellite connected until stop(); questions under way end without waiting for answers."""
+        assert self._stopping is not None
         tasks = [asyncio.create_task(self._keep(sat)) for sat in self.cfg.satellites]
         try:
             await self._stopping.wait()

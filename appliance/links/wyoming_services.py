@@ -23,6 +23,7 @@ from appliance.audio import AudioChunk
 from appliance.config import WyomingConfig, wyoming_address
 from appliance.contracts import Chat
 from appliance.errors import ModelBusy
+from appliance.links.loop_thread import LoopThread
 from appliance.links.wyoming_audio import Recording, chunk_format, pieces
 from appliance.links.wyoming_info import Engines, describe
 from appliance.links.wyoming_wire import MAX_HEADER_BYTES, BadPeer, read_event, write_event
@@ -39,7 +40,7 @@ FAILED_REPLY: Final = "Sorry, something went wrong while I was thinking about th
 NOTHING_REPLY: Final = "I didn't catch a question."
 
 
-class WyomingServices:
+class WyomingServices(LoopThread):
     """Serves the Wyoming services port on a thread and event loop of its own (start/stop from service.py).
 
     The engines run on a small pool of worker threads, so a transcription or an answer never holds
@@ -58,48 +59,22 @@ class WyomingServices:
         self._sessions: OrderedDict[str, tuple[Chat, float]] = OrderedDict()
         self._sessions_lock = threading.Lock()
         self._pool = concurrent.futures.ThreadPoolExecutor(ENGINE_THREADS, thread_name_prefix="appliance-wyoming")
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
-        self._thread: threading.Thread | None = None
-        self._stop_requested = threading.Event()
         self._connections = 0
+        super().__init__("appliance-wyoming", "The Wyoming services port")
 
     # ---------------------------------------------------------------- the thread
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="appliance-wyoming", daemon=True)
-        self._thread.start()
-
     def stop(self, timeout: float = 2.0) -> None:
         """Stop listening and close every connection (answers under way end between tokens)."""
-        self._stop_requested.set()
-        loop, stopping = self._loop, self._stopping
-        if loop is not None and stopping is not None:
-            try:
-                loop.call_soon_threadsafe(stopping.set)
-            except RuntimeError:  # the loop has already ended
-                pass
-        if self._thread is not None:
-            self._thread.join(timeout)
+        super().stop(timeout)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def local_turn(self, active: bool) -> None:
         """The services port serves Home Assistant's requests as they come: nothing to do."""
 
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        try:
-            loop.run_until_complete(self._main())
-        except Exception:
-            _LOGGER.exception("The Wyoming services port stopped")
-        finally:
-            loop.close()
-
-    async def _main(self) -> None:
-        self._stopping = asyncio.Event()
-        if self._stop_requested.is_set():  # stop() came before this loop could be told
-            return
+    async def serve(self) -> None:
+        """Listen (and announce, when asked) until stop()."""
+        assert self._stopping is not None
         server = await self._listen()
         if server is None:
             return

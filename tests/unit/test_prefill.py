@@ -97,7 +97,7 @@ def test_only_stable_words_are_read_in_and_a_change_is_handed_over() -> None:
     for partial in ["How", "How long", "How long should I boil a", "How long should I boil a leg",
                     "How long should I boil an egg", "How long should I boil an egg."]:
         prefill.heard(partial)
-        wait_for(lambda: prefill._next is None, "the prefill thread")
+        wait_for(lambda: prefill._worker.idle, "the prefill thread")
     wait_for(lambda: chat.prefilled[-1:] == ["How long should I boil an egg"], "the last prefill")
     assert chat.prefilled[0] == "How"  # "How" heard twice
     assert "How long should I boil a leg" not in chat.prefilled  # never heard twice
