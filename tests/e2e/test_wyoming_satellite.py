@@ -1,13 +1,13 @@
-"""A real wyoming-satellite (1.0.0) in another room, answered by the hub on the small real models: the hub
-connects to it, hears "what is the capital of France?" after its wake word, and the satellite's speaker
-plays an answer that says Paris."""
+"""Real wyoming-satellites (1.0.0) in other rooms, answered by the hub on the small real models: the hub
+connects to each, hears the question after its wake word, and the satellite's speaker plays the answer.
+Also with two rooms asking at once, and with a satellite that loses power in the middle of its answer."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
-import time
-
+from collections.abc import Callable, Iterator
 
 from appliance import assembly
 from appliance.audio import AudioChunk
@@ -24,10 +24,12 @@ from tests.fixtures.wyoming_satellite import SND_RATE, RealSatellite
 _LOGGER = logging.getLogger(__name__)
 
 
-def test_a_real_satellite_hears_paris(real_satellite: RealSatellite, piper, llm_chat, transcribe) -> None:  # noqa: ANN001
+@contextlib.contextmanager
+def hub(satellites: list[RealSatellite], piper, llm_chat) -> Iterator[tuple[WyomingSatellites, list[TurnRecord]]]:  # noqa: ANN001
+    """The hub's satellite link and turns on Whisper, Piper and the model, connected to every satellite."""
     base = Config()
     cfg = dataclasses.replace(base, asr=dataclasses.replace(base.asr, engine="whisper"), wyoming=WyomingConfig(
-        satellites=[SatelliteConfig(uri=real_satellite.uri, name="kitchen", area="Kitchen")]))
+        satellites=[SatelliteConfig(uri=s.uri, name=s.name, area=s.area) for s in satellites]))
     _engine, path = choose_engine(cfg)
     stages = Stages(source=FakeSource(), sink=FakeSink(), wake=FakeWake(), asr=WhisperRecognizer(cfg, path).load(),
                     chat=llm_chat, tts=piper, splitter_factory=assembly.splitter_factory(cfg))
@@ -35,28 +37,71 @@ def test_a_real_satellite_hears_paris(real_satellite: RealSatellite, piper, llm_
     link = WyomingSatellites(cfg.wyoming, Rooms(stages, cfg, on_turn=turns.append))
     link.start()
     try:
-        assert link.connected["kitchen"].wait(SLOW_WAIT_S), "the hub did not connect to the satellite"
+        for sat in satellites:
+            assert link.connected[sat.name].wait(SLOW_WAIT_S), f"the hub did not connect to {sat.name}"
+        yield link, turns
+    finally:
+        link.stop()
+
+
+def turn_of(turns: list[TurnRecord], name: str) -> Callable[[], TurnRecord | None]:
+    return lambda: next((t for t in turns if t.source == name), None)
+
+
+def test_a_real_satellite_hears_paris(real_satellite: RealSatellite, piper, llm_chat, transcribe) -> None:  # noqa: ANN001
+    with hub([real_satellite], piper, llm_chat) as (_link, turns):
         real_satellite.speak()
         wait_for(lambda: turns, "the satellite's turn", LOAD_WAIT_S)
         (turn,) = turns
         assert turn.outcome == "answered", (turn.outcome, turn.error, turn.transcript)
         assert "capital of france" in turn.transcript.lower()
-        # the satellite writes what it plays as it comes: wait until all of it is there
-        wait_for(lambda: len(real_satellite.played()) >= 2 * SND_RATE * 0.5, "the answer on the satellite's speaker",
-                 SLOW_WAIT_S)
-        sizes = [-1]
-
-        def settled() -> bool:  # no more audio for 1 s
-            sizes.append(len(real_satellite.played()))
-            time.sleep(1.0)
-            return sizes[-1] == sizes[-2]
-        wait_for(settled, "the satellite's speaker to fall silent", SLOW_WAIT_S)
-        heard = transcribe(AudioChunk(real_satellite.played(), SND_RATE))
+        heard = transcribe(AudioChunk(real_satellite.answer(), SND_RATE))
         timings = turn.timings_ms()
         _LOGGER.warning("satellite: heard %r; answered %r; end of speech to first audio %s ms, to transcript %s ms",
                         turn.transcript, heard, timings["speech_end_to_first_audio"],
                         timings["speech_end_to_transcript"])
         assert "paris" in heard, heard
         assert turn.source == "kitchen" and turn.journal_fields()["SOURCE"] == "kitchen"
-    finally:
-        link.stop()
+
+
+def test_two_real_satellites_asking_at_once_each_hear_their_own_answer(
+        real_satellites, piper, llm_chat, transcribe) -> None:  # noqa: ANN001
+    kitchen = real_satellites("what is the capital of France?", name="kitchen", area="Kitchen")
+    bedroom = real_satellites("what is the capital of Japan?", name="bedroom", area="Bedroom")
+    with hub([kitchen, bedroom], piper, llm_chat) as (_link, turns):
+        kitchen.speak()
+        bedroom.speak()
+        wait_for(lambda: len(turns) == 2, "both satellites' turns", 2 * LOAD_WAIT_S)
+        assert {t.source: t.outcome for t in turns} == {"kitchen": "answered", "bedroom": "answered"}, \
+            [(t.source, t.outcome, t.error, t.transcript) for t in turns]
+        in_kitchen = transcribe(AudioChunk(kitchen.answer(), SND_RATE))
+        in_bedroom = transcribe(AudioChunk(bedroom.answer(), SND_RATE))
+        assert "paris" in in_kitchen and "tokyo" not in in_kitchen, in_kitchen
+        assert "tokyo" in in_bedroom and "paris" not in in_bedroom, in_bedroom
+
+
+def test_a_real_satellite_killed_mid_answer_leaves_the_hub_answering_the_others_and_is_served_again_once_back(
+        real_satellites, piper, llm_chat, transcribe) -> None:  # noqa: ANN001
+    kitchen = real_satellites("tell me a long story about the city of Paris.", name="kitchen", area="Kitchen")
+    bedroom = real_satellites("what is the capital of Japan?", name="bedroom", area="Bedroom")
+    with hub([kitchen, bedroom], piper, llm_chat) as (link, turns):
+        kitchen.speak()
+        wait_for(lambda: kitchen.played(), "the first of the kitchen's answer", LOAD_WAIT_S)
+        kitchen.kill()
+        wait_for(turn_of(turns, "kitchen"), "the kitchen's turn to be recorded", LOAD_WAIT_S)
+        story = turn_of(turns, "kitchen")()
+        assert story is not None and story.outcome == "cancelled", (story.outcome, story.error)
+        wait_for(lambda: not link.connected["kitchen"].is_set(), "the hub to notice the kitchen is gone", SLOW_WAIT_S)
+
+        bedroom.speak()  # the other room and the model are unaffected
+        wait_for(turn_of(turns, "bedroom"), "the bedroom's turn", LOAD_WAIT_S)
+        assert turn_of(turns, "bedroom")().outcome == "answered"
+        assert "tokyo" in transcribe(AudioChunk(bedroom.answer(), SND_RATE))
+
+        back = real_satellites("what is the capital of France?", name="kitchen", area="Kitchen", port=kitchen.port)
+        assert link.connected["kitchen"].wait(SLOW_WAIT_S), "the hub did not connect to the kitchen again"
+        assert link.connections["kitchen"] == 2
+        back.speak()
+        wait_for(lambda: len(turns) == 3, "the kitchen's second turn", LOAD_WAIT_S)
+        assert turns[-1].source == "kitchen" and turns[-1].outcome == "answered"
+        assert "paris" in transcribe(AudioChunk(back.answer(), SND_RATE))
