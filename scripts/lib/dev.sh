@@ -3,10 +3,11 @@
 # editable with its extras, the small real models, optionally the benchmark model). Sourced by
 # scripts/install.sh, which defines the output, error and shared helpers used here.
 
-# Debian packages a development checkout needs (tests use sox, espeak-ng, PulseAudio, journald).
+# Debian packages a development checkout needs (tests use sox, espeak-ng, PulseAudio, journald, and
+# ffmpeg, which the test Home Assistant converts the hub's speech with, as every Home Assistant does).
 DEV_DEBIAN_PACKAGES=(
   build-essential cmake pkg-config libsystemd-dev libportaudio2
-  espeak-ng sox libsox-fmt-all pulseaudio pulseaudio-utils libasound2-plugins
+  espeak-ng sox libsox-fmt-all pulseaudio pulseaudio-utils libasound2-plugins ffmpeg
   systemd shellcheck debootstrap
   python3 python3-venv python3-dev   # the venv, and Python.h for systemd-python's C extension
 )

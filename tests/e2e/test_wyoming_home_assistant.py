@@ -3,13 +3,15 @@
 The port runs in this process on the small real models (Whisper tiny.en, Piper joe, SmolLM2); Home
 Assistant adds it through its own config flow (host and port), as its owner would in the UI, then
 its conversation API answers with the hub's model and its speech-to-text API hears with the hub's
-recognizer.
+recognizer, and an Assist pipeline of its own runs from the spoken question to the spoken answer on the
+hub's recognizer, model and voice.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import subprocess
 import urllib.request
 from collections.abc import Iterator
@@ -17,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from appliance.audio import read_wav
+from appliance.audio import AudioChunk, read_wav
 from appliance.config import Config, WyomingConfig
 from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.links.wyoming_info import Engines
@@ -101,3 +103,30 @@ def test_home_assistant_speech_to_text_through_the_hub_recognizer(
     assert reply["result"] == "success", reply
     edits, _total = word_errors(question, reply["text"])
     assert edits <= 1, reply
+
+
+def decode_mp3(data: bytes) -> AudioChunk:
+    """Home Assistant's spoken answer (MP3, as its TTS proxy serves it) as 16 kHz mono audio, with ffmpeg."""
+    ffmpeg = shutil.which("ffmpeg")
+    assert ffmpeg, "ffmpeg is missing: Home Assistant converts speech with it (scripts/install.sh --dev installs it)"
+    done = subprocess.run([ffmpeg, "-hide_banner", "-loglevel", "error", "-i", "pipe:0", "-f", "s16le", "-ac", "1",
+                           "-ar", "16000", "pipe:1"], input=data, capture_output=True, timeout=SLOW_WAIT_S, check=True)
+    return AudioChunk(done.stdout, 16000)
+
+
+def test_an_assist_pipeline_on_the_hubs_engines_answers_a_spoken_question_aloud(
+        home_assistant: HomeAssistantServer, entities: dict[str, str], speech, transcribe, tmp_path) -> None:  # noqa: ANN001
+    """Home Assistant's own Assist pipeline, as a voice device runs it: the hub hears the question, its
+    model answers, its voice speaks the answer, and Home Assistant serves that speech."""
+    pipeline = {"name": "Appliance", "language": "en", "conversation_engine": entities["conversation"],
+                "conversation_language": "en", "stt_engine": entities["stt"], "stt_language": "en",
+                "tts_engine": entities["tts"], "tts_language": "en", "tts_voice": None,
+                "wake_word_entity": None, "wake_word_id": None}
+    question = read_wav(speech.join([0.3, speech("what is the capital of France?", variation=0.0), 1.0]))
+    events, spoken = home_assistant.assist(pipeline, question.samples, tmp_path)
+    by_type = {e.get("type"): e.get("data") or {} for e in events}
+    assert "error" not in by_type, by_type.get("error")
+    assert "capital of france" in by_type["stt-end"]["stt_output"]["text"].lower(), by_type["stt-end"]
+    said = by_type["intent-end"]["intent_output"]["response"]["speech"]["plain"]["speech"]
+    assert "paris" in words(said), said
+    assert "paris" in transcribe(decode_mp3(spoken)), said
