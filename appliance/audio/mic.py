@@ -61,6 +61,11 @@ class WavSource:
     def eof(self) -> bool:
         return self.frames_read * self.chunk_samples >= len(self._samples)
 
+    @property
+    def started_at(self) -> float | None:
+        """time.monotonic() when the first chunk was read, paced in real time (None otherwise or before)."""
+        return self._started
+
     def read(self, timeout: float = 1.0) -> AudioChunk | None:
         """The next chunk, or None at the end of the file."""
         if self.eof:
