@@ -40,6 +40,7 @@ from e2e import OUT, ClockSink, config_for, make_questions, pct  # noqa: E402
 
 KEY: Final = "speech_end_to_first_audio"
 FRAME_S: Final = 0.01
+IDLE_RESET_S: Final = 1.0  # seconds: shorter than the time between two questions here
 VOICED_RMS: Final = 300.0  # int16 RMS of a 10 ms frame that counts as speech (the recordings' silence is 0)
 
 
@@ -108,6 +109,9 @@ def main() -> int:
     cfg = dataclasses.replace(cfg, conversation=dataclasses.replace(cfg.conversation, follow_up="never"))
     (OUT / "state").mkdir(parents=True, exist_ok=True)
     stages = build_stages(cfg, sink=ClockSink(), mic=False)
+    # Each question a fresh conversation on both sides, as questions asked minutes apart are: the
+    # satellite's conversation is its own (Chat.session), so it is forgotten by the idle reset.
+    stages.chat.idle_reset_s = IDLE_RESET_S
     wavs = make_questions(stages.tts, args.questions, OUT / "questions")
     sat = RealSatellite(venv, Path(tempfile.mkdtemp(prefix="bench-satellite-")), wavs[0], "kitchen", "Kitchen")
     sat.start()

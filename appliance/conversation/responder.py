@@ -11,6 +11,7 @@ loop, or `ask`) reads them with Answer.updates() and keeps its own record.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
@@ -38,6 +39,8 @@ from appliance.thinking.requests import controls_device
 
 _LOGGER = logging.getLogger(__name__)
 
+UNPLACED: Final = ("no_intent_match", "no_valid_targets")
+"""Home Assistant's codes for a request it could not tie to a device (no room given where one is needed)."""
 DRAIN_TIMEOUT_S: Final = 30.0  # seconds the speech worker waits for the speaker to play out an answer
 
 
@@ -245,13 +248,23 @@ class Responder:
             return SkillReply(reply.speech, "home_assistant")
         return honesty.offline(question)
 
-    def consult(self, home: Home, question: str, conversation_id: str | None) -> Answer:
+    def consult(self, home: Home, question: str, conversation_id: str | None, area: str = "") -> Answer:
         """Ask the owner's Home Assistant, on a thread of its own; its answer comes as a 'home' update
-        (or an 'error' one), and the caller decides who speaks (conversation/answers.py)."""
+        (or an 'error' one), and the caller decides who speaks (conversation/answers.py).
+
+        Asked in a room (`area`, a satellite's): a device request that names nothing Home Assistant
+        can place ("turn on the light") is asked again in that room, as Home Assistant places a
+        request from a voice device in its area; a room or device named in the request goes first.
+        """
         answer = Answer(question, self.tts, None, self.clock, route="home")
 
         def run() -> None:
-            answer._post("home", home=home.process(question, conversation_id))
+            reply = home.process(question, conversation_id)
+            if area and not reply.handled and reply.code in UNPLACED and controls_device(question):
+                in_room = home.process(in_area(question, area), conversation_id)
+                if in_room.handled:
+                    reply = dataclasses.replace(in_room, ms=reply.ms + in_room.ms)
+            answer._post("home", home=reply)
 
         answer._start_model(run, part="home")
         return answer
@@ -300,3 +313,8 @@ class Responder:
             answer._sentence(text)
         answer._end_speech()
         return answer
+
+
+def in_area(question: str, area: str) -> str:
+    """The request said in the room: "Turn on the light." in Kitchen -> "Turn on the light in the Kitchen"."""
+    return f"{question.strip().rstrip('.!?').rstrip()} in the {area}"

@@ -20,8 +20,10 @@ from collections.abc import Callable
 from typing import Final
 
 from appliance.config import Config
-from appliance.contracts import Caller, Chat, Recognizer, Stages
+from appliance.contracts import Caller, Chat, Recognizer, Sink, Stages, Transcript
+from appliance.conversation.answers import EarlyAnswers
 from appliance.conversation.limits import TurnLimits
+from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Responder, Update
 from appliance.conversation.turn import Reporter, TurnRecord, speech_end_at
 from appliance.errors import HomeAssistantRefused, ModelBusy
@@ -67,6 +69,15 @@ class Floor:
                 self._queue.remove(ticket)
                 self._cond.notify_all()
 
+    def try_take(self, preempt: Callable[[], None]) -> object | None:
+        """The model now, without waiting: a ticket when nobody holds or waits for it and the hub's own
+        microphone is not in a turn, else None."""
+        with self._cond:
+            if self._holder is not None or self._local or self._queue:
+                return None
+            self._holder, self._preempt = object(), preempt
+            return self._holder
+
     def give(self, ticket: object) -> None:
         with self._cond:
             if self._holder is ticket:
@@ -85,9 +96,77 @@ class Floor:
             preempt()
 
     @property
+    def held(self) -> bool:
+        """Whether a satellite has the model now."""
+        with self._cond:
+            return self._holder is not None
+
+    @property
     def waiting(self) -> int:
         with self._cond:
             return len(self._queue)
+
+
+class Claim:
+    """A satellite question's hold on the model while it is still being heard: taken only when the model is
+    free (Floor.try_take), it lets the question be read in ahead (prefill) and answered early, as the hub's
+    own microphone does, with the answer's audio held until the question is confirmed over."""
+
+    def __init__(self, floor: Floor, responder: Responder, sink: Sink, prefill: Prefill | None,
+                 preemptive: bool) -> None:
+        self.floor, self.prefill = floor, prefill
+        self.preemptive = preemptive
+        self.ticket: object | None = None
+        self.preempted = threading.Event()
+        self.answers: list[Answer] = []
+        """Answers under this ticket (the early one, then the turn's): the hub waking stops them."""
+        self.early = EarlyAnswers(self._started(lambda text: responder.think(text, sink, held=True)),
+                                  responder.chat.forget)
+
+    def _started(self, start: Callable[[str], Answer]) -> Callable[[str], Answer]:
+        def run(text: str) -> Answer:
+            answer = start(text)
+            self.answers.append(answer)
+            return answer
+        return run
+
+    def preempt(self) -> None:
+        """The hub's own microphone woke (the conductor's thread): only Events are set, nothing waits."""
+        self.preempted.set()
+        for answer in list(self.answers):
+            answer.cancel.set()
+
+    @property
+    def held(self) -> bool:
+        return self.ticket is not None and not self.preempted.is_set()
+
+    def follow(self, partial: str, speaking: bool, early: Transcript | None) -> None:
+        """The question as heard so far: take the model if it is free, read the words in, answer early."""
+        if self.ticket is None and (partial or early is not None):
+            self.ticket = self.floor.try_take(self.preempt)
+        if not self.held:
+            self.stop_reading()
+            return
+        if self.prefill is not None:
+            if early is None:
+                self.prefill.heard(partial, speaking)
+            else:
+                self.prefill.stop()
+        if self.preemptive:
+            self.early.follow(early)
+
+    def stop_reading(self) -> None:
+        """No more reading ahead or answering early (the answer goes on, if it was taken)."""
+        if self.prefill is not None:
+            self.prefill.stop()
+        self.early.drop("not answered early")
+
+    def release(self) -> None:
+        """The turn is over: the model goes to the next in line."""
+        self.stop_reading()
+        if self.ticket is not None:
+            self.floor.give(self.ticket)
+            self.ticket = None
 
 
 class Rooms:
@@ -103,6 +182,7 @@ class Rooms:
         self._report = Reporter(on_turn, on_event)
         self._ids = itertools.count(1)
         self._chats: dict[str, Chat] = {}
+        self._prefills: dict[str, Prefill] = {}
         self._recognizers: dict[str, Recognizer] = {}
         self._one_at_a_time: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -117,6 +197,16 @@ class Rooms:
             if asr is None:
                 asr = self._recognizers[name] = self.stages.asr.another()
             return asr
+
+    def _claim(self, caller: Caller) -> Claim:
+        responder = self._responder(caller.name)
+        prefill = None
+        if self.cfg.conversation.prefill:
+            with self._lock:
+                prefill = self._prefills.get(caller.name)
+                if prefill is None:
+                    prefill = self._prefills[caller.name] = Prefill(responder.chat)
+        return Claim(self.floor, responder, caller.sink, prefill, self.cfg.conversation.preemptive)
 
     def _responder(self, name: str) -> Responder:
         with self._lock:
@@ -139,10 +229,11 @@ class Rooms:
         turn = TurnRecord(turn_id=next(self._ids), source=caller.name, wake_word=caller.wake_word or None,
                           wake_at=self.clock())
         _LOGGER.info("Satellite %s%s: listening", caller.name, f" ({caller.area})" if caller.area else "")
+        claim = self._claim(caller)
         try:
-            outcome = self._hear(caller, turn)
+            outcome = self._hear(caller, turn, claim)
             if outcome is None:
-                outcome = self._respond(caller, turn)
+                outcome = self._respond(caller, turn, claim)
         except Exception as exc:
             self._report.event("error", f"Satellite {caller.name}: the turn failed: {exc}", exc=exc,
                                stage="satellite", source=caller.name)
@@ -154,11 +245,14 @@ class Rooms:
                     self._play(caller, turn, self._responder(caller.name).say([APOLOGY], caller.sink), record=False)
                 except Exception:  # the apology itself failed: the journal has the first error
                     _LOGGER.debug("Satellite %s: the apology failed too", caller.name, exc_info=True)
+        finally:
+            claim.release()
         turn.outcome, turn.end_at = outcome, self.clock()
         self._report.turn(turn)
 
-    def _hear(self, caller: Caller, turn: TurnRecord) -> str | None:
-        """Listen until the question is over; an outcome when there is nothing to answer, else None."""
+    def _hear(self, caller: Caller, turn: TurnRecord, claim: Claim) -> str | None:
+        """Listen until the question is over, reading it in and answering early while the model is free;
+        an outcome when there is nothing to answer, else None."""
         utt = self._recognizer(caller.name).start([])
         started, heard_s = self.clock(), 0.0
         try:
@@ -176,6 +270,7 @@ class Rooms:
                 now = self.clock()
                 if result is not None:
                     break
+                claim.follow(utt.partial, utt.speaking, utt.early)
                 overdue = self.limits.listening(turn, started, now)
                 if overdue is not None:
                     caller.heard("")
@@ -183,6 +278,8 @@ class Rooms:
                     return "timeout"
         finally:
             utt.close()
+            if claim.prefill is not None:
+                claim.prefill.stop()
         turn.transcript_at = result.final_at or now
         turn.speech_end_at = speech_end_at(result, now, heard_s, self.cfg.asr.endpoint_silence_s)
         turn.transcript = result.text.strip()
@@ -191,43 +288,48 @@ class Rooms:
             return "no_speech"
         return None
 
-    def _respond(self, caller: Caller, turn: TurnRecord) -> str:
+    def _respond(self, caller: Caller, turn: TurnRecord, claim: Claim) -> str:
         """A local skill, else Home Assistant when configured, else the model (when the Floor allows)."""
         responder = self._responder(caller.name)
         reply = responder.skill(turn.transcript)
         if reply is not None:
+            claim.stop_reading()
             turn.route, turn.intent = "skill", reply.intent
             turn.first_token_at = turn.answer_done_at = self.clock()
             return "answered" if reply.end_turn else self._play(caller, turn, responder.say([reply.text], caller.sink))
-        if responder.home is not None:
+        if responder.home is not None:  # an early answer stays held until Home Assistant has said "not mine"
             turn.route = "home_assistant"
-            update = self._wait_home(caller, responder.consult(responder.home, turn.transcript, None))
+            pending = responder.consult(responder.home, turn.transcript, None, area=caller.area)
+            update = self._wait_home(caller, pending)
             if update is None:
                 return "cancelled"
             turn.apply(update)
             said = responder.after_home(turn.transcript, update.home, isinstance(update.error, HomeAssistantRefused))
             if said is not None:
+                claim.stop_reading()
                 route = "home_assistant" if said.intent != "no_internet" else "skill"
                 return self._play(caller, turn, responder.say([said.text], caller.sink, route=route))
-        current: list[Answer] = []
-        # Preempted from the conductor's thread: only the answer's cancel Event is set there, which never
-        # waits (its Gate may be busy sending to a slow satellite); the answer then stops by itself.
-        ticket = self.floor.take(lambda: current[0].cancel.set() if current else None, lambda: caller.gone)
-        if ticket is None:
-            if caller.gone:
-                return "cancelled"
-            _LOGGER.info("Satellite %s waited %.0f s for the language model; told it is busy", caller.name,
-                         self.floor.wait_s)
-            turn.route, turn.error = "skill", f"llm: busy for {self.floor.wait_s:g} s"
-            self._play(caller, turn, responder.say([BUSY_REPLY], caller.sink), record=False)
-            return "timeout"
-        try:
+        answer = claim.early.take(turn.transcript) if claim.held else None
+        if not claim.held:  # waits its turn for the model (the hub's own microphone took it back, or never free)
+            claim.release()
+            claim.preempted.clear()
+            claim.ticket = self.floor.take(claim.preempt, lambda: caller.gone)
+            if claim.ticket is None:
+                if caller.gone:
+                    return "cancelled"
+                _LOGGER.info("Satellite %s waited %.0f s for the language model; told it is busy", caller.name,
+                             self.floor.wait_s)
+                turn.route, turn.error = "skill", f"llm: busy for {self.floor.wait_s:g} s"
+                self._play(caller, turn, responder.say([BUSY_REPLY], caller.sink), record=False)
+                return "timeout"
+        claim.stop_reading()  # an early answer that heard other words is dropped
+        if answer is None:
             answer = responder.think(turn.transcript, caller.sink)
-            current.append(answer)
-            turn.answered_by(answer)
-            return self._play(caller, turn, answer)
-        finally:
-            self.floor.give(ticket)
+            claim.answers.append(answer)
+        if claim.preempted.is_set():  # the hub woke in between: Claim.preempt missed this answer
+            answer.cancel.set()
+        turn.answered_by(answer)
+        return self._play(caller, turn, answer)
 
     def _wait_home(self, caller: Caller, pending: Answer) -> Update | None:
         while not caller.gone:

@@ -180,7 +180,7 @@ class LlamaChat:
             raise ModelBusy("The language model has not returned from an earlier answer "
                             f"within {BUSY_WAIT_S:g} s")
 
-    def prefill(self, heard: str, stop: Callable[[], bool]) -> int:
+    def prefill(self, heard: str, stop: Callable[[], bool], *, history: History | None = None) -> int:
         """Read the prompt up to `heard`, the question's first words, into the KV cache without sampling.
 
         The cache keeps its longest common token prefix with that prompt (words heard differently
@@ -193,7 +193,7 @@ class LlamaChat:
             return 0
         try:
             llama = self._llama
-            tokens = self._prompt_through(same_question(heard))
+            tokens = self._prompt_through(same_question(heard), history)
             keep = common_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
             llama.n_tokens = keep  # eval() drops the cache beyond it
             start = keep
@@ -206,10 +206,12 @@ class LlamaChat:
         finally:
             self._busy.release()
 
-    def _prompt_through(self, heard: str) -> list[int]:
-        """The prompt tokens an answer to a question starting with `heard` begins with, in the chat as it is."""
-        turns = self.history.turns
-        if self.history.idle_for(self.clock(), self.idle_reset_s):
+    def _prompt_through(self, heard: str, history: History | None = None) -> list[int]:
+        """The prompt tokens an answer to a question starting with `heard` begins with, in that conversation
+        (the chat's own by default)."""
+        history = self.history if history is None else history
+        turns = history.turns
+        if history.idle_for(self.clock(), self.idle_reset_s):
             turns = []
         cfg = self.cfg
         fit = fit_answer(self.system, turns, heard, self.count_messages, cfg.n_ctx, [cfg.max_new_tokens],

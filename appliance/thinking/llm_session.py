@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 class ChatSession:
     """One more conversation on a LlamaChat's model (the Chat protocol): its own history, the model's
-    one-answer-at-a-time lock and cache. No prefill: only the hub's own microphone reads ahead."""
+    one-answer-at-a-time lock and cache; its question read in ahead into that cache (prefill) too."""
 
     def __init__(self, chat: LlamaChat) -> None:
         self.chat = chat
@@ -36,7 +36,7 @@ class ChatSession:
         return self.history.forget(question)
 
     def prefill(self, heard: str, stop: Callable[[], bool]) -> int:
-        return 0
+        return self.chat.prefill(heard, stop, history=self.history)
 
     def session(self) -> ChatSession:
         return ChatSession(self.chat)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,14 +18,14 @@ from appliance.contracts import Callers, Link, Stages
 from appliance.conversation.rooms import BUSY_REPLY, Floor, Rooms
 from appliance.conversation.turn import TurnRecord
 from appliance.links.wyoming_satellites import WyomingSatellites
-from tests.fixtures.fakes import FakeAsr, FakeChat, FakeSink, FakeSkills, FakeSource, FakeSplitter, FakeTts, FakeWake
+from tests.fixtures.fakes import FakeAsr, FakeChat, FakeHome, FakeSink, FakeSkills, FakeSource, FakeSplitter, FakeTts, FakeWake
 from tests.fixtures.satellite import FakeSatellite
 from tests.fixtures.waits import WAIT_S, wait_for
 
 
-def stages(tts: FakeTts | None = None) -> Stages:
+def stages(tts: FakeTts | None = None, home: FakeHome | None = None) -> Stages:
     return Stages(source=FakeSource(), sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
-                  tts=tts or FakeTts(), splitter_factory=FakeSplitter, skills=FakeSkills())
+                  tts=tts or FakeTts(), splitter_factory=FakeSplitter, skills=FakeSkills(), home=home)
 
 
 @dataclass
@@ -47,9 +47,12 @@ def config(satellites: dict[str, FakeSatellite], wait_s: float = 20.0) -> Config
     return dataclasses.replace(Config(), wyoming=WyomingConfig(satellites=sats, satellite_wait_s=wait_s))
 
 
-def start_hub(names: tuple[str, ...] = ("kitchen",), *, tts: FakeTts | None = None, wait_s: float = 20.0) -> Hub:
+def start_hub(names: tuple[str, ...] = ("kitchen",), *, tts: FakeTts | None = None, wait_s: float = 20.0,
+              home: FakeHome | None = None) -> Hub:
     satellites = {name: FakeSatellite(name).start() for name in names}
-    cfg, parts = config(satellites, wait_s), stages(tts)
+    cfg, parts = config(satellites, wait_s), stages(tts, home)
+    if home is not None:
+        cfg = dataclasses.replace(cfg, home_assistant=dataclasses.replace(cfg.home_assistant, enabled=True))
     turns: list[TurnRecord] = []
     rooms = Rooms(parts, cfg, on_turn=turns.append)
     link = WyomingSatellites(cfg.wyoming, rooms, retry_min_s=0.05)
@@ -85,6 +88,108 @@ def test_a_skill_answers_a_satellite_without_the_model(hub: Hub) -> None:
     _, audio = kitchen.answer(kitchen.ask(["SAY:what time is it", "SIL", "SIL"]))
     assert audio[0].startswith("TTS:It's 7:20 PM.")
     assert hub.turn_of("kitchen").route == "skill"
+
+
+@pytest.fixture
+def home_hub() -> Iterator[tuple[Hub, FakeHome]]:
+    home = FakeHome()
+    made = start_hub(("kitchen", "bedroom"), home=home)
+    yield made, home
+    made.link.stop()
+    for sat in made.satellites.values():
+        sat.close()
+
+
+def test_turn_on_the_light_at_a_satellite_switches_the_light_of_its_room(home_hub: tuple[Hub, FakeHome]) -> None:
+    hub, home = home_hub
+    kitchen = hub.satellites["kitchen"]
+    _, audio = kitchen.answer(kitchen.ask(["SAY:turn on the light", "SIL", "SIL"]))
+    assert audio[0].startswith("TTS:Turned on the light")
+    assert [text for text, _ in home.texts] == ["turn on the light", "turn on the light in the Kitchen"]
+    assert home.light == "on" and hub.turn_of("kitchen").route == "home_assistant"
+
+
+def test_a_request_that_names_its_device_is_asked_once_whatever_the_room(home_hub: tuple[Hub, FakeHome]) -> None:
+    hub, home = home_hub
+    bedroom = hub.satellites["bedroom"]
+    _, audio = bedroom.answer(bedroom.ask(["SAY:turn on the kitchen light", "SIL", "SIL"]))
+    assert audio[0].startswith("TTS:Turned on the light")
+    assert [text for text, _ in home.texts] == ["turn on the kitchen light"]
+
+
+def test_a_question_that_is_not_for_a_device_is_not_asked_again_in_the_room(home_hub: tuple[Hub, FakeHome]) -> None:
+    hub, home = home_hub
+    kitchen = hub.satellites["kitchen"]
+    _, audio = kitchen.answer(kitchen.ask(["SAY:what is the capital of France", "SIL", "SIL"]))
+    assert [text for text, _ in home.texts] == ["what is the capital of France"]
+    assert audio[0].startswith("TTS:1: what is the capital of France")
+    assert hub.turn_of("kitchen").route == "llm"
+
+
+def test_a_satellites_question_is_answered_early_while_the_model_is_free(hub: Hub) -> None:
+    """As at the hub's own microphone: the answer starts at the first pause, held until the end is confirmed."""
+    hub.stages.asr.early = True
+    kitchen = hub.satellites["kitchen"]
+    transcript, audio = kitchen.answer(kitchen.ask())
+    assert transcript == "what is the capital of France"
+    assert audio[0].startswith("TTS:1: what is the capital of France")
+    record = hub.turn_of("kitchen")
+    assert record.preemptive and record.early_at is not None and record.early_at < record.transcript_at
+    assert hub.stages.chat.questions == ["what is the capital of France"]  # answered once
+
+
+def test_a_satellites_early_answer_is_dropped_unheard_when_the_person_goes_on(hub: Hub) -> None:
+    hub.stages.asr.early = True
+    kitchen = hub.satellites["kitchen"]
+    _, audio = kitchen.answer(kitchen.ask(["SAY:what is the capital", "SIL", "SAY:of France", "SIL", "SIL"]))
+    # the dropped answer was never heard, nor is it in the kitchen's conversation
+    assert all(a.startswith("TTS:1: what is the capital of France") for a in audio)
+    assert "what is the capital" in hub.stages.chat.forgotten
+
+
+def test_a_satellites_question_is_read_into_the_model_while_it_is_spoken(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    start = kitchen.ask(["SAY:what is the capital", "SAY:of France", "SAY:please"])
+    wait_for(lambda: "what is the capital of France" in hub.stages.chat.prefilled, "the words read in ahead")
+    kitchen.say(["SIL", "SIL"])
+    _, audio = kitchen.answer(start)
+    assert audio[0].startswith("TTS:1: what is the capital of France please")
+
+
+def test_a_satellite_neither_reads_ahead_nor_answers_early_while_the_hub_has_the_model(hub: Hub) -> None:
+    hub.stages.asr.early = True
+    hub.rooms.local_turn(True)
+    kitchen = hub.satellites["kitchen"]
+    start = kitchen.ask(["SAY:what is the capital", "SAY:of France", "SAY:please", "SIL", "SIL"])
+    wait_for(lambda: any(e.type == "transcript" for e in kitchen.since(start)), "the kitchen's transcript")
+    time.sleep(0.2)
+    assert hub.stages.chat.questions == [] and hub.stages.chat.prefilled == []
+    hub.rooms.local_turn(False)
+    _, audio = kitchen.answer(start)
+    assert audio[0].startswith("TTS:1: what is the capital of France please")
+    assert not hub.turn_of("kitchen").preemptive
+
+
+def test_the_hub_waking_while_a_satellite_is_heard_drops_its_early_answer_and_answers_it_after() -> None:
+    made = start_hub()
+    made.stages.asr.early = True
+    try:
+        kitchen = made.satellites["kitchen"]
+        start = kitchen.ask(["SAY:what is the capital", "SAY:of France", "SIL"])
+        wait_for(lambda: made.rooms.floor.held and made.stages.chat.questions, "the kitchen's early answer")
+        made.rooms.local_turn(True)
+        kitchen.say(["SIL"])  # the end of the question, heard while the hub has the model
+        wait_for(lambda: any(e.type == "transcript" for e in kitchen.since(start)), "the kitchen's transcript")
+        made.rooms.local_turn(False)
+        _, audio = kitchen.answer(start)
+        # answered again once the hub's turn was over; the early answer was never heard nor kept
+        assert all(a.startswith("TTS:1: what is the capital of France") for a in audio)
+        assert made.stages.chat.questions == ["what is the capital of France"] * 2
+        assert made.turn_of("kitchen").outcome == "answered" and not made.turn_of("kitchen").preemptive
+    finally:
+        made.link.stop()
+        for sat in made.satellites.values():
+            sat.close()
 
 
 def test_a_question_cut_short_by_the_satellite_is_still_answered(hub: Hub) -> None:
@@ -329,6 +434,12 @@ def test_a_model_call_that_never_returns_costs_the_satellite_a_timeout_not_its_t
         def stream(self, question: str, cancel: threading.Event) -> Iterator[str]:
             self.release.wait(WAIT_S)
             yield "late"
+
+        def forget(self, question: str) -> bool:
+            return False
+
+        def prefill(self, heard: str, stop: Callable[[], bool]) -> int:
+            return 0
 
         last_stats = None
 
