@@ -4,7 +4,7 @@ asked at the hub's own microphone, side by side in one run.
     .venv/bin/python bench/satellite.py                    # 10 questions, Qwen stand-in
     .venv/bin/python bench/satellite.py --questions 4 --model smollm2 --json bench/out/satellite.json
 
-Both sides use the same recordings ("Hey Jarvis." + question + 1.2 s of silence, made as bench/e2e.py
+All sides use the same recordings ("Hey Jarvis." + question + 1.2 s of silence, made as bench/e2e.py
 makes them), the same loaded models and config (Whisper, as the Pi's default), interleaved question by
 question (each side goes first in turn), each question a fresh conversation:
   local:     the recording, paced in real time, into the hub's conductor (as `appliance listen` does);
@@ -12,8 +12,11 @@ question (each side goes first in turn), each question a fresh conversation:
   satellite: a real wyoming-satellite 1.0.0 on loopback, in a venv of its own (as the e2e tests make it),
              connected to by the hub's satellite link: its microphone command plays the recording in real
              time, a stand-in wake service fires after "Hey Jarvis.", and its speaker command notes when
-             the first byte of the answer came.
-End of speech, for both: when the source began the recording plus the offset of its last voiced 10 ms,
+             the first byte of the answer came. Served as configured: the question read into the model
+             while spoken and answered early at the first pause, while the model is free.
+  satellite_plain: the same with neither (conversation.prefill and preemptive off for that link): the
+             answer starts once the endpoint has confirmed the question over.
+End of speech, for all: when the source began the recording plus the offset of its last voiced 10 ms,
 on the system-wide monotonic clock. First audio: local, the speaker clock's first sample; satellite,
 the first byte at the satellite's speaker command. Also printed: the hub's own figure for each (its
 endpointer's end of speech to the first audio it hands on), which leaves out the hearing of the last
@@ -36,9 +39,11 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from e2e import OUT, ClockSink, config_for, make_questions, pct  # noqa: E402
+from e2e import OUT, ClockSink, config_for, make_questions, pct, variant  # noqa: E402
 
 KEY: Final = "speech_end_to_first_audio"
+SATELLITES: Final = ("satellite", "satellite_plain")
+SIDES: Final = ("local", *SATELLITES)
 FRAME_S: Final = 0.01
 IDLE_RESET_S: Final = 1.0  # seconds: shorter than the time between two questions here
 VOICED_RMS: Final = 300.0  # int16 RMS of a 10 ms frame that counts as speech (the recordings' silence is 0)
@@ -85,6 +90,14 @@ def satellite_turn(wav: Path, sat: Any, turns: list[Any], wait_s: float) -> tupl
     return (None if first is None else (first - spoken) * 1000.0), rec
 
 
+def paired_ratio(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> tuple[float | None, int]:
+    """The median of a/b over the questions both answered, and how many those were."""
+    key = "end_of_speech_to_first_audio_ms"
+    pairs = [x[key] / y[key] for x, y in zip(a, b, strict=True)
+             if x["outcome"] == y["outcome"] == "answered" and x[key] and y[key]]
+    return (statistics.median(pairs) if pairs else None), len(pairs)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=10)
@@ -113,54 +126,62 @@ def main() -> int:
     # satellite's conversation is its own (Chat.session), so it is forgotten by the idle reset.
     stages.chat.idle_reset_s = IDLE_RESET_S
     wavs = make_questions(stages.tts, args.questions, OUT / "questions")
-    sat = RealSatellite(venv, Path(tempfile.mkdtemp(prefix="bench-satellite-")), wavs[0], "kitchen", "Kitchen")
-    sat.start()
-    cfg = dataclasses.replace(cfg, wyoming=WyomingConfig(
-        satellites=[SatelliteConfig(uri=sat.uri, name=sat.name, area=sat.area)]))
-    turns: list[Any] = []
-    link = WyomingSatellites(cfg.wyoming, Rooms(stages, cfg, on_turn=turns.append))
-    link.start()
-    rows: dict[str, list[dict[str, Any]]] = {"local": [], "satellite": []}
+    folder = Path(tempfile.mkdtemp(prefix="bench-satellite-"))
+    # The same wyoming-satellite twice, each with a hub link of its own: "satellite" is served as the
+    # config says (read in ahead and answered early while the model is free), "satellite_plain" without.
+    plain_cfg, plain_stages = variant(cfg, stages, prefill=False, preemptive=False)  # its recognizer's config too
+    sats = {side: RealSatellite(venv, folder / side, wavs[0], side, "Kitchen").start() for side in SATELLITES}
+    turns: dict[str, list[Any]] = {side: [] for side in SATELLITES}
+    links = []
+    for side, side_cfg, side_stages in zip(SATELLITES, (cfg, plain_cfg), (stages, plain_stages), strict=True):
+        sat = sats[side]
+        side_cfg = dataclasses.replace(side_cfg, wyoming=WyomingConfig(
+            satellites=[SatelliteConfig(uri=sat.uri, name=sat.name, area=sat.area)]))
+        links.append(WyomingSatellites(side_cfg.wyoming, Rooms(side_stages, side_cfg, on_turn=turns[side].append)))
+        links[-1].start()
+    rows: dict[str, list[dict[str, Any]]] = {side: [] for side in SIDES}
     try:
-        assert link.connected[sat.name].wait(SLOW_WAIT_S), "the hub did not connect to the satellite"
-        print(f"model {Path(cfg.llm.model).name}; satellite {sat.uri}", flush=True)
+        for link, sat in zip(links, sats.values(), strict=True):
+            assert link.connected[sat.name].wait(SLOW_WAIT_S), f"the hub did not connect to {sat.name}"
+        print(f"model {Path(cfg.llm.model).name}; satellites {[s.uri for s in sats.values()]}", flush=True)
         for i, wav in enumerate(wavs):
-            for side in (("local", "satellite") if i % 2 == 0 else ("satellite", "local")):
+            for side in SIDES[i % len(SIDES):] + SIDES[:i % len(SIDES)]:  # each side goes first in turn
                 stages.chat.reset()
                 stages.chat.warm()
                 whole, rec = (local_turn(wav, cfg, stages) if side == "local"
-                              else satellite_turn(wav, sat, turns, LOAD_WAIT_S))
+                              else satellite_turn(wav, sats[side], turns[side], LOAD_WAIT_S))
                 hub = None if rec is None else rec.timings_ms()[KEY]
                 rows[side].append({"question": i, "outcome": None if rec is None else rec.outcome,
                                    "end_of_speech_to_first_audio_ms": whole, "hub_ms": hub,
+                                   "preemptive": bool(rec and rec.preemptive),
                                    "transcript": None if rec is None else rec.transcript,
                                    "answer": None if rec is None else rec.answer})
-                print(f"{i:2d} {side:9} {rows[side][-1]['outcome']!s:9} end of speech to first audio "
+                print(f"{i:2d} {side:15} {rows[side][-1]['outcome']!s:9} end of speech to first audio "
                       f"{whole or 0:7.0f} ms (the hub's own {hub or 0:6.0f} ms)  "
                       f"{(rec.transcript if rec else '')[:40]!r}", flush=True)
     finally:
-        link.stop()
-        sat.stop()
+        for link in links:
+            link.stop()
+        for sat in sats.values():
+            sat.stop()
     answered = {side: [r for r in rs if r["outcome"] == "answered"] for side, rs in rows.items()}
     figures: dict[str, Any] = {}
-    print(f"\n{'(ms)':38} {'local med':>10} {'p95':>6} {'satellite med':>14} {'p95':>6}")
+    print(f"\n{'(ms)':40}" + "".join(f" {side + ' med':>20} {'p95':>6}" for side in SIDES))
     for key, label in (("end_of_speech_to_first_audio_ms", "end of speech to first audio"),
                        ("hub_ms", "the hub's own (endpointer to audio out)")):
         cells = {side: [r[key] for r in rs if r[key] is not None] for side, rs in answered.items()}
         figures[key] = {side: {"median": pct(v, 50), "p95": pct(v, 95), "n": len(v)} for side, v in cells.items()}
-        f = figures[key]
-        print(f"{label:38} {f['local']['median'] or 0:10.0f} {f['local']['p95'] or 0:6.0f} "
-              f"{f['satellite']['median'] or 0:14.0f} {f['satellite']['p95'] or 0:6.0f}")
-    pairs = [s["end_of_speech_to_first_audio_ms"] / loc["end_of_speech_to_first_audio_ms"]
-             for loc, s in zip(rows["local"], rows["satellite"], strict=True)
-             if loc["outcome"] == s["outcome"] == "answered"
-             and loc["end_of_speech_to_first_audio_ms"] and s["end_of_speech_to_first_audio_ms"]]
-    ratio = statistics.median(pairs) if pairs else None
-    print(f"ratio satellite/local, end of speech to first audio: median of {len(pairs)} pairs "
-          f"{ratio if ratio is None else round(ratio, 3)}")
+        print(f"{label:40}" + "".join(f" {figures[key][side]['median'] or 0:20.0f} {figures[key][side]['p95'] or 0:6.0f}"
+                                      for side in SIDES))
+    ratios = {}
+    for a, b in (("satellite", "local"), ("satellite_plain", "local"), ("satellite", "satellite_plain")):
+        ratio, n = paired_ratio(rows[a], rows[b])
+        ratios[f"{a}/{b}"] = ratio
+        print(f"ratio {a}/{b}, end of speech to first audio: median of {n} pairs "
+              f"{ratio if ratio is None else round(ratio, 3)}")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"figures": figures, "ratio": ratio, "rows": rows,
+        Path(args.json).write_text(json.dumps({"figures": figures, "ratios": ratios, "rows": rows,
                                                "model": cfg.llm.model}, indent=1))
     return 0
 

@@ -40,7 +40,8 @@ from appliance.thinking.requests import controls_device
 _LOGGER = logging.getLogger(__name__)
 
 UNPLACED: Final = ("no_intent_match", "no_valid_targets")
-"""Home Assistant's codes for a request it could not tie to a device (no room given where one is needed)."""
+"""Home Assistant's codes for a request it could not tie to a device: "turn on the light" with no room
+gets no_valid_targets ("Sorry, I couldn't understand that") from Home Assistant 2025.4."""
 DRAIN_TIMEOUT_S: Final = 30.0  # seconds the speech worker waits for the speaker to play out an answer
 
 

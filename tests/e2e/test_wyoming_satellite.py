@@ -1,6 +1,7 @@
 """Real wyoming-satellites (1.0.0) in other rooms, answered by the hub on the small real models: the hub
 connects to each, hears the question after its wake word, and the satellite's speaker plays the answer.
-Also with two rooms asking at once, and with a satellite that loses power in the middle of its answer."""
+Also with two rooms asking at once, with a satellite that loses power in the middle of its answer, and with a
+real Home Assistant switching the light of the room the satellite is in."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable, Iterator
+
+import pytest
 
 from appliance import assembly
 from appliance.audio import AudioChunk
@@ -17,6 +20,9 @@ from appliance.conversation.rooms import Rooms
 from appliance.conversation.turn import TurnRecord
 from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.links.wyoming_satellites import WyomingSatellites
+from appliance.thinking.home_assistant import HomeAssistant
+from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
+from tests.fixtures.speech import word_errors
 from tests.fixtures.fakes import FakeSink, FakeSource, FakeWake
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S, wait_for
 from tests.fixtures.wyoming_satellite import SND_RATE, RealSatellite
@@ -25,14 +31,21 @@ _LOGGER = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
-def hub(satellites: list[RealSatellite], piper, llm_chat) -> Iterator[tuple[WyomingSatellites, list[TurnRecord]]]:  # noqa: ANN001
-    """The hub's satellite link and turns on Whisper, Piper and the model, connected to every satellite."""
+def hub(satellites: list[RealSatellite], piper, llm_chat,  # noqa: ANN001
+        home_assistant: HomeAssistantServer | None = None) -> Iterator[tuple[WyomingSatellites, list[TurnRecord]]]:
+    """The hub's satellite link and turns on Whisper, Piper and the model (and Home Assistant, when given),
+    connected to every satellite."""
     base = Config()
     cfg = dataclasses.replace(base, asr=dataclasses.replace(base.asr, engine="whisper"), wyoming=WyomingConfig(
         satellites=[SatelliteConfig(uri=s.uri, name=s.name, area=s.area) for s in satellites]))
+    home = None
+    if home_assistant is not None:
+        cfg = dataclasses.replace(cfg, home_assistant=dataclasses.replace(
+            cfg.home_assistant, enabled=True, url=home_assistant.url, token_file=str(home_assistant.token_file)))
+        home = HomeAssistant(cfg.home_assistant)
     _engine, path = choose_engine(cfg)
     stages = Stages(source=FakeSource(), sink=FakeSink(), wake=FakeWake(), asr=WhisperRecognizer(cfg, path).load(),
-                    chat=llm_chat, tts=piper, splitter_factory=assembly.splitter_factory(cfg))
+                    chat=llm_chat, tts=piper, splitter_factory=assembly.splitter_factory(cfg), home=home)
     turns: list[TurnRecord] = []
     link = WyomingSatellites(cfg.wyoming, Rooms(stages, cfg, on_turn=turns.append))
     link.start()
@@ -105,3 +118,21 @@ def test_a_real_satellite_killed_mid_answer_leaves_the_hub_answering_the_others_
         wait_for(lambda: len(turns) == 3, "the kitchen's second turn", LOAD_WAIT_S)
         assert turns[-1].source == "kitchen" and turns[-1].outcome == "answered"
         assert "paris" in transcribe(AudioChunk(back.answer(), SND_RATE))
+
+
+@pytest.mark.timeout(INSTALL_WAIT_S + 2 * LOAD_WAIT_S)  # the first run on a machine installs Home Assistant
+def test_turn_on_the_light_at_a_real_satellite_switches_the_light_of_its_room_in_home_assistant(
+        real_satellites, piper, llm_chat, transcribe, home_assistant: HomeAssistantServer) -> None:  # noqa: ANN001
+    for light in ("light.kitchen_light", "light.bedroom_light"):
+        home_assistant.call("light", "turn_off", light)
+    bedroom = real_satellites("turn on the light.", name="bedroom", area="Bedroom")
+    with hub([bedroom], piper, llm_chat, home_assistant) as (_link, turns):
+        bedroom.speak()
+        wait_for(lambda: turns, "the bedroom's turn", LOAD_WAIT_S)
+        (turn,) = turns
+        assert (turn.outcome, turn.route) == ("answered", "home_assistant"), (turn.outcome, turn.route, turn.answer)
+        assert home_assistant.state("light.bedroom_light") == "on"
+        assert home_assistant.state("light.kitchen_light") == "off"
+        heard = transcribe(AudioChunk(bedroom.answer(), SND_RATE))  # Home Assistant's "Turned on the lights"
+        edits, _total = word_errors("turned on the lights", heard)
+        assert edits <= 1, heard
