@@ -79,6 +79,9 @@ class WakeDetector(Protocol):
         "hey jarvis, ..." is heard.
         """
 
+    def another(self) -> WakeDetector:
+        """A detector of the same wake word with a state of its own, for another stream (a satellite's)."""
+
 
 @dataclass(frozen=True)
 class Transcript:
@@ -344,6 +347,9 @@ class Callers(Protocol):
 
     def local_turn(self, active: bool) -> None:
         """As Link.local_turn: the hub's own microphone goes first."""
+
+    def wake_detector(self) -> WakeDetector:
+        """The hub's wake word, listened for in the stream of a satellite that has none of its own."""
 
 
 @runtime_checkable

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Final
 
 from appliance.config import Config
-from appliance.contracts import Caller, Chat, Recognizer, Sink, Stages, Transcript
+from appliance.contracts import Caller, Chat, Recognizer, Sink, Stages, Transcript, WakeDetector
 from appliance.conversation.answers import EarlyAnswers
 from appliance.conversation.limits import TurnLimits
 from appliance.conversation.prefill import Prefill
@@ -189,6 +189,9 @@ class Rooms:
 
     def local_turn(self, active: bool) -> None:
         self.floor.local_turn(active)
+
+    def wake_detector(self) -> WakeDetector:
+        return self.stages.wake.another()
 
     def _recognizer(self, name: str) -> Recognizer:
         """The satellite's own recognizer: its voice detector must not hear the hub's microphone."""

@@ -69,6 +69,10 @@ class WakeWord:
                      wake.describe(), self.cfg.threshold, self.cfg.patience_frames)
         return self
 
+    def another(self) -> WakeWord:
+        """The same wake word in a model of its own (its own audio features and scores), loaded."""
+        return WakeWord(self._config).load()
+
     def process(self, chunk: AudioChunk, threshold: float | None = None) -> WakeHit | None:
         """Score one chunk (80 ms is best; other sizes are re-blocked into 80 ms frames)."""
         if self._model is None:

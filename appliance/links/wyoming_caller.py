@@ -28,9 +28,11 @@ FRAME_BYTES: Final = FRAME_SAMPLES * 2  # one 80 ms chunk of 16 kHz int16
 
 class SatelliteAudio:
     """The satellite's microphone after its wake word (contracts.Source): 80 ms chunks of 16 kHz mono
-    int16, whatever format it streams in; eof once it stops streaming (audio-stop) or goes away."""
+    int16, whatever format it streams in; eof once it stops streaming (audio-stop) or goes away.
+    At most `max_s` seconds are taken in (None: a stream that never ends, read as it comes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_s: float | None = MAX_AUDIO_S) -> None:
+        self.max_s = max_s
         self.frames_read = 0
         self._queue: queue.SimpleQueue[AudioChunk] = queue.SimpleQueue()
         self._ended = threading.Event()
@@ -42,7 +44,7 @@ class SatelliteAudio:
     def add(self, payload: bytes, fmt: tuple[int, int, int]) -> None:
         """On the link's loop: one audio-chunk's payload in (rate, width, channels)."""
         rate, width, channels = fmt
-        if self._ended.is_set() or self._seconds >= MAX_AUDIO_S:
+        if self._ended.is_set() or (self.max_s is not None and self._seconds >= self.max_s):
             return
         data = self._pending + payload
         whole = len(data) - len(data) % (width * channels)
@@ -57,6 +59,20 @@ class SatelliteAudio:
         while len(self._buffer) >= FRAME_BYTES:
             self._queue.put(AudioChunk(self._buffer[:FRAME_BYTES], PIPELINE_RATE))
             self._buffer = self._buffer[FRAME_BYTES:]
+
+    def take(self) -> list[AudioChunk]:
+        """The chunks not read yet, taken out."""
+        taken = []
+        while True:
+            try:
+                taken.append(self._queue.get_nowait())
+            except queue.Empty:
+                return taken
+
+    @property
+    def queued(self) -> int:
+        """Chunks waiting to be read."""
+        return self._queue.qsize()
 
     def end(self) -> None:
         """No more audio (the rest of a chunk is padded with silence)."""
@@ -182,6 +198,8 @@ class RemoteCaller:
             self.hang_up()
 
     def heard(self, text: str) -> None:
+        """The question is over: the satellite is told what was heard, and its audio is taken in no more."""
+        self.stream.end()
         self.send(Transcript(text=text).event())
 
     def finish(self) -> None:

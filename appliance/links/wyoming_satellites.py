@@ -5,13 +5,17 @@ says satellite) and `run-satellite`. When the satellite hears its wake word it s
 and `run-pipeline` (starting at speech recognition) and streams its microphone; the question is heard
 and answered on a thread of its own (contracts.Callers): the hub sends `transcript` once it has the
 words, then the answer's audio as `audio-start`, `audio-chunk`s and `audio-stop`, sentence by
-sentence as it is spoken. A satellite that is down or drops is connected again with a growing pause;
+sentence as it is spoken. A satellite without a wake word of its own streams all the time (its
+pipeline starts at `wake`): the hub listens for its own wake word there (links/wyoming_wake.py), sends
+`detection` when it hears it, and goes on as above; once the answer is over it listens again.
+A satellite that is down or drops is connected again with a growing pause;
 events the hub does not know are ignored (a satellite may speak a newer protocol than the hub's).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from typing import Any, Final
@@ -20,12 +24,14 @@ from wyoming.event import Event
 from wyoming.info import Describe
 from wyoming.ping import Pong
 from wyoming.satellite import RunSatellite
+from wyoming.wake import Detection
 
 from appliance.config import SatelliteConfig, WyomingConfig, satellite_address, satellite_name
-from appliance.contracts import Callers
+from appliance.contracts import Callers, WakeHit
 from appliance.links.loop_thread import LoopThread
 from appliance.links.wyoming_audio import chunk_format
 from appliance.links.wyoming_caller import RemoteCaller
+from appliance.links.wyoming_wake import WakeListener
 from appliance.links.wyoming_wire import MAX_HEADER_BYTES, BadPeer, read_event, write_event
 
 _LOGGER = logging.getLogger(__name__)
@@ -37,6 +43,7 @@ RETRY_MAX_S: Final = 30.0  # the longest pause between attempts while a satellit
 SILENT_S: Final = 60.0  # seconds without a word from a satellite that answers pings before it counts as gone
 PING_S: Final = 20.0  # seconds between pings (only satellites that answer them are held to SILENT_S)
 START_STAGE_ASR: Final = "asr"  # a pipeline starting at speech recognition: the satellite heard its wake word
+START_STAGE_WAKE: Final = "wake"  # a satellite streaming all the time, leaving the wake word to the hub
 
 
 class WyomingSatellites(LoopThread):
@@ -102,7 +109,7 @@ class WyomingSatellites(LoopThread):
             finally:
                 served = self.connected[name].is_set()
                 self.connected[name].clear()
-                satellite.hang_up()
+                satellite.close()
                 writer.close()
             if served:  # it was running: connect again soon
                 failed, pause = "", self.retry_min_s
@@ -132,6 +139,10 @@ class _Satellite:
         self.reader, self.writer = reader, writer
         self.loop = asyncio.get_running_loop()
         self.caller: RemoteCaller | None = None
+        self.listener: WakeListener | None = None
+        """The hub's wake word on the stream of a satellite without one of its own (its pipeline starts at wake)."""
+        self.snd_format: dict[str, Any] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
         self.wake_word = ""
         self.answers_pings = False
         self._warned_stage = False
@@ -186,6 +197,8 @@ class _Satellite:
         elif kind == "audio-chunk":
             if self.caller is not None:
                 self.caller.stream.add(event.payload or b"", chunk_format(data))
+            elif self.listener is not None:
+                self.listener.add(event.payload or b"", chunk_format(data))
         elif kind == "audio-stop":
             if self.caller is not None:
                 self.caller.stream.end()
@@ -193,20 +206,50 @@ class _Satellite:
             _LOGGER.debug("Satellite %s: ignored a %r event", self.name, kind[:40])
 
     def _run_pipeline(self, data: dict[str, Any]) -> None:
+        snd = data.get("snd_format")
+        self.snd_format = snd if isinstance(snd, dict) else {}
         stage = data.get("start_stage", START_STAGE_ASR)
-        if stage != START_STAGE_ASR:
-            if not self._warned_stage:
-                self._warned_stage = True
-                _LOGGER.warning("Satellite %s streams without a wake word of its own (its pipeline starts at %r); "
-                                "the hub answers satellites that detect the wake word themselves (--wake-uri)",
-                                self.name, stage)
+        if stage == START_STAGE_WAKE:
+            self._listen()
+        elif stage == START_STAGE_ASR:
+            self._ask(self.wake_word)
+        elif not self._warned_stage:
+            self._warned_stage = True
+            _LOGGER.warning("Satellite %s asked for a pipeline starting at %r; the hub answers satellites that "
+                            "stream from their wake word or all the time", self.name, str(stage)[:40])
+
+    def _listen(self) -> None:
+        """A satellite that streams all the time: the hub listens for its own wake word there."""
+        if self.listener is not None:
             return
+        _LOGGER.info("Satellite %s has no wake word of its own: the hub listens for its own in its stream",
+                     self.name)
+
+        def woke(hit: WakeHit) -> None:  # on the listener's thread
+            with contextlib.suppress(RuntimeError):  # the loop has ended: the link is stopping
+                self.loop.call_soon_threadsafe(self._woke, hit)
+        self.listener = WakeListener(self.link.callers.wake_detector, self.name, woke)
+
+    def _woke(self, hit: WakeHit) -> None:
+        """On the loop: the hub's wake word in the satellite's stream. The satellite is told (its awake
+        sound), and the audio since then is the question's."""
+        if self.listener is None or self.caller is not None:
+            return
+        task = self.loop.create_task(self.send(Detection(name=hit.word).event()))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        caller = self._ask(hit.word)
+        for chunk in self.listener.take():
+            caller.stream.add(chunk.samples, (chunk.rate, chunk.width, chunk.channels))
+
+    def _ask(self, wake_word: str) -> RemoteCaller:
+        """A question begins: heard and answered on a thread of its own."""
         self.hang_up()  # a new question replaces one still under way
-        snd = data.get("snd_format") if isinstance(data.get("snd_format"), dict) else {}
-        caller = RemoteCaller(self.name, self.sat.area, self.wake_word, self.loop, self.send, snd)
+        caller = RemoteCaller(self.name, self.sat.area, wake_word, self.loop, self.send, self.snd_format)
         self.caller, self.wake_word = caller, ""
         threading.Thread(target=self._answer, args=(caller,), name=f"appliance-satellite-{self.name}",
                          daemon=True).start()
+        return caller
 
     def _answer(self, caller: RemoteCaller) -> None:
         """On the question's own thread."""
@@ -216,6 +259,22 @@ class _Satellite:
             _LOGGER.exception("Satellite %s: answering failed", self.name)
         finally:
             caller.finish()
+            with contextlib.suppress(RuntimeError):  # the loop has ended: the link is stopping
+                self.loop.call_soon_threadsafe(self._answered, caller)
+
+    def _answered(self, caller: RemoteCaller) -> None:
+        """On the loop: that question is over; a satellite streaming all the time is listened to again."""
+        if self.caller is caller:
+            self.caller = None
+            if self.listener is not None:
+                self.listener.resume()
+
+    def close(self) -> None:
+        """The connection is over: the question under way ends, and so does listening."""
+        self.hang_up()
+        if self.listener is not None:
+            self.listener.stop()
+            self.listener = None
 
     def hang_up(self) -> None:
         if self.caller is not None:

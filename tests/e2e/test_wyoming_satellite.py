@@ -19,11 +19,12 @@ from appliance.contracts import Stages
 from appliance.conversation.rooms import Rooms
 from appliance.conversation.turn import TurnRecord
 from appliance.hearing.asr import WhisperRecognizer, choose_engine
+from appliance.hearing.wake import WakeWord
 from appliance.links.wyoming_satellites import WyomingSatellites
 from appliance.thinking.home_assistant import HomeAssistant
 from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
 from tests.fixtures.speech import word_errors
-from tests.fixtures.fakes import FakeSink, FakeSource, FakeWake
+from tests.fixtures.fakes import FakeSink, FakeSource
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S, wait_for
 from tests.fixtures.wyoming_satellite import SND_RATE, RealSatellite
 
@@ -44,8 +45,9 @@ def hub(satellites: list[RealSatellite], piper, llm_chat,  # noqa: ANN001
             cfg.home_assistant, enabled=True, url=home_assistant.url, token_file=str(home_assistant.token_file)))
         home = HomeAssistant(cfg.home_assistant)
     _engine, path = choose_engine(cfg)
-    stages = Stages(source=FakeSource(), sink=FakeSink(), wake=FakeWake(), asr=WhisperRecognizer(cfg, path).load(),
-                    chat=llm_chat, tts=piper, splitter_factory=assembly.splitter_factory(cfg), home=home)
+    stages = Stages(source=FakeSource(), sink=FakeSink(), wake=WakeWord(cfg).load(),
+                    asr=WhisperRecognizer(cfg, path).load(), chat=llm_chat, tts=piper,
+                    splitter_factory=assembly.splitter_factory(cfg), home=home)
     turns: list[TurnRecord] = []
     link = WyomingSatellites(cfg.wyoming, Rooms(stages, cfg, on_turn=turns.append))
     link.start()
@@ -75,6 +77,18 @@ def test_a_real_satellite_hears_paris(real_satellite: RealSatellite, piper, llm_
                         timings["speech_end_to_transcript"])
         assert "paris" in heard, heard
         assert turn.source == "kitchen" and turn.journal_fields()["SOURCE"] == "kitchen"
+
+
+def test_a_real_satellite_without_a_wake_word_of_its_own_is_woken_by_the_hubs_and_hears_paris(
+        real_satellites, piper, llm_chat, transcribe) -> None:  # noqa: ANN001
+    kitchen = real_satellites("what is the capital of France?", own_wake=False)
+    with hub([kitchen], piper, llm_chat) as (_link, turns):
+        kitchen.speak()
+        wait_for(lambda: turns, "the satellite's turn", LOAD_WAIT_S)
+        (turn,) = turns
+        assert (turn.outcome, turn.wake_word) == ("answered", "hey_jarvis"), (turn.outcome, turn.error)
+        assert "capital of france" in turn.transcript.lower(), turn.transcript
+        assert "paris" in transcribe(AudioChunk(kitchen.answer(), SND_RATE))
 
 
 def test_two_real_satellites_asking_at_once_each_hear_their_own_answer(

@@ -18,7 +18,17 @@ from appliance.contracts import Callers, Link, Stages
 from appliance.conversation.rooms import BUSY_REPLY, Floor, Rooms
 from appliance.conversation.turn import TurnRecord
 from appliance.links.wyoming_satellites import WyomingSatellites
-from tests.fixtures.fakes import FakeAsr, FakeChat, FakeHome, FakeSink, FakeSkills, FakeSource, FakeSplitter, FakeTts, FakeWake
+from tests.fixtures.fakes import (
+    FakeAsr,
+    FakeChat,
+    FakeHome,
+    FakeSink,
+    FakeSkills,
+    FakeSource,
+    FakeSplitter,
+    FakeTts,
+    FakeWake,
+)
 from tests.fixtures.satellite import FakeSatellite
 from tests.fixtures.waits import WAIT_S, wait_for
 
@@ -190,6 +200,31 @@ def test_the_hub_waking_while_a_satellite_is_heard_drops_its_early_answer_and_an
         made.link.stop()
         for sat in made.satellites.values():
             sat.close()
+
+
+def test_a_satellite_streaming_without_a_wake_word_of_its_own_is_answered_after_the_hubs(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    start = kitchen.stream_always()
+    kitchen.say(["SIL", "SIL", "WAKE", "SAY:what is the capital", "SAY:of France", "SIL", "SIL", "SIL"])
+    transcript, audio = kitchen.answer(start)
+    assert transcript == "what is the capital of France"
+    assert audio and all(a.startswith("TTS:1: what is the capital of France") for a in audio)
+    kinds = [e.type for e in kitchen.since(start)]
+    assert kinds.index("detection") < kinds.index("transcript")  # the satellite is told it was woken
+    assert hub.turn_of("kitchen").wake_word == "hey_jarvis"
+
+    again = len(kitchen.received)  # the stream goes on: the hub listens again after the answer
+    kitchen.say(["SIL", "SIL", "WAKE", "SAY:what time is it", "SIL", "SIL", "SIL"])
+    _, audio = kitchen.answer(again)
+    assert audio[0].startswith("TTS:It's 7:20 PM.")
+
+
+def test_a_satellite_streaming_all_the_time_is_not_answered_without_the_wake_word(hub: Hub) -> None:
+    kitchen = hub.satellites["kitchen"]
+    start = kitchen.stream_always()
+    kitchen.say(["SAY:what is the capital of France", "SIL", "SIL", "SIL", "SIL"])
+    time.sleep(0.3)
+    assert [e.type for e in kitchen.since(start)] == [] and hub.turns == []
 
 
 def test_a_question_cut_short_by_the_satellite_is_still_answered(hub: Hub) -> None:
