@@ -30,6 +30,7 @@ from appliance.links.wyoming_info import Engines
 from appliance.links.wyoming_services import BUSY_REPLY, WyomingServices
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeTts, chunk
 from tests.fixtures.waits import WAIT_S
+from tests.fixtures.wyoming_garbage import BAD, header
 
 _T = TypeVar("_T")
 
@@ -328,32 +329,6 @@ def raw(port: int, data: bytes, close: bool) -> bytes:
         except ConnectionResetError:  # closed with our bytes unread: a reset, not a clean end
             pass
     return got
-
-
-def header(**fields: Any) -> bytes:
-    return json.dumps(fields).encode() + b"\n"
-
-
-BAD = {
-    "not json": (b"this is not json\n", False),
-    "a json list": (b"[1, 2, 3]\n", False),
-    "no type": (header(data={"text": "hi"}), False),
-    "data not an object": (header(type="describe", data=[1]), False),
-    "data_length not a number": (header(type="synthesize", data_length="ten"), False),
-    "data_length too short": (header(type="synthesize", data_length=5) + b'{"text": "hello"}', False),
-    "data not json": (header(type="synthesize", data_length=8) + b"\xff\xfe\xfdnopes", False),
-    "huge payload": (header(type="audio-chunk", data={"rate": 16000, "width": 2, "channels": 1},
-                            payload_length=1 << 31), False),
-    "huge data": (header(type="synthesize", data_length=1 << 30), False),
-    "header too long": (b'{"type": "' + b"a" * 200_000, False),
-    "negative length": (header(type="audio-chunk", payload_length=-4), False),
-    "impossible audio format": (header(type="audio-chunk", data={"rate": 0, "width": 3, "channels": 1},
-                                       payload_length=4) + b"\0\0\0\0", False),
-    "text not text": (header(type="synthesize", data={"text": {"no": 1}}), False),
-    "truncated header": (b'{"type": "descr', True),
-    "data cut short": (header(type="synthesize", data_length=100) + b'{"text": "he', True),
-    "payload cut short": (header(type="audio-chunk", payload_length=1000) + b"\0" * 10, True),
-}
 
 
 @pytest.mark.parametrize("case", list(BAD), ids=list(BAD))
