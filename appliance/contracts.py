@@ -173,8 +173,9 @@ class SkillReply:
 
 @runtime_checkable
 class Skills(Protocol):
-    def match(self, transcript: str) -> SkillReply | None:
-        """A local answer, or None to hand the question to the language model."""
+    def match(self, transcript: str, room: str = "") -> SkillReply | None:
+        """A local answer, or None to hand the question to the language model. `room`: where it was asked
+        ("" the hub's own microphone, else a satellite's name); a timer set there rings there."""
 
 
 @dataclass
@@ -267,8 +268,11 @@ class Announcement(Protocol):
 class Timers(Protocol):
     """Kitchen timers as the conductor sees them: what has ended and is to be announced."""
 
-    def due(self) -> Sequence[Announcement]:
-        """The timers to announce now (each once, then again until acknowledged)."""
+    def due(self, now: float | None = None, room: str = "") -> Sequence[Announcement]:
+        """The timers to announce now in `room` ("" the hub), each once, then again until acknowledged."""
+
+    def claim(self, room: str, here: bool) -> None:
+        """Whether a satellite's room rings its own timers now (connected); else they ring on the hub."""
 
 
 @dataclass(frozen=True)
@@ -350,6 +354,15 @@ class Callers(Protocol):
 
     def wake_detector(self) -> WakeDetector:
         """The hub's wake word, listened for in the stream of a satellite that has none of its own."""
+
+    def ring_here(self, room: str, here: bool) -> None:
+        """A satellite connected (`here`) or went away: the timers set there ring there, else on the hub."""
+
+    def timers_due(self, room: str) -> list[str]:
+        """What to say now for the timers that have ended in that satellite's room (looked at often)."""
+
+    def announce(self, caller: Caller, texts: list[str]) -> None:
+        """Say `texts` on the caller's speaker (a timer's announcement); blocks until they are spoken."""
 
 
 @runtime_checkable

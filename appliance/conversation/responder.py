@@ -228,10 +228,10 @@ class Responder:
         self.home = home
         self.home_fallback = home_fallback
 
-    def skill(self, text: str) -> SkillReply | None:
+    def skill(self, text: str, room: str = "") -> SkillReply | None:
         """A local answer: a skill's, or the truth about what cannot be done here; None for the next
-        in line (a failing skill raises)."""
-        reply = None if self.skills is None else self.skills.match(text)
+        in line (a failing skill raises). `room`: a satellite's name, where a timer set now rings."""
+        reply = None if self.skills is None else self.skills.match(text, room)
         if reply is None and self.home is None:
             reply = honesty.cannot_act(text) or honesty.offline(text)
         return reply

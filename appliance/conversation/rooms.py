@@ -193,6 +193,26 @@ class Rooms:
     def wake_detector(self) -> WakeDetector:
         return self.stages.wake.another()
 
+    # ---------------------------------------------------------------- timers set in a room
+
+    def ring_here(self, room: str, here: bool) -> None:
+        if self.stages.timers is not None:
+            self.stages.timers.claim(room, here)
+
+    def timers_due(self, room: str) -> list[str]:
+        if self.stages.timers is None:
+            return []
+        try:
+            return [announcement.text for announcement in self.stages.timers.due(room=room)]
+        except Exception as exc:  # a broken timers file must not end the satellite's link
+            self._report.event("error", f"Timers failed: {exc}", exc=exc, stage="timers", source=room)
+            return []
+
+    def announce(self, caller: Caller, texts: list[str]) -> None:
+        _LOGGER.info("Satellite %s: a timer's announcement", caller.name)
+        turn = TurnRecord(turn_id=0, source=caller.name)
+        self._play(caller, turn, self._responder(caller.name).say(texts, caller.sink), record=False)
+
     def _recognizer(self, name: str) -> Recognizer:
         """The satellite's own recognizer: its voice detector must not hear the hub's microphone."""
         with self._lock:
@@ -294,7 +314,7 @@ class Rooms:
     def _respond(self, caller: Caller, turn: TurnRecord, claim: Claim) -> str:
         """A local skill, else Home Assistant when configured, else the model (when the Floor allows)."""
         responder = self._responder(caller.name)
-        reply = responder.skill(turn.transcript)
+        reply = responder.skill(turn.transcript, caller.name)
         if reply is not None:
             claim.stop_reading()
             turn.route, turn.intent = "skill", reply.intent

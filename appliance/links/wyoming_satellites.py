@@ -7,7 +7,8 @@ and answered on a thread of its own (contracts.Callers): the hub sends `transcri
 words, then the answer's audio as `audio-start`, `audio-chunk`s and `audio-stop`, sentence by
 sentence as it is spoken. A satellite without a wake word of its own streams all the time (its
 pipeline starts at `wake`): the hub listens for its own wake word there (links/wyoming_wake.py), sends
-`detection` when it hears it, and goes on as above; once the answer is over it listens again.
+`detection` when it hears it, and goes on as above; once the answer is over it listens again. A timer
+set from a satellite rings there: its announcement is spoken on the satellite's speaker.
 A satellite that is down or drops is connected again with a growing pause;
 events the hub does not know are ignored (a satellite may speak a newer protocol than the hub's).
 """
@@ -43,6 +44,7 @@ RETRY_MAX_S: Final = 30.0  # the longest pause between attempts while a satellit
 SILENT_S: Final = 60.0  # seconds without a word from a satellite that answers pings before it counts as gone
 PING_S: Final = 20.0  # seconds between pings (only satellites that answer them are held to SILENT_S)
 START_STAGE_ASR: Final = "asr"  # a pipeline starting at speech recognition: the satellite heard its wake word
+TIMER_CHECK_S: Final = 0.5  # seconds between looks at the timers set in the satellite's room
 START_STAGE_WAKE: Final = "wake"  # a satellite streaming all the time, leaving the wake word to the hub
 
 
@@ -159,7 +161,8 @@ class _Satellite:
         self.link.connected[self.name].set()
         _LOGGER.info("Satellite %s connected at %s%s", self.name, self.sat.uri,
                      f" ({self.sat.area})" if self.sat.area else "")
-        pinger = asyncio.create_task(self._ping())
+        self.link.callers.ring_here(self.name, True)
+        pinger, bell = asyncio.create_task(self._ping()), asyncio.create_task(self._ring())
         try:
             while True:
                 timeout = SILENT_S if self.answers_pings else None
@@ -169,6 +172,8 @@ class _Satellite:
                 await self.handle(event)
         finally:
             pinger.cancel()
+            bell.cancel()
+            self.link.callers.ring_here(self.name, False)
 
     async def _info(self) -> Event:
         while True:
@@ -182,6 +187,16 @@ class _Satellite:
         while True:
             await asyncio.sleep(PING_S)
             await self.send(Event(type="ping", data={}))
+
+    async def _ring(self) -> None:
+        """Timers set in this room ring here: their announcement is spoken on the satellite's speaker
+        (wyoming-satellite plays the audio the hub sends at any time) while no question is under way."""
+        while True:
+            await asyncio.sleep(TIMER_CHECK_S)
+            if self.caller is None:
+                texts = await asyncio.to_thread(self.link.callers.timers_due, self.name)
+                if texts:
+                    self._ask(self.wake_word, texts)
 
     async def handle(self, event: Event) -> None:
         kind, data = event.type, event.data
@@ -242,19 +257,22 @@ class _Satellite:
         for chunk in self.listener.take():
             caller.stream.add(chunk.samples, (chunk.rate, chunk.width, chunk.channels))
 
-    def _ask(self, wake_word: str) -> RemoteCaller:
-        """A question begins: heard and answered on a thread of its own."""
-        self.hang_up()  # a new question replaces one still under way
+    def _ask(self, wake_word: str, announce: list[str] | None = None) -> RemoteCaller:
+        """A question begins (or, with `announce`, the hub speaks first): on a thread of its own."""
+        self.hang_up()  # a new question replaces one still under way (or an announcement)
         caller = RemoteCaller(self.name, self.sat.area, wake_word, self.loop, self.send, self.snd_format)
         self.caller, self.wake_word = caller, ""
-        threading.Thread(target=self._answer, args=(caller,), name=f"appliance-satellite-{self.name}",
+        threading.Thread(target=self._answer, args=(caller, announce), name=f"appliance-satellite-{self.name}",
                          daemon=True).start()
         return caller
 
-    def _answer(self, caller: RemoteCaller) -> None:
+    def _answer(self, caller: RemoteCaller, announce: list[str] | None) -> None:
         """On the question's own thread."""
         try:
-            self.link.callers.answer(caller)
+            if announce:
+                self.link.callers.announce(caller, announce)
+            else:
+                self.link.callers.answer(caller)
         except Exception:
             _LOGGER.exception("Satellite %s: answering failed", self.name)
         finally:

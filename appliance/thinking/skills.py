@@ -120,8 +120,9 @@ class LocalSkills:
         self._pending: _Pending | None = None
         self.volume = volume  # the hub's own speaker: asked first after stop, never a device for Home Assistant
 
-    def match(self, transcript: str) -> SkillReply | None:
-        """A local answer, or None to hand the question to the language model."""
+    def match(self, transcript: str, room: str = "") -> SkillReply | None:
+        """A local answer, or None to hand the question to the language model; a timer set from `room`
+        (a satellite's name) rings there."""
         if not self.config.enabled:
             return None
         tokens = _strip(normalize(transcript), self._leading, self._trailing)
@@ -134,10 +135,10 @@ class LocalSkills:
         if self.volume is not None and (reply := self.volume.match(text)) is not None:
             return reply
         if pending is not None and pending.expires_at >= self.clock():
-            reply = self._answer_pending(pending, tokens)
+            reply = self._answer_pending(pending, tokens, room)
             if reply is not None:
                 return reply
-        return self._timer_intent(tokens) or self._clock_intent(text)
+        return self._timer_intent(tokens, room) or self._clock_intent(text)
 
     # ---- stop ----------------------------------------------------------------------
 
@@ -147,7 +148,7 @@ class LocalSkills:
 
     # ---- timers --------------------------------------------------------------------
 
-    def _timer_intent(self, tokens: list[str]) -> SkillReply | None:
+    def _timer_intent(self, tokens: list[str], room: str = "") -> SkillReply | None:
         spans = find_durations(tokens)
         tokens = _repair_timer_word(tokens, spans)
         text = " ".join(tokens)
@@ -174,21 +175,21 @@ class LocalSkills:
             return self._clarify("I can only set timers for a length of time, like ten minutes. "
                                  "How long should it be?", "set", timer_name(tokens, spans))
         if spans and (has_timer or wants_set):
-            return self._set(tokens, spans)
+            return self._set(tokens, spans, room)
         if has_timer and first in _QUESTION_START and not wants_set and not _GENERIC_TIMER_RE.search(text):
             return self._report("timer_left", timer_name(tokens, spans))  # "what's the timer at"
         if has_timer and (wants_set or first not in _QUESTION_START):
             return self._clarify("How long should the timer be, for example ten minutes?", "set", timer_name(tokens, spans))
         return None
 
-    def _set(self, tokens: list[str], spans: list[Span]) -> SkillReply:
+    def _set(self, tokens: list[str], spans: list[Span], room: str = "") -> SkillReply:
         wanted = [(span.seconds, timer_name(seg, seg_spans)) for span, seg, seg_spans in segments(tokens, spans)]
         for seconds, name in wanted:
             if not MIN_DURATION_S <= seconds <= MAX_DURATION_S:
                 return self._clarify(f"A timer can run from one second to {say_duration(MAX_DURATION_S)}. "
                                      "How long should it be?", "set", name)
         try:
-            made = [self.timers.add(seconds, name) for seconds, name in wanted]
+            made = [self.timers.add(seconds, name, room) for seconds, name in wanted]
         except TimerError as exc:
             _LOGGER.error("Cannot set a timer: %s", exc)
             return SkillReply(f"Sorry, I couldn't set that timer: {exc}.", "timer_error", data={"error": str(exc)})
@@ -268,14 +269,14 @@ class LocalSkills:
         self._pending = _Pending(kind, name, self.clock() + PENDING_S)
         return SkillReply(text, "timer_clarify", data={"waiting_for": kind})
 
-    def _answer_pending(self, pending: _Pending, tokens: list[str]) -> SkillReply | None:
+    def _answer_pending(self, pending: _Pending, tokens: list[str], room: str = "") -> SkillReply | None:
         spans = find_durations(tokens)
         if pending.kind == "set" and spans:
             if any(t in TIMER_WORDS for t in tokens) or tokens[0] in _SET_VERBS:
-                return self._set(tokens, spans)
+                return self._set(tokens, spans, room)
             seconds = sum(s.seconds for s in spans)
-            return self._set(["<d>"], [Span(0, 1, seconds)]) if pending.name is None else \
-                self._set(["<d>", "for", *pending.name.split()], [Span(0, 1, seconds)])
+            return self._set(["<d>"], [Span(0, 1, seconds)], room) if pending.name is None else \
+                self._set(["<d>", "for", *pending.name.split()], [Span(0, 1, seconds)], room)
         if pending.kind == "set" and any(parse_number(tokens, i) for i in range(len(tokens))):
             return self._clarify("Sorry, how long should it be, for example ten minutes?", "set", pending.name)
         if pending.kind == "cancel":

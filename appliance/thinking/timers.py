@@ -68,6 +68,8 @@ class Timer:
     ends_at: float
     """Wall-clock seconds since the epoch when it ends."""
     created_at: float
+    room: str = ""
+    """Where it was set: "" the hub's own microphone, else the satellite's name (it rings there)."""
 
     @property
     def label(self) -> str:
@@ -117,6 +119,8 @@ class Timers:
         self._state = _State()
         self._signature: tuple[int, int, int] | None = None
         self._rings: dict[int, _Ring] = {}
+        self._claimed: set[str] = set()
+        """Rooms whose timers ring there now (a satellite connected); the others' ring on the hub."""
         self._lock = threading.RLock()
         with self._locked():
             pass  # load what a previous run left
@@ -138,8 +142,8 @@ class Timers:
 
     # ---- changes -------------------------------------------------------------------
 
-    def add(self, duration_s: float, name: str | None = None) -> Timer:
-        """Start a timer; TimerError when the duration is out of range or there are too many."""
+    def add(self, duration_s: float, name: str | None = None, room: str = "") -> Timer:
+        """Start a timer (set in `room`); TimerError when the duration is out of range or there are too many."""
         if not MIN_DURATION_S <= duration_s <= MAX_DURATION_S:
             raise TimerError(f"a timer must run between {say_duration(MIN_DURATION_S)} and "
                              f"{say_duration(MAX_DURATION_S)}, not {say_duration(duration_s)}")
@@ -147,7 +151,7 @@ class Timers:
             if len(self._state.timers) >= MAX_TIMERS:
                 raise TimerError(f"{MAX_TIMERS} timers are already set; cancel one first")
             now = self.clock()
-            timer = Timer(self._state.next_id, name or None, float(duration_s), now + duration_s, now)
+            timer = Timer(self._state.next_id, name or None, float(duration_s), now + duration_s, now, room)
             self._state.next_id += 1
             self._state.timers.append(timer)
         _LOGGER.info("Timer %d set: %s (%.0f s)", timer.id, timer.label, duration_s)
@@ -173,13 +177,21 @@ class Timers:
 
     # ---- for the conductor ---------------------------------------------------------
 
-    def due(self, now: float | None = None) -> list[Announcement]:
-        """Announcements to play now; each ended timer comes back every repeat interval."""
+    def claim(self, room: str, here: bool) -> None:
+        """A satellite's room can ring its own timers (`here`: it is connected), or no longer can: then its
+        timers ring on the hub, so none goes unheard."""
+        with self._lock:
+            (self._claimed.add if here else self._claimed.discard)(room)
+
+    def due(self, now: float | None = None, room: str = "") -> list[Announcement]:
+        """Announcements to play now in `room` ("" the hub: its own timers and those of rooms that cannot
+        ring theirs); each ended timer comes back every repeat interval."""
         now = self.clock() if now is None else now
         out: list[Announcement] = []
         expired: list[Timer] = []
         with self._lock:
-            for timer in self.ringing(now):
+            here = [t for t in self.ringing(now) if (t.room == room if room else t.room not in self._claimed)]
+            for timer in here:
                 ring = self._rings.get(timer.id)
                 if ring is None:
                     self._rings[timer.id] = _Ring(now, now)
@@ -282,7 +294,7 @@ class Timers:
             for item in data["timers"]:
                 name = item.get("name")
                 timers.append(Timer(int(item["id"]), str(name) if name else None, float(item["duration_s"]),
-                                    float(item["ends_at"]), float(item["created_at"])))
+                                    float(item["ends_at"]), float(item["created_at"]), str(item.get("room") or "")))
             next_id = max([int(data.get("next_id", 1))] + [t.id + 1 for t in timers])
             return _State(next_id, timers)
         except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -22,6 +22,8 @@ from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.hearing.wake import WakeWord
 from appliance.links.wyoming_satellites import WyomingSatellites
 from appliance.thinking.home_assistant import HomeAssistant
+from appliance.thinking.skills import LocalSkills
+from appliance.thinking.timers import Timers
 from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
 from tests.fixtures.speech import word_errors
 from tests.fixtures.fakes import FakeSink, FakeSource
@@ -33,9 +35,10 @@ _LOGGER = logging.getLogger(__name__)
 
 @contextlib.contextmanager
 def hub(satellites: list[RealSatellite], piper, llm_chat,  # noqa: ANN001
-        home_assistant: HomeAssistantServer | None = None) -> Iterator[tuple[WyomingSatellites, list[TurnRecord]]]:
-    """The hub's satellite link and turns on Whisper, Piper and the model (and Home Assistant, when given),
-    connected to every satellite."""
+        home_assistant: HomeAssistantServer | None = None,
+        timers: Timers | None = None) -> Iterator[tuple[WyomingSatellites, list[TurnRecord]]]:
+    """The hub's satellite link and turns on Whisper, Piper and the model (and Home Assistant, and the
+    skills with these timers, when given), connected to every satellite."""
     base = Config()
     cfg = dataclasses.replace(base, asr=dataclasses.replace(base.asr, engine="whisper"), wyoming=WyomingConfig(
         satellites=[SatelliteConfig(uri=s.uri, name=s.name, area=s.area) for s in satellites]))
@@ -47,7 +50,8 @@ def hub(satellites: list[RealSatellite], piper, llm_chat,  # noqa: ANN001
     _engine, path = choose_engine(cfg)
     stages = Stages(source=FakeSource(), sink=FakeSink(), wake=WakeWord(cfg).load(),
                     asr=WhisperRecognizer(cfg, path).load(), chat=llm_chat, tts=piper,
-                    splitter_factory=assembly.splitter_factory(cfg), home=home)
+                    splitter_factory=assembly.splitter_factory(cfg), home=home, timers=timers,
+                    skills=None if timers is None else LocalSkills(cfg.skills, timers))
     turns: list[TurnRecord] = []
     link = WyomingSatellites(cfg.wyoming, Rooms(stages, cfg, on_turn=turns.append))
     link.start()
@@ -89,6 +93,22 @@ def test_a_real_satellite_without_a_wake_word_of_its_own_is_woken_by_the_hubs_an
         assert (turn.outcome, turn.wake_word) == ("answered", "hey_jarvis"), (turn.outcome, turn.error)
         assert "capital of france" in turn.transcript.lower(), turn.transcript
         assert "paris" in transcribe(AudioChunk(kitchen.answer(), SND_RATE))
+
+
+def test_a_timer_set_at_a_real_satellite_rings_on_its_speaker(
+        real_satellites, piper, llm_chat, transcribe, tmp_path) -> None:  # noqa: ANN001
+    kitchen = real_satellites("set a timer for three seconds.")
+    timers = Timers(tmp_path / "state")
+    with hub([kitchen], piper, llm_chat, timers=timers) as (_link, turns):
+        kitchen.speak()
+        wait_for(lambda: turns, "the satellite's turn", LOAD_WAIT_S)
+        assert (turns[0].outcome, turns[0].route) == ("answered", "skill")
+        assert [t.room for t in timers.all()] == ["kitchen"]
+        set_at = len(kitchen.answer(min_s=0.3))  # "Timer set for 3 seconds."
+        wait_for(lambda: len(kitchen.played()) > set_at + SND_RATE, "the timer on the kitchen's speaker",
+                 SLOW_WAIT_S)
+        rang = transcribe(AudioChunk(kitchen.answer()[set_at:], SND_RATE))
+        assert "timer is done" in rang, rang
 
 
 def test_two_real_satellites_asking_at_once_each_hear_their_own_answer(

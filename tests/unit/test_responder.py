@@ -13,7 +13,7 @@ from tests.fixtures.waits import WAIT_S, wait_for
 
 
 class OneSkill:
-    def match(self, transcript: str) -> SkillReply | None:
+    def match(self, transcript: str, room: str = "") -> SkillReply | None:
         return SkillReply("It's **7:20** PM.", "time") if "time" in transcript else None
 
 

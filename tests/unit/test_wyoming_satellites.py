@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from appliance import assembly
-from appliance.config import Config, SatelliteConfig, WyomingConfig
-from appliance.contracts import Callers, Link, Stages
+from appliance.audio import AudioChunk
+from appliance.config import Config, SatelliteConfig, SkillsConfig, WyomingConfig
+from appliance.contracts import Callers, Link, Skills, Stages
 from appliance.conversation.rooms import BUSY_REPLY, Floor, Rooms
 from appliance.conversation.turn import TurnRecord
 from appliance.links.wyoming_satellites import WyomingSatellites
+from appliance.thinking.timers import Timers
 from tests.fixtures.fakes import (
     FakeAsr,
     FakeChat,
@@ -28,15 +30,18 @@ from tests.fixtures.fakes import (
     FakeSplitter,
     FakeTts,
     FakeWake,
+    label,
 )
 from tests.fixtures.satellite import FakeSatellite
 from tests.fixtures.waits import WAIT_S, wait_for
 from tests.fixtures.wyoming_garbage import BAD
 
 
-def stages(tts: FakeTts | None = None, home: FakeHome | None = None) -> Stages:
+def stages(tts: FakeTts | None = None, home: FakeHome | None = None, skills: Skills | None = None,
+           timers: Timers | None = None) -> Stages:
     return Stages(source=FakeSource(), sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
-                  tts=tts or FakeTts(), splitter_factory=FakeSplitter, skills=FakeSkills(), home=home)
+                  tts=tts or FakeTts(), splitter_factory=FakeSplitter, skills=skills or FakeSkills(), home=home,
+                  timers=timers)
 
 
 @dataclass
@@ -59,9 +64,9 @@ def config(satellites: dict[str, FakeSatellite], wait_s: float = 20.0) -> Config
 
 
 def start_hub(names: tuple[str, ...] = ("kitchen",), *, tts: FakeTts | None = None, wait_s: float = 20.0,
-              home: FakeHome | None = None) -> Hub:
+              home: FakeHome | None = None, skills: Skills | None = None, timers: Timers | None = None) -> Hub:
     satellites = {name: FakeSatellite(name).start() for name in names}
-    cfg, parts = config(satellites, wait_s), stages(tts, home)
+    cfg, parts = config(satellites, wait_s), stages(tts, home, skills, timers)
     if home is not None:
         cfg = dataclasses.replace(cfg, home_assistant=dataclasses.replace(cfg.home_assistant, enabled=True))
     turns: list[TurnRecord] = []
@@ -226,6 +231,46 @@ def test_a_satellite_streaming_all_the_time_is_not_answered_without_the_wake_wor
     kitchen.say(["SAY:what is the capital of France", "SIL", "SIL", "SIL", "SIL"])
     time.sleep(0.3)
     assert [e.type for e in kitchen.since(start)] == [] and hub.turns == []
+
+
+@pytest.fixture
+def timer_hub(tmp_path: Path) -> Iterator[tuple[Hub, Timers]]:
+    """Two satellites, and the real skills and timers (a timer's state file in tmp_path)."""
+    from appliance.thinking.skills import LocalSkills
+
+    timers = Timers(tmp_path)
+    skills = LocalSkills(SkillsConfig(), timers)
+    made = start_hub(("kitchen", "bedroom"), skills=skills, timers=timers)
+    yield made, timers
+    made.link.stop()
+    for sat in made.satellites.values():
+        sat.close()
+
+
+def test_a_timer_set_from_a_satellite_rings_on_that_satellite_and_not_on_the_hub(
+        timer_hub: tuple[Hub, Timers]) -> None:
+    hub, timers = timer_hub
+    kitchen, bedroom = hub.satellites["kitchen"], hub.satellites["bedroom"]
+    _, audio = kitchen.answer(kitchen.ask(["SAY:set a timer for one second", "SIL", "SIL"]))
+    assert audio[0].startswith("TTS:Timer set for 1 second.")
+    (timer,) = timers.all()
+    assert timer.room == "kitchen"
+    rang = len(kitchen.received)
+    wait_for(lambda: any(e.type == "audio-stop" for e in kitchen.since(rang)), "the timer on the kitchen's speaker")
+    said = [label(AudioChunk(e.payload or b"", 16000)) for e in kitchen.since(rang) if e.type == "audio-chunk"]
+    assert said[0].startswith("TTS:Your 1 second timer is done.")
+    assert timers.due(room="") == []  # the hub's own bell does not ring it
+    assert not any(e.type == "audio-chunk" for e in bedroom.since(0))
+
+
+def test_a_timer_of_a_satellite_that_went_away_rings_on_the_hub(timer_hub: tuple[Hub, Timers]) -> None:
+    hub, timers = timer_hub
+    kitchen = hub.satellites["kitchen"]
+    kitchen.answer(kitchen.ask(["SAY:set a timer for two seconds", "SIL", "SIL"]))
+    kitchen.kill()
+    wait_for(lambda: not hub.link.connected["kitchen"].is_set(), "the hub to notice the kitchen is gone")
+    wait_for(lambda: timers.ringing(), "the timer to end", 2 * WAIT_S)
+    assert [a.text for a in timers.due(room="")] == ["Your 2 second timer is done."]
 
 
 def test_a_question_cut_short_by_the_satellite_is_still_answered(hub: Hub) -> None:
