@@ -21,7 +21,7 @@ from typing import Final
 
 from appliance.config import Config
 from appliance.contracts import Caller, Chat, Recognizer, Sink, Stages, Transcript, WakeDetector
-from appliance.conversation.answers import EarlyAnswers
+from appliance.conversation.answers import CONVERSATION_KEPT_S, EarlyAnswers
 from appliance.conversation.limits import TurnLimits
 from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Responder, Update
@@ -183,6 +183,8 @@ class Rooms:
         self._ids = itertools.count(1)
         self._chats: dict[str, Chat] = {}
         self._prefills: dict[str, Prefill] = {}
+        self._home_conversations: dict[str, tuple[str, float]] = {}
+        """Each room's conversation with Home Assistant and when it was last used."""
         self._recognizers: dict[str, Recognizer] = {}
         self._one_at_a_time: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -322,11 +324,15 @@ class Rooms:
             return "answered" if reply.end_turn else self._play(caller, turn, responder.say([reply.text], caller.sink))
         if responder.home is not None:  # an early answer stays held until Home Assistant has said "not mine"
             turn.route = "home_assistant"
-            pending = responder.consult(responder.home, turn.transcript, None, area=caller.area)
+            kept = self._home_conversations.get(caller.name)
+            conversation = kept[0] if kept is not None and self.clock() - kept[1] < CONVERSATION_KEPT_S else None
+            pending = responder.consult(responder.home, turn.transcript, conversation, area=caller.area)
             update = self._wait_home(caller, pending)
             if update is None:
                 return "cancelled"
             turn.apply(update)
+            if update.home is not None and update.home.conversation_id:  # a follow-up in that room goes on with it
+                self._home_conversations[caller.name] = (update.home.conversation_id, self.clock())
             said = responder.after_home(turn.transcript, update.home, isinstance(update.error, HomeAssistantRefused))
             if said is not None:
                 claim.stop_reading()

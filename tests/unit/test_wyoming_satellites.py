@@ -125,6 +125,15 @@ def test_turn_on_the_light_at_a_satellite_switches_the_light_of_its_room(home_hu
     assert home.light == "on" and hub.turn_of("kitchen").route == "home_assistant"
 
 
+def test_each_room_goes_on_with_its_own_conversation_in_home_assistant(home_hub: tuple[Hub, FakeHome]) -> None:
+    hub, home = home_hub
+    kitchen, bedroom = hub.satellites["kitchen"], hub.satellites["bedroom"]
+    kitchen.answer(kitchen.ask(["SAY:turn on the kitchen light", "SIL", "SIL"]))
+    bedroom.answer(bedroom.ask(["SAY:turn on the kitchen light", "SIL", "SIL"]))
+    kitchen.answer(kitchen.ask(["SAY:turn on the kitchen light", "SIL", "SIL"]))
+    assert [conversation for _, conversation in home.texts] == [None, None, "c1"]
+
+
 def test_a_request_that_names_its_device_is_asked_once_whatever_the_room(home_hub: tuple[Hub, FakeHome]) -> None:
     hub, home = home_hub
     bedroom = hub.satellites["bedroom"]
