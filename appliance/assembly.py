@@ -14,6 +14,7 @@ from appliance.config import Config
 from appliance.contracts import (
     AnswerStats,
     EventLog,
+    Home,
     Link,
     Recognizer,
     Sink,

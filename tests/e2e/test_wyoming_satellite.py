@@ -24,9 +24,9 @@ from appliance.links.wyoming_satellites import WyomingSatellites
 from appliance.thinking.home_assistant import HomeAssistant
 from appliance.thinking.skills import LocalSkills
 from appliance.thinking.timers import Timers
+from tests.fixtures.fakes import FakeSink, FakeSource
 from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
 from tests.fixtures.speech import word_errors
-from tests.fixtures.fakes import FakeSink, FakeSource
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S, wait_for
 from tests.fixtures.wyoming_satellite import SND_RATE, RealSatellite
 

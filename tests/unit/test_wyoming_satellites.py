@@ -16,7 +16,8 @@ from appliance import assembly
 from appliance.audio import AudioChunk
 from appliance.config import Config, SatelliteConfig, SkillsConfig, WyomingConfig
 from appliance.contracts import Callers, Link, Skills, Stages
-from appliance.conversation.rooms import BUSY_REPLY, Floor, Rooms
+from appliance.conversation.floor import Floor
+from appliance.conversation.rooms import BUSY_REPLY, Rooms
 from appliance.conversation.turn import TurnRecord
 from appliance.links.wyoming_satellites import WyomingSatellites
 from appliance.thinking.timers import Timers

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import math
 import socket
 import struct
@@ -12,7 +11,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pytest
 from wyoming.asr import Transcribe, Transcript
