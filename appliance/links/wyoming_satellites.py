@@ -234,8 +234,11 @@ class _Satellite:
                             "stream from their wake word or all the time", self.name, str(stage)[:40])
 
     def _listen(self) -> None:
-        """A satellite that streams all the time: the hub listens for its own wake word there."""
+        """A satellite that streams without a wake word of its own (all the time, or once its voice detector
+        hears speech): the hub listens for its own wake word there, afresh for each stream."""
         if self.listener is not None:
+            if self.caller is None:
+                self.listener.resume()
             return
         _LOGGER.info("Satellite %s has no wake word of its own: the hub listens for its own in its stream",
                      self.name)

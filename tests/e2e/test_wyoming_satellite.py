@@ -95,6 +95,17 @@ def test_a_real_satellite_without_a_wake_word_of_its_own_is_woken_by_the_hubs_an
         assert "paris" in transcribe(AudioChunk(kitchen.answer(), SND_RATE))
 
 
+def test_a_real_satellite_that_streams_once_it_hears_speech_is_woken_by_the_hubs_wake_word(
+        real_satellites, piper, llm_chat, transcribe) -> None:  # noqa: ANN001
+    kitchen = real_satellites("what is the capital of France?", vad=True)
+    with hub([kitchen], piper, llm_chat) as (_link, turns):
+        kitchen.speak()
+        wait_for(lambda: turns, "the satellite's turn", LOAD_WAIT_S)
+        (turn,) = turns
+        assert (turn.outcome, turn.wake_word) == ("answered", "hey_jarvis"), (turn.outcome, turn.error)
+        assert "paris" in transcribe(AudioChunk(kitchen.answer(), SND_RATE))
+
+
 def test_a_timer_set_at_a_real_satellite_rings_on_its_speaker(
         real_satellites, piper, llm_chat, transcribe, tmp_path) -> None:  # noqa: ANN001
     kitchen = real_satellites("set a timer for three seconds.")

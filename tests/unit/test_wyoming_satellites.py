@@ -235,6 +235,18 @@ def test_a_satellite_streaming_without_a_wake_word_of_its_own_is_answered_after_
     assert audio[0].startswith("TTS:It's 7:20 PM.")
 
 
+def test_a_satellite_that_streams_while_it_hears_speech_is_listened_to_in_each_stream(hub: Hub) -> None:
+    """wyoming-satellite --vad: a stream when its voice detector hears speech, ended (audio-stop) after a
+    while without a wake word; the next speech starts a new one."""
+    kitchen = hub.satellites["kitchen"]
+    kitchen.stream_always()
+    kitchen.say(["SAY:what a nice day", "SIL"], stop=True)
+    start = kitchen.stream_always()
+    kitchen.say(["WAKE", "SAY:what is the capital of France", "SIL", "SIL", "SIL"])
+    transcript, _ = kitchen.answer(start)
+    assert transcript == "what is the capital of France" and len(hub.turns) == 1
+
+
 def test_a_satellite_streaming_all_the_time_is_not_answered_without_the_wake_word(hub: Hub) -> None:
     kitchen = hub.satellites["kitchen"]
     start = kitchen.stream_always()
