@@ -224,6 +224,12 @@ def with_home_assistant(cfg: Any, stages: Any) -> tuple[Any, Any, Any]:
     return server, ha_cfg, dataclasses.replace(stages, home=HomeAssistant(ha))
 
 
+def save_json(path: str, **figures: Any) -> None:
+    """The run's figures as JSON at `path` (its folder made if need be)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(figures, indent=1))
+
+
 def pct(values: list[float], q: float) -> float | None:
     import numpy as np
 
@@ -410,9 +416,7 @@ def main() -> int:
         shutil.copyfile(args.png, DOCS_PNG)
         print(f"timeline: {args.png} (copied to {DOCS_PNG.relative_to(ROOT)})")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"figures": figures, "ratios": ratios, "rows": rows,
-                                               "model": cfg.llm.model}, indent=1))
+        save_json(args.json, figures=figures, ratios=ratios, rows=rows, model=cfg.llm.model)
     return 0
 
 

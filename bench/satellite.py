@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import statistics
 import sys
 import tempfile
@@ -38,7 +37,7 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from e2e import OUT, ClockSink, config_for, make_questions, pct, variant  # noqa: E402
+from e2e import OUT, ClockSink, config_for, make_questions, pct, save_json, variant  # noqa: E402
 
 KEY: Final = "speech_end_to_first_audio"
 SATELLITES: Final = ("satellite", "satellite_plain")
@@ -179,9 +178,7 @@ def main() -> int:
         print(f"ratio {a}/{b}, end of speech to first audio: median of {n} pairs "
               f"{ratio if ratio is None else round(ratio, 3)}")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"figures": figures, "ratios": ratios, "rows": rows,
-                                               "model": cfg.llm.model}, indent=1))
+        save_json(args.json, figures=figures, ratios=ratios, rows=rows, model=cfg.llm.model)
     return 0
 
 

@@ -19,7 +19,7 @@ import pytest
 from appliance.audio import read_wav
 from appliance.thinking.honesty import HOME_ASSISTANT_DOWN
 from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
-from tests.fixtures.speech import word_errors
+from tests.fixtures.speech import spoken_as
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S
 
 # The first run on a machine installs Home Assistant inside the first test's setup.
@@ -74,16 +74,6 @@ def spoken(speech, question: str) -> Path:
 def heard(transcribe, wav: Path) -> str:
     """The reply WAV as Whisper hears it: lower-case words."""
     return str(transcribe(read_wav(wav)))
-
-
-def spoken_as(text: str, heard_text: str) -> bool:
-    """True when `heard_text` is `text` as Whisper hears it, one word in five (at least one) misheard.
-
-    The reply is the product's own voice with its natural variation, which differs from machine to
-    machine: Whisper once wrote "Turned on the light" as "perned on the light" there.
-    """
-    edits, count = word_errors(text, heard_text)
-    return edits <= max(1, count // 5)
 
 
 def test_spoken_request_switches_the_kitchen_light_and_says_so(home_assistant, config, speech, transcribe,

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from appliance.audio import AudioChunk
+from tests.fixtures import stop_process
 from tests.fixtures.journal import Entry, Journal
 from tests.fixtures.pulse import Pulse
 from tests.fixtures.speech import SpeechMaker
@@ -35,9 +36,10 @@ def satellite(satellite_venv: Path, tmp_path_factory: pytest.TempPathFactory,
 
 @pytest.fixture(scope="module")
 def config(satellite: RealSatellite, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Whisper hearing, greedy decoding (the model's most likely answer), state in tmp, the satellite."""
     folder = tmp_path_factory.mktemp("run-satellites")
     path = folder / "appliance.yaml"
-    path.write_text(f"asr:\n  engine: whisper\nservice:\n  state_dir: {folder / 'state'}\n"
+    path.write_text(f"asr:\n  engine: whisper\nllm:\n  temperature: 0.0\nservice:\n  state_dir: {folder / 'state'}\n"
                     f"wyoming:\n  satellites:\n    - {{uri: \"{satellite.uri}\", name: kitchen, area: Kitchen}}\n",
                     encoding="utf-8")
     return path
@@ -59,12 +61,7 @@ def daemon(config: Path, pulse: Pulse, journal: Journal) -> Iterator[subprocess.
         wait_for(connected, "the daemon to connect to the satellite", LOAD_WAIT_S)
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(SLOW_WAIT_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(SLOW_WAIT_S)
+        stop_process(proc, SLOW_WAIT_S)
         log.close()
 
 
