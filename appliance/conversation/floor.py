@@ -26,6 +26,7 @@ from appliance.conversation.responder import Answer, Responder
 
 _LOGGER = logging.getLogger(__name__)
 
+
 class Floor:
     """Who may have the language model next: the hub's own microphone first, then satellites in the
     order they asked, one at a time, each waiting at most `wait_s`."""

@@ -195,8 +195,8 @@ class _Satellite:
             await asyncio.sleep(TIMER_CHECK_S)
             if self.caller is None:
                 texts = await asyncio.to_thread(self.link.callers.timers_due, self.name)
-                if texts:
-                    self._ask(self.wake_word, texts)
+                if texts and self.caller is None:
+                    self._ask("", texts)
 
     async def handle(self, event: Event) -> None:
         kind, data = event.type, event.data
@@ -264,7 +264,9 @@ class _Satellite:
         """A question begins (or, with `announce`, the hub speaks first): on a thread of its own."""
         self.hang_up()  # a new question replaces one still under way (or an announcement)
         caller = RemoteCaller(self.name, self.sat.area, wake_word, self.loop, self.send, self.snd_format)
-        self.caller, self.wake_word = caller, ""
+        self.caller = caller
+        if announce is None:
+            self.wake_word = ""  # that detection is this question's
         threading.Thread(target=self._answer, args=(caller, announce), name=f"appliance-satellite-{self.name}",
                          daemon=True).start()
         return caller

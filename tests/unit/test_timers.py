@@ -85,6 +85,33 @@ def test_timers_survive_a_restart(tmp_path: Path) -> None:
     assert second.add(60).id == 3, "ids go on from where the last run stopped"
 
 
+def test_a_rooms_timer_rings_in_that_room_while_it_is_there_and_on_the_hub_otherwise(tmp_path: Path) -> None:
+    clock = ManualClock()
+    timers = Timers(tmp_path, REPEAT, clock)
+    timers.claim("kitchen", True)
+    pasta, tea = timers.add(60, "pasta", room="kitchen"), timers.add(60, "tea")
+    assert Timers(tmp_path, REPEAT, clock).all() == [pasta, tea]  # the room is kept across a restart
+    clock.advance(61)
+    assert [a.text for a in timers.due(room="kitchen")] == ["Your pasta timer is done."]
+    assert [a.text for a in timers.due()] == ["Your tea timer is done."]
+    timers.claim("kitchen", False)  # the kitchen's satellite went away: its timer comes to the hub
+    clock.advance(10)
+    assert sorted(a.text for a in timers.due()) == ["Your pasta timer is done.", "Your tea timer is done."]
+    assert timers.due(room="kitchen") == []
+
+
+def test_a_timers_file_without_rooms_is_read_as_the_hubs(tmp_path: Path) -> None:
+    clock = ManualClock()
+    Timers(tmp_path, REPEAT, clock).add(60, "eggs")
+    path = tmp_path / STATE_FILE
+    data = json.loads(path.read_text())
+    for timer in data["timers"]:
+        del timer["room"]
+    path.write_text(json.dumps(data))
+    (eggs,) = Timers(tmp_path, REPEAT, clock).all()
+    assert (eggs.name, eggs.room) == ("eggs", "")
+
+
 def test_timer_that_ended_while_off_is_announced_on_start(tmp_path: Path) -> None:
     clock = ManualClock()
     Timers(tmp_path, REPEAT, clock).add(300, "bread")
