@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import logging
 import re
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
@@ -117,7 +118,10 @@ class LocalSkills:
         self.clock = clock
         self.tz = tz
         """None: the system's time zone."""
-        self._pending: _Pending | None = None
+        self._pending: dict[str, _Pending] = {}
+        """Each room's question waiting for its answer ("how long should the timer be?")."""
+        self._asked: _Pending | None = None
+        self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
         self.volume = volume  # the hub's own speaker: asked first after stop, never a device for Home Assistant
 
     def match(self, transcript: str, room: str = "") -> SkillReply | None:
@@ -129,7 +133,14 @@ class LocalSkills:
         if not tokens:
             return None
         text = " ".join(tokens)
-        pending, self._pending = self._pending, None
+        with self._lock:
+            pending, self._asked = self._pending.pop(room, None), None
+            reply = self._match(tokens, text, pending, room)
+            if self._asked is not None:  # a question back, answered next in that room only
+                self._pending[room] = self._asked
+            return reply
+
+    def _match(self, tokens: list[str], text: str, pending: _Pending | None, room: str) -> SkillReply | None:
         if self._stop_re.match(text):
             return self._stop()
         if self.volume is not None and (reply := self.volume.match(text)) is not None:
@@ -266,7 +277,7 @@ class LocalSkills:
         return [t for t in timers if t.name in close]
 
     def _clarify(self, text: str, kind: str, name: str | None) -> SkillReply:
-        self._pending = _Pending(kind, name, self.clock() + PENDING_S)
+        self._asked = _Pending(kind, name, self.clock() + PENDING_S)
         return SkillReply(text, "timer_clarify", data={"waiting_for": kind})
 
     def _answer_pending(self, pending: _Pending, tokens: list[str], room: str = "") -> SkillReply | None:

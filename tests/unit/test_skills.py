@@ -212,6 +212,15 @@ def test_clarifying_question_takes_the_answer(tmp_path: Path) -> None:
     assert len(skills.timers.all()) == 1
 
 
+def test_a_question_back_is_answered_in_the_room_that_was_asked(tmp_path: Path) -> None:
+    skills = make(tmp_path)
+    assert skills.match("set a pasta timer", room="kitchen").intent == "timer_clarify"
+    assert skills.match("eight minutes") is None  # said at the hub: not the kitchen's answer
+    reply = skills.match("eight minutes", room="kitchen")
+    assert reply.intent == "timer_set"
+    assert [(t.name, t.duration_s, t.room) for t in skills.timers.all()] == [("pasta", 480.0, "kitchen")]
+
+
 def test_cancel_question_takes_the_answer(tmp_path: Path) -> None:
     skills = make(tmp_path, TWO)
     assert skills.match("cancel the timer").intent == "timer_clarify"
