@@ -23,6 +23,7 @@ from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Responder, Update
 from appliance.conversation.turn import Reporter, TurnRecord, speech_end_at
 from appliance.errors import HomeAssistantRefused, ModelBusy
+from appliance.thinking.bell import TimerBell
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ class Rooms:
         self._ids = itertools.count(1)
         self._chats: dict[str, Chat] = {}
         self._prefills: dict[str, Prefill] = {}
+        self._bells: dict[str, TimerBell] = {}
         self._home_conversations: dict[str, tuple[str, float]] = {}
         """Each room's conversation with Home Assistant and when it was last used."""
         self._recognizers: dict[str, Recognizer] = {}
@@ -66,13 +68,12 @@ class Rooms:
             self.stages.timers.claim(room, here)
 
     def timers_due(self, room: str) -> list[str]:
-        if self.stages.timers is None:
-            return []
-        try:
-            return [announcement.text for announcement in self.stages.timers.due(room=room)]
-        except Exception as exc:  # a broken timers file must not end the satellite's link
-            self._report.event("error", f"Timers failed: {exc}", exc=exc, stage="timers", source=room)
-            return []
+        with self._lock:
+            bell = self._bells.get(room)
+            if bell is None:
+                bell = self._bells[room] = TimerBell(self.stages.timers, self.clock, lambda exc: self._report.event(
+                    "error", f"Timers failed: {exc}", exc=exc, stage="timers", source=room), room)
+        return bell.due_texts()
 
     def announce(self, caller: Caller, texts: list[str]) -> None:
         _LOGGER.info("Satellite %s: a timer's announcement", caller.name)

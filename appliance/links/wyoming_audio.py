@@ -28,47 +28,67 @@ def chunk_format(data: dict[str, Any]) -> tuple[int, int, int]:
     return rate, width, channels
 
 
-class Recording:
-    """One recording as it arrives, kept as 16 kHz mono int16, at most MAX_AUDIO_S long.
-
-    A peer may cut its stream anywhere (Home Assistant passes on HTTP chunks of any length): the
-    bytes of a frame cut in two wait for the next chunk, so every later sample stays aligned.
-    """
+class Incoming:
+    """A peer's audio as it arrives, made 16 kHz mono int16. A peer may cut its stream anywhere (Home
+    Assistant passes on HTTP chunks of any length): the bytes of a frame cut in two wait for the next
+    chunk, so every later sample stays aligned; a half frame of another format is dropped."""
 
     def __init__(self) -> None:
-        self.chunks: list[AudioChunk] = []
-        self.seconds = 0.0
         self._converter = Converter(PIPELINE_RATE)
         self._pending = b""
         self._pending_format = _PIPELINE_FORMAT
         self._resampled: tuple[int, int, int] | None = None
         """The format last resampled: the resampler keeps a tail of it until the end."""
 
-    def add(self, payload: bytes, fmt: tuple[int, int, int]) -> None:
+    def convert(self, payload: bytes, fmt: tuple[int, int, int]) -> tuple[AudioChunk, float] | None:
+        """One audio-chunk's payload in (rate, width, channels): (its whole frames converted, their seconds
+        as sent), or None when it held no whole frame."""
         rate, width, channels = fmt
-        if fmt != self._pending_format:  # a half frame of another format is dropped
+        if fmt != self._pending_format:
             self._pending, self._pending_format = b"", fmt
         data = self._pending + payload
         whole = len(data) - len(data) % (width * channels)
         samples, self._pending = data[:whole], data[whole:]
-        if not samples or self.seconds >= MAX_AUDIO_S:
-            return
+        if not samples:
+            return None
         chunk = AudioChunk(samples, rate, width, channels)
         if fmt == _PIPELINE_FORMAT:
-            self.chunks.append(chunk)
-        else:
-            self.chunks.append(self._converter.convert(chunk))
-            self._resampled = fmt
-        self.seconds += chunk.duration_s
+            return chunk, chunk.duration_s
+        self._resampled = fmt
+        return self._converter.convert(chunk), chunk.duration_s
+
+    def flush(self) -> AudioChunk | None:
+        """The resampler's last samples, at the end of the audio (None when nothing was resampled)."""
+        if self._resampled is None:
+            return None
+        rate, width, channels = self._resampled
+        self._resampled = None
+        return self._converter.convert(AudioChunk(b"", rate, width, channels), last=True)
+
+
+class Recording:
+    """One recording as it arrives (Incoming), kept whole, at most MAX_AUDIO_S long."""
+
+    def __init__(self) -> None:
+        self.chunks: list[AudioChunk] = []
+        self.seconds = 0.0
+        self._incoming = Incoming()
+
+    def add(self, payload: bytes, fmt: tuple[int, int, int]) -> None:
+        converted = self._incoming.convert(payload, fmt)
+        if converted is None or self.seconds >= MAX_AUDIO_S:
+            return
+        chunk, seconds = converted
+        self.chunks.append(chunk)
+        self.seconds += seconds
         if self.seconds >= MAX_AUDIO_S:
             _LOGGER.warning("Wyoming: a recording is longer than %.0f s; the rest is not transcribed", MAX_AUDIO_S)
 
     def finish(self) -> AudioChunk:
         """The whole recording, the resampler's last samples included."""
-        if self._resampled is not None:
-            rate, width, channels = self._resampled
-            self.chunks.append(self._converter.convert(AudioChunk(b"", rate, width, channels), last=True))
-            self._resampled = None
+        tail = self._incoming.flush()
+        if tail is not None:
+            self.chunks.append(tail)
         return AudioChunk(b"".join(c.samples for c in self.chunks), PIPELINE_RATE)
 
 

@@ -18,7 +18,7 @@ from wyoming.audio import AudioStart, AudioStop
 from wyoming.event import Event
 
 from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk, Converter
-from appliance.links.wyoming_audio import MAX_AUDIO_S, pieces
+from appliance.links.wyoming_audio import MAX_AUDIO_S, Incoming, pieces
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -36,25 +36,19 @@ class SatelliteAudio:
         self.frames_read = 0
         self._queue: queue.SimpleQueue[AudioChunk] = queue.SimpleQueue()
         self._ended = threading.Event()
-        self._converter = Converter(PIPELINE_RATE)
-        self._pending = b""  # bytes of a frame of the satellite's format cut in two
+        self._incoming = Incoming()
         self._buffer = b""  # converted audio not yet a whole 80 ms chunk
         self._seconds = 0.0
 
     def add(self, payload: bytes, fmt: tuple[int, int, int]) -> None:
         """On the link's loop: one audio-chunk's payload in (rate, width, channels)."""
-        rate, width, channels = fmt
         if self._ended.is_set() or (self.max_s is not None and self._seconds >= self.max_s):
             return
-        data = self._pending + payload
-        whole = len(data) - len(data) % (width * channels)
-        samples, self._pending = data[:whole], data[whole:]
-        if not samples:
+        converted = self._incoming.convert(payload, fmt)
+        if converted is None:
             return
-        chunk = AudioChunk(samples, rate, width, channels)
-        self._seconds += chunk.duration_s
-        if (rate, width, channels) != (PIPELINE_RATE, 2, 1):
-            chunk = self._converter.convert(chunk)
+        chunk, seconds = converted
+        self._seconds += seconds
         self._buffer += chunk.samples
         while len(self._buffer) >= FRAME_BYTES:
             self._queue.put(AudioChunk(self._buffer[:FRAME_BYTES], PIPELINE_RATE))

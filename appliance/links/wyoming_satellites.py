@@ -34,6 +34,7 @@ from appliance.links.wyoming_audio import chunk_format
 from appliance.links.wyoming_caller import RemoteCaller
 from appliance.links.wyoming_wake import WakeListener
 from appliance.links.wyoming_wire import MAX_HEADER_BYTES, BadPeer, read_event, write_event
+from appliance.thinking.bell import TIMER_CHECK_S
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -44,7 +45,6 @@ RETRY_MAX_S: Final = 30.0  # the longest pause between attempts while a satellit
 SILENT_S: Final = 60.0  # seconds without a word from a satellite that answers pings before it counts as gone
 PING_S: Final = 20.0  # seconds between pings (only satellites that answer them are held to SILENT_S)
 START_STAGE_ASR: Final = "asr"  # a pipeline starting at speech recognition: the satellite heard its wake word
-TIMER_CHECK_S: Final = 0.5  # seconds between looks at the timers set in the satellite's room
 START_STAGE_WAKE: Final = "wake"  # a satellite streaming all the time, leaving the wake word to the hub
 
 

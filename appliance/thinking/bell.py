@@ -18,10 +18,12 @@ class TimerBell:
     the messages after the current sentence; a failing timers file is reported and skipped."""
 
     def __init__(self, timers: Timers | None, clock: Callable[[], float],
-                 on_error: Callable[[Exception], None]) -> None:
+                 on_error: Callable[[Exception], None], room: str = "") -> None:
         self.timers = timers
         self.clock = clock
         self.on_error = on_error
+        self.room = room
+        """Whose timers it rings: "" the hub's (and those of rooms that cannot ring theirs), else a satellite's."""
         self._next_check = 0.0
 
     def due_texts(self) -> list[str]:
@@ -31,7 +33,7 @@ class TimerBell:
             return []
         self._next_check = now + TIMER_CHECK_S
         try:
-            return [announcement.text for announcement in self.timers.due()]
+            return [announcement.text for announcement in self.timers.due(room=self.room)]
         except Exception as exc:  # noqa: BLE001 - a broken timers file must not end the turn
             self.on_error(exc)
             return []
