@@ -78,19 +78,13 @@ def check_satellite(sat, timeout_s: float = 2.0) -> Check:
     import socket
     import time
 
-    from wyoming.event import read_event, write_event
-    from wyoming.info import Describe
-
     from appliance.config import satellite_address, satellite_name
 
     name, (host, port) = satellite_name(sat), satellite_address(sat.uri)
     what = f"satellite {name}"
     started = time.monotonic()
     try:
-        with socket.create_connection((host, port), timeout=timeout_s) as sock, sock.makefile("rwb") as stream:
-            write_event(Describe().event(), stream)
-            while (event := read_event(stream)) is not None and event.type != "info":
-                pass
+        event = _info(socket.create_connection((host, port), timeout=timeout_s))
     except OSError as exc:  # refused, unreachable, a name that does not resolve, or silent (timeout)
         return Check(what, "warn", f"{sat.uri}: no answer ({exc.strerror or exc}); is "
                      "wyoming-satellite running there, on that port?")
@@ -105,8 +99,7 @@ def check_wyoming(cfg, timeout_s: float = 1.0) -> Check:
     import socket
     import time
 
-    from wyoming.event import read_event, write_event
-    from wyoming.info import Describe, Info
+    from wyoming.info import Info
 
     from appliance.config import wyoming_address
 
@@ -127,10 +120,7 @@ def check_wyoming(cfg, timeout_s: float = 1.0) -> Check:
         return Check("wyoming services", "warn", f"{uri}: nothing answers on port {port} ({exc.strerror or exc}); "
                      f"is the service running (systemctl status appliance)?{extra}")
     try:
-        with sock, sock.makefile("rwb") as stream:
-            write_event(Describe().event(), stream)
-            while (event := read_event(stream)) is not None and event.type != "info":
-                pass
+        event = _info(sock)
     except TimeoutError:
         return Check("wyoming services", "fail", f"{uri}: something listens on port {port} but did not answer "
                      f"describe within {timeout_s:g} s (Home Assistant waits 1 s){extra}")
@@ -144,6 +134,19 @@ def check_wyoming(cfg, timeout_s: float = 1.0) -> Check:
             [f"tts {v.name}" for p in info.tts for v in p.voices[:1]] + [f"handle {p.name}" for p in info.handle]
     return Check("wyoming services", "warn" if extra else "ok",
                  f"{uri}: info in {(time.monotonic() - started) * 1000:.0f} ms ({', '.join(names)}){extra}")
+
+
+def _info(sock):  # noqa: ANN001, ANN202 - a connected socket; wyoming's Event or None
+    """Ask a Wyoming peer `describe` on a connected socket (closed afterwards): its `info` event, or None
+    when it closed the connection first. Raises OSError (TimeoutError when it stays silent)."""
+    from wyoming.event import read_event, write_event
+    from wyoming.info import Describe
+
+    with sock, sock.makefile("rwb") as stream:
+        write_event(Describe().event(), stream)
+        while (event := read_event(stream)) is not None and event.type != "info":
+            pass
+    return event
 
 
 def check_home_assistant(cfg) -> Check:
