@@ -18,6 +18,19 @@ from tests.fixtures.waits import WAIT_S
 TOKEN = "abc.def.secret-token"
 
 
+def read_request(conn: socket.socket) -> bytes:
+    """One HTTP request, its body included (Content-Length)."""
+    data = b""
+    while b"\r\n\r\n" not in data and (part := conn.recv(65536)):
+        data += part
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(body) < length and (part := conn.recv(65536)):
+        body += part
+    return head + b"\r\n\r\n" + body
+
+
 @pytest.fixture()
 def answering(tmp_path: Path) -> Iterator:
     """answering(reply_bytes) -> a HomeAssistant client whose server sends those bytes to any request."""
@@ -31,7 +44,7 @@ def answering(tmp_path: Path) -> Iterator:
             conn, _ = server.accept()
             with conn:
                 conn.settimeout(WAIT_S)
-                conn.recv(65536)
+                read_request(conn)  # all of it: a close with bytes unread would reset the connection
                 conn.sendall(reply)
 
         threading.Thread(target=serve, daemon=True).start()
