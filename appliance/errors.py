@@ -20,7 +20,7 @@ class ModelMissing(ApplianceError):
 
 
 class ModelError(ApplianceError):
-    """A model was found but cannot be loaded or used (llm.LlmError, tts.VoiceError, ModelBusy)."""
+    """A model was found but cannot be loaded or used (llm_open.LlmError, tts.VoiceError, ModelBusy)."""
 
 
 class ModelBusy(ModelError):

@@ -14,7 +14,8 @@ from typing import Any, Final
 
 from appliance.config import Config, LlmConfig
 from appliance.contracts import Chat
-from appliance.errors import ModelBusy, ModelError
+from appliance.errors import ModelBusy
+from appliance.thinking.llm_open import LlmError, open_llama, read_facts
 from appliance.thinking.llm_stats import LlmStats
 from appliance.thinking.llm_threads import PhraseThreads, default_threads
 from appliance.thinking.prompt import (
@@ -41,10 +42,6 @@ PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
 BUSY_WAIT_S: Final = 3.0
 # Tokens read per step while the question is spoken: an answer waits for one step at most (~50 ms).
 PREFILL_STEP: Final = 8
-
-
-class LlmError(ModelError):
-    """The language model could not be loaded or used."""
 
 
 class LlamaChat:
@@ -90,32 +87,10 @@ class LlamaChat:
 
     def load(self) -> None:
         """Load the GGUF, read its chat template, build the system prompt and cache it (warm-up)."""
-        try:
-            import llama_cpp
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-        except ImportError as exc:
-            raise LlmError(f"llama-cpp-python is not installed ({exc}); run scripts/install.sh") from None
         started = time.monotonic()
+        llama, llama_cpp, self._format = open_llama(self.cfg, self.model_path, self.n_threads, self.n_threads_batch)
         cfg = self.cfg
-        try:
-            llama = llama_cpp.Llama(
-                model_path=str(self.model_path), n_ctx=cfg.n_ctx, n_batch=cfg.n_batch,
-                n_ubatch=cfg.n_batch, n_threads=self.n_threads, n_threads_batch=self.n_threads_batch,
-                use_mmap=cfg.use_mmap, use_mlock=cfg.use_mlock, flash_attn=cfg.flash_attn,
-                seed=llama_cpp.LLAMA_DEFAULT_SEED if cfg.seed < 0 else cfg.seed, verbose=False)
-        except (ValueError, RuntimeError) as exc:
-            raise LlmError(f"Could not load the language model {self.model_path}: {exc}. Is it a "
-                           "complete GGUF file? Fetch it again with `sudo appliance models fetch`.") from None
-        template = llama.metadata.get("tokenizer.chat_template")
-        if not template:
-            raise LlmError(f"The language model {self.model_path} has no chat template "
-                           "(tokenizer.chat_template); use an instruct GGUF.")
-        model = llama._model
-        eos, bos = llama.token_eos(), llama.token_bos()
-        self._format = Jinja2ChatFormatter(
-            template=template, eos_token=model.token_get_text(eos) if eos != -1 else "",
-            bos_token=model.token_get_text(bos) if bos != -1 else "", add_generation_prompt=True)
-        self._llama, self._lib, self._vocab = llama, llama_cpp, model.vocab
+        self._llama, self._lib, self._vocab = llama, llama_cpp, llama._model.vocab
         self._set_threads = llama._ctx.set_n_threads
         llama.eval = self._probed_eval  # records what each prompt reused (see _probed_eval)
         self.system = self._system_prompt()
@@ -125,15 +100,8 @@ class LlamaChat:
                      self.n_threads, self.n_threads_batch, self.system_tokens)
 
     def _system_prompt(self) -> str:
-        system = self.cfg.system_prompt.strip()
-        if not self.cfg.facts_file or self.cfg.facts_max_tokens <= 0:
-            return system
-        path = Path(self.cfg.facts_file)
-        try:
-            facts = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise LlmError(f"llm.facts_file {path} cannot be read ({exc}); fix or remove it") from None
-        return self._with_facts(facts, str(path))
+        facts = read_facts(self.cfg)
+        return self.cfg.system_prompt.strip() if facts is None else self._with_facts(facts, self.cfg.facts_file)
 
     def _with_facts(self, facts: str, source: str) -> str:
         system, whole = with_facts(self.cfg.system_prompt, facts, self.cfg.facts_max_tokens, self.count_text)
