@@ -11,6 +11,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from appliance.audio.device import stuck as audio_stuck
 from appliance.config import Config
 from appliance.contracts import Link, Source, Stages
 from appliance.conversation.conductor import Conductor, State
@@ -234,6 +235,8 @@ class Service:
         self.journal = journal
         self.notifier = notifier or Notifier()
         self.stop_requested = threading.Event()
+        self.stuck: str | None = None
+        """Why the sound system cannot be used again in this process (audio.device.stuck), once run() saw it."""
         self.conductor = conductor_factory(stages, cfg, on_turn=journal.turn, on_state=self._on_state,
                                            on_event=self._on_event)
         self.watchdog = Watchdog(self.conductor, stages.source, self.notifier, journal,
@@ -284,6 +287,11 @@ class Service:
         while not self.stop_requested.wait(0.2):
             if not thread.is_alive():
                 _LOGGER.error("The conductor thread ended unexpectedly")
+                break
+            self.stuck = audio_stuck()
+            if self.stuck is not None:
+                self.journal.event("error", f"Sound system stuck ({self.stuck}); exiting so that systemd "
+                                   "starts the service afresh", reason=self.stuck)
                 break
         self.notifier.send("STOPPING=1")
         self.conductor.stop()

@@ -1,10 +1,20 @@
-"""DeviceKeeper: the thread that opens a sound device, watches it, and reopens it with capped backoff."""
+"""DeviceKeeper: the thread that opens a sound device, watches it, and reopens it with capped backoff.
+
+PortAudio is not thread-safe: the microphone's and the speaker's keepers call it one at a time, under
+one lock (`portaudio()`). Two streams opened at once after the sound server came back crashed the
+process inside the ALSA plug-in. And PortAudio up to 19.7 can spin for ever in its ALSA error path
+once a device vanishes under an open stream; closing that stream then never returns. When that
+happens PortAudio is of no more use to this process: `stuck()` says why, and the daemon exits for
+systemd to start it afresh (a new process opens the device as at boot).
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final, Literal
 
 from appliance.errors import AudioDeviceError
@@ -14,6 +24,44 @@ _LOGGER = logging.getLogger(__name__)
 WATCH_INTERVAL_S: Final = 0.25  # seconds between the keeper's checks of an open stream
 CLOSE_TIMEOUT_S: Final = 2.0  # a dead device may hang PortAudio's close; never wait longer
 OPEN_GRACE_S: Final = 5.0  # a fresh stream may take ~2 s to deliver (PulseAudio's ALSA plugin)
+PORTAUDIO_WAIT_S: Final = CLOSE_TIMEOUT_S + 1.0  # longer than any call PortAudio makes when it is well
+
+_portaudio_lock = threading.RLock()
+_stuck: str | None = None
+_rescans = 0  # times PortAudio listed the devices again; each closed every stream open then
+
+
+class PortAudioStuck(AudioDeviceError):
+    """PortAudio did not come back from a call; this process cannot use sound devices any more."""
+
+
+def stuck() -> str | None:
+    """Why PortAudio can no longer be used in this process, or None while it can."""
+    return _stuck
+
+
+def _mark_stuck(reason: str) -> None:
+    global _stuck
+    if _stuck is None:
+        _stuck = reason
+        _LOGGER.error("Sound system stuck: %s. PortAudio cannot be used again in this process; "
+                      "the service restarts to recover", reason)
+
+
+@contextmanager
+def portaudio(what: str) -> Iterator[None]:
+    """Hold PortAudio for one call or a few (`what` names them for the log); PortAudioStuck when it
+    is stuck, or when another call has held it for PORTAUDIO_WAIT_S (a close that never returned)."""
+    if _stuck is not None:
+        raise PortAudioStuck(_stuck)
+    lock = _portaudio_lock
+    if not lock.acquire(timeout=PORTAUDIO_WAIT_S):
+        _mark_stuck(f"PortAudio has been busy for over {PORTAUDIO_WAIT_S:g} s, so {what} cannot run")
+        raise PortAudioStuck(_stuck or what)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class DeviceKeeper:
@@ -32,6 +80,8 @@ class DeviceKeeper:
         self._stream: Any = None
         self._lost_since: float | None = None
         self._attempt = 0
+        self._opened_in = 0
+        """`_rescans` when the stream was opened: a rescan since has closed it under us."""
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -55,10 +105,13 @@ class DeviceKeeper:
         while not self._stop.is_set():
             try:
                 if self._stream is None:
-                    self._try_open()
+                    self._open()
                 else:
                     self._check_stream()
                 self._after_watch()
+            except PortAudioStuck:  # logged once by _mark_stuck; the service exits to recover
+                self._stream = None
+                self._stop.wait()
             except Exception:  # the keeper must never die: log and keep going
                 self._log.exception("%s keeper error", self.KIND.capitalize())
                 self._close_stream()
@@ -80,16 +133,35 @@ class DeviceKeeper:
         self._log.debug("%s; next try in %.0f s", reason, self._next_wait())
         return False
 
+    def _open(self) -> None:
+        """_try_open, holding PortAudio, and noting which listing of the devices the stream belongs to."""
+        with portaudio(f"opening the {self.KIND}"):
+            self._try_open()
+            self._opened_in = _rescans
+
+    def _stream_problem(self) -> str | None:
+        """What is wrong with the open stream as PortAudio sees it, or None when it runs."""
+        with portaudio(f"looking at the {self.KIND}"):
+            if self._stream is None:
+                return None
+            if self._opened_in != _rescans:
+                return "closed when PortAudio listed the devices again"
+            try:
+                return None if self._stream.active else "the stream is no longer active"
+            except Exception as exc:  # noqa: BLE001 - a dead stream may raise anything
+                return str(exc) or type(exc).__name__
+
     def _close_stream(self) -> None:
         with self._lock:
             stream, self._stream = self._stream, None
-        if stream is None:
+        if stream is None or self._opened_in != _rescans:  # a rescan has closed it already
             return
         closer = threading.Thread(target=quietly_close, args=(stream,), name=f"{self.KIND}-close", daemon=True)
         closer.start()
-        closer.join(CLOSE_TIMEOUT_S)
+        closer.join(PORTAUDIO_WAIT_S + CLOSE_TIMEOUT_S)
         if closer.is_alive():
-            self._log.warning("Closing the lost %s stream hangs; leaving it behind", self.KIND)
+            _mark_stuck(f"closing the {self.KIND} stream did not return within "
+                        f"{PORTAUDIO_WAIT_S + CLOSE_TIMEOUT_S:g} s")
 
     def _sounddevice(self) -> Any:
         if self._sd is None:
@@ -121,18 +193,26 @@ def find_device(sd: Any, wanted: str | int | None, direction: Literal["input", "
 
 def quietly_close(stream: Any) -> None:
     """Abort and close a stream whose device may already be gone."""
-    for step in (stream.abort, stream.close):
-        try:
-            step()
-        except Exception as exc:  # noqa: BLE001 - the device is already gone
-            _LOGGER.debug("Closing a lost stream: %s", exc)
+    try:
+        with portaudio("closing a stream"):
+            for step in (stream.abort, stream.close):
+                try:
+                    step()
+                except Exception as exc:  # noqa: BLE001 - the device is already gone
+                    _LOGGER.debug("Closing a lost stream: %s", exc)
+    except PortAudioStuck:
+        pass
 
 
 def rescan(sd: Any) -> None:
-    """Make PortAudio enumerate devices again (it lists them once, at initialisation)."""
+    """Make PortAudio enumerate devices again (it lists them once, at initialisation). That closes
+    every open stream too: their keepers see it (`_stream_problem`) and open them again."""
+    global _rescans
     terminate, initialize = getattr(sd, "_terminate", None), getattr(sd, "_initialize", None)
     if terminate is not None and initialize is not None:
-        try:
-            terminate()
-        finally:
-            initialize()
+        with portaudio("listing the devices again"):
+            _rescans += 1
+            try:
+                terminate()
+            finally:
+                initialize()

@@ -253,11 +253,7 @@ class MicSource(DeviceKeeper):
         if problem is None and stalled_s > limit_s:
             problem = f"no audio for {stalled_s:.1f} s"
         if problem is None:
-            try:
-                if not self._stream.active:
-                    problem = "the stream is no longer active"
-            except Exception as exc:  # noqa: BLE001 - a dead stream may raise anything
-                problem = str(exc)
+            problem = self._stream_problem()
         if problem is not None:
             self._close_stream()
             self._lost(f"microphone {self._device_label()!r} lost: {problem}")

@@ -15,6 +15,7 @@ from appliance.audio.device import (
     OPEN_GRACE_S,
     WATCH_INTERVAL_S,
     DeviceKeeper,
+    PortAudioStuck,
     find_device,
     rescan,
 )
@@ -175,7 +176,10 @@ class SpeakerSink(DeviceKeeper):
             if self._rate_wanted is not None:
                 return
             self._rate_wanted = rate
-            self._try_open()
+            try:
+                self._open()
+            except PortAudioStuck:  # logged once; the keeper waits for the service to exit
+                pass
             self._keeper = threading.Thread(target=self._keep, name="speaker-keeper", daemon=True)
             self._keeper.start()
 
@@ -246,11 +250,7 @@ class SpeakerSink(DeviceKeeper):
         if problem is None and stalled_s > limit_s:
             problem = f"no callback for {stalled_s:.1f} s"
         if problem is None:
-            try:
-                if not self._stream.active:
-                    problem = "the stream is no longer active"
-            except Exception as exc:
-                problem = str(exc)
+            problem = self._stream_problem()
         if problem is not None:
             self._close_stream()
             self._lost(f"speaker {self._device_label()!r} lost: {problem}")

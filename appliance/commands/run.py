@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 
-from appliance import EXIT_OK, EXIT_SOFTWARE
+from appliance import EXIT_OK, EXIT_SOFTWARE, EXIT_TEMPFAIL
 from appliance.config import Config
 
 _LOGGER = logging.getLogger(__name__)
@@ -46,7 +47,11 @@ def main(args: argparse.Namespace) -> int:
     except Exception as exc:
         journal.event("error", f"Start-up failed: {exc}", traceback=None if _expected(exc) else _tb(exc))
         raise
-    stopped = Service(cfg, stages, journal, notifier, links=build_links(cfg, stages, journal.turn, journal.event)).run()
+    service = Service(cfg, stages, journal, notifier, links=build_links(cfg, stages, journal.turn, journal.event))
+    stopped = service.run()
+    if service.stuck is not None:  # PortAudio's own exit handler would wait for the stream that never closed
+        logging.shutdown()
+        os._exit(EXIT_TEMPFAIL)
     return EXIT_OK if stopped else EXIT_SOFTWARE
 
 

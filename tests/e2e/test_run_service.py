@@ -154,7 +154,8 @@ def daemon(tmp_path_factory: pytest.TempPathFactory, pulse: Pulse, journal: Jour
     config.write_text(f"asr:\n  engine: whisper\nconversation:\n  follow_up: never\n"
                       f"service:\n  state_dir: {state}\n")
     env = dict(pulse.env, NOTIFY_SOCKET=str(tmp_path / "notify"), WATCHDOG_USEC=str(WATCHDOG_USEC),
-               APPLIANCE_DEBUG_FREEZE="1", HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
+               APPLIANCE_DEBUG_FREEZE="1", HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1",
+               PYTHONFAULTHANDLER="1")
     env.pop("WATCHDOG_PID", None)
     log = (tmp_path / "run.log").open("wb")
     command = sandboxed([sys.executable, "-m", "appliance.cli", "run", "--config", str(config)], state)
@@ -305,6 +306,33 @@ def test_status_says_listening_again_once_the_microphone_is_back(ready: Daemon,
 
 def test_microphone_back_is_journaled(ready: Daemon, microphone_back: float, journal: Journal) -> None:
     assert journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "device_back", pid=ready.proc.pid)
+
+
+SERVER_RESTARTS = 5
+
+
+@pytest.fixture(scope="module")
+def sound_server_restarted(ready: Daemon, microphone_back: float, pulse: Pulse) -> float:
+    """The sound server killed and started again SERVER_RESTARTS more times, each time once the daemon
+    had seen it go (the microphone and the speaker then reopen together); when the last start was."""
+    ready.wait(listening, since=microphone_back)
+    back = microphone_back
+    for _ in range(SERVER_RESTARTS):
+        pulled = time.monotonic()
+        pulse.kill()
+        ready.wait(waiting_for_the_microphone, since=pulled)
+        back = time.monotonic()
+        pulse.start()
+        ready.wait(listening, since=back)
+    return back
+
+
+def test_daemon_listens_again_after_the_sound_server_restarts_again_and_again(
+        ready: Daemon, sound_server_restarted: float) -> None:
+    ready.wait(listening, since=sound_server_restarted)  # fails at once if the daemon has exited
+    since = time.monotonic()
+    ready.wait(lambda ls: ls.count("WATCHDOG=1") >= 2, since=since)
+    assert ready.proc.poll() is None
 
 
 # ---- a hung conductor, then SIGTERM ------------------------------------------------------------
