@@ -140,10 +140,13 @@ def build_links(cfg: Config, stages: Stages, on_turn: Callable[..., None] | None
                           voice_name=_model_name("voice", cfg), model_name=_model_name("llm", cfg))
         links.append(WyomingServices(cfg.wyoming, engines, idle_reset_s=cfg.conversation.idle_reset_s))
     if cfg.wyoming.satellites:
+        from appliance.audio.volume import shared
         from appliance.conversation.rooms import Rooms
         from appliance.links.wyoming_satellites import WyomingSatellites
 
-        links.append(WyomingSatellites(cfg.wyoming, Rooms(stages, cfg, on_turn=on_turn, on_event=on_event)))
+        state_dir = Path(cfg.service.state_dir)
+        links.append(WyomingSatellites(cfg.wyoming, Rooms(stages, cfg, on_turn=on_turn, on_event=on_event),
+                                       volume_of=lambda room: shared(state_dir, room)))
     return links
 
 

@@ -1,7 +1,8 @@
 """The hub's own volume: a level from 0 to 10 and a mute, kept in the state folder, and the gain the
-speaker (and a WAV file standing in for it) applies to everything it plays.
+speaker (and a WAV file standing in for it) applies to everything it plays. Each satellite's room has
+a volume of its own (`room`: the satellite's name), applied to the answers the hub sends it.
 
-    volume = shared(Path(cfg.service.state_dir))   # one per state folder in a process
+    volume = shared(Path(cfg.service.state_dir))   # one per state folder (and room) in a process
     volume.set_level(6); volume.mute(); volume.unmute()
     samples * volume.gain()                         # 1.0 at level 10, 0.0 muted or at 0
 
@@ -14,9 +15,11 @@ be written the change still holds in this process, and the log says why it will 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,7 +40,7 @@ MAX_LEVEL: Final = 10
 DEFAULT_LEVEL: Final = MAX_LEVEL  # the voice as tts.volume makes it, until the owner asks otherwise
 STEP_DB: Final = 3.0  # decibels between levels: each step sounds like the same change
 
-_SHARED: dict[Path, Volume] = {}
+_SHARED: dict[tuple[Path, str], Volume] = {}
 _SHARED_LOCK = threading.Lock()
 
 
@@ -51,9 +54,11 @@ def gain_for(level: int, muted: bool = False) -> float:
 class Volume:
     """The level and mute of one state folder; safe to use from any thread."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, room: str = "") -> None:
         self.state_dir = Path(state_dir)
-        self.path = self.state_dir / STATE_FILE
+        self.room = room
+        """'' for the hub's own speaker, else the satellite whose speaker this is."""
+        self.path = self.state_dir / state_file(room)
         self._level = DEFAULT_LEVEL
         self._muted = False
         self._signature: tuple[int, int, int] | None = None
@@ -98,7 +103,7 @@ class Volume:
     def mute(self) -> None:
         with self._saving():
             self._muted = True
-        _LOGGER.info("Speaker muted")
+        _LOGGER.info("%s muted", self._speaker())
 
     def unmute(self) -> int:
         """Unmute; returns the level heard again."""
@@ -109,8 +114,11 @@ class Volume:
             self._level = max(MIN_LEVEL, min(MAX_LEVEL, int(to(self._level))))
             self._muted = False
             level = self._level
-        _LOGGER.info("Speaker volume %d", level)
+        _LOGGER.info("%s volume %d", self._speaker(), level)
         return level
+
+    def _speaker(self) -> str:
+        return f"Satellite {self.room}'s speaker" if self.room else "Speaker"
 
     # ---- storage -------------------------------------------------------------------
 
@@ -169,11 +177,22 @@ class Volume:
         self._signature = self._stat()
 
 
-def shared(state_dir: Path) -> Volume:
-    """The one Volume of `state_dir` in this process: the skills set it, the speaker reads it."""
-    key = Path(state_dir).resolve()
+def state_file(room: str = "") -> str:
+    """The file a room's volume is kept in: volume.json for the hub's own speaker, volume.<room>.json
+    for a satellite (a name that is not a safe file name is made one, kept apart by a hash of it)."""
+    if not room:
+        return STATE_FILE
+    if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", room):
+        return f"volume.{room}.json"
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", room).strip("-")[:40]
+    return f"volume.{slug}-{hashlib.sha1(room.encode()).hexdigest()[:8]}.json"
+
+
+def shared(state_dir: Path, room: str = "") -> Volume:
+    """The one Volume of `state_dir` (and `room`) in this process: the skills set it, the speaker reads it."""
+    key = (Path(state_dir).resolve(), room)
     with _SHARED_LOCK:
         volume = _SHARED.get(key)
         if volume is None:
-            volume = _SHARED[key] = Volume(key)
+            volume = _SHARED[key] = Volume(key[0], room)
         return volume

@@ -18,6 +18,7 @@ from wyoming.audio import AudioStart, AudioStop
 from wyoming.event import Event
 
 from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk, Converter
+from appliance.audio.volume import Volume
 from appliance.links.wyoming_audio import MAX_AUDIO_S, Incoming, pieces
 
 _LOGGER = logging.getLogger(__name__)
@@ -96,10 +97,12 @@ class SatelliteAudio:
 
 class SatelliteSpeaker:
     """The satellite's speaker (contracts.Sink): each chunk played goes out at once as an audio-chunk,
-    after an audio-start; the caller sends audio-stop when the answer is over (RemoteCaller.finish)."""
+    after an audio-start; the caller sends audio-stop when the answer is over (RemoteCaller.finish).
+    `volume`: the room's own ("volume down" asked there), applied to what is sent."""
 
-    def __init__(self, caller: RemoteCaller, snd_format: dict[str, Any]) -> None:
+    def __init__(self, caller: RemoteCaller, snd_format: dict[str, Any], volume: Volume | None = None) -> None:
         self.caller = caller
+        self.volume = volume
         rate, channels = snd_format.get("rate"), snd_format.get("channels")
         self.rate: int | None = rate if isinstance(rate, int) and 8000 <= rate <= 192000 else None
         """The rate the satellite asked for (run-pipeline's snd_format), else the voice's own."""
@@ -119,6 +122,9 @@ class SatelliteSpeaker:
             if self.rate is not None and chunk.rate != self.rate:
                 self._converter = self._converter or Converter(self.rate)
                 chunk = self._converter.convert(chunk)
+            gain = 1.0 if self.volume is None else self.volume.gain()
+            if gain != 1.0 and chunk.frames:
+                chunk = AudioChunk.from_float(chunk.to_float()[:, 0] * np.float32(gain), chunk.rate)
             if not self.started:
                 self.started = True
                 self.caller.send(AudioStart(rate=chunk.rate, width=2, channels=self.channels).event())
@@ -161,13 +167,14 @@ class RemoteCaller:
     """One question from a satellite (contracts.Caller); `send` runs on the link's event loop."""
 
     def __init__(self, name: str, area: str, wake_word: str, loop: asyncio.AbstractEventLoop,
-                 send: Callable[[Event], Awaitable[None]], snd_format: dict[str, Any]) -> None:
+                 send: Callable[[Event], Awaitable[None]], snd_format: dict[str, Any],
+                 volume: Volume | None = None) -> None:
         self.name = name
         self.area = area
         self.wake_word = wake_word
         self.stream = SatelliteAudio()
         self.source = self.stream
-        self.speaker = SatelliteSpeaker(self, snd_format)
+        self.speaker = SatelliteSpeaker(self, snd_format, volume)
         self.sink = self.speaker
         self._loop, self._send = loop, send
         self._gone = threading.Event()

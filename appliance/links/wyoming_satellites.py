@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any, Final
 
 from wyoming.event import Event
@@ -27,6 +28,7 @@ from wyoming.ping import Pong
 from wyoming.satellite import RunSatellite
 from wyoming.wake import Detection
 
+from appliance.audio.volume import Volume
 from appliance.config import SatelliteConfig, WyomingConfig, satellite_address, satellite_name
 from appliance.contracts import Callers, WakeHit
 from appliance.links.loop_thread import LoopThread
@@ -52,9 +54,12 @@ class WyomingSatellites(LoopThread):
     """Connects to every configured satellite on a thread and event loop of its own (start/stop from
     service.py); each question is answered on a thread of its own by `callers`."""
 
-    def __init__(self, cfg: WyomingConfig, callers: Callers, *, retry_min_s: float = RETRY_MIN_S) -> None:
+    def __init__(self, cfg: WyomingConfig, callers: Callers, *, retry_min_s: float = RETRY_MIN_S,
+                 volume_of: Callable[[str], Volume] | None = None) -> None:
         self.cfg = cfg
         self.callers = callers
+        self.volume_of = volume_of
+        """A satellite's room volume by its name (the volume skill sets it there), applied to its answers."""
         self.retry_min_s = retry_min_s
         self.connected: dict[str, threading.Event] = {satellite_name(s): threading.Event() for s in cfg.satellites}
         """Set while the hub is connected to that satellite (and has sent it run-satellite)."""
@@ -263,7 +268,8 @@ class _Satellite:
     def _ask(self, wake_word: str, announce: list[str] | None = None) -> RemoteCaller:
         """A question begins (or, with `announce`, the hub speaks first): on a thread of its own."""
         self.hang_up()  # a new question replaces one still under way (or an announcement)
-        caller = RemoteCaller(self.name, self.sat.area, wake_word, self.loop, self.send, self.snd_format)
+        volume = None if self.link.volume_of is None else self.link.volume_of(self.name)
+        caller = RemoteCaller(self.name, self.sat.area, wake_word, self.loop, self.send, self.snd_format, volume)
         self.caller = caller
         if announce is None:
             self.wake_word = ""  # that detection is this question's

@@ -102,7 +102,7 @@ class LocalSkills:
         self._asked: _Pending | None = None
         self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
         self.clock_skill = ClockSkill(config, clock, tz)
-        self.volume = volume  # the hub's own speaker: asked first after stop, never a device for Home Assistant
+        self.volume = volume  # the speaker in the room asked: first after stop, never a device for Home Assistant
 
     def match(self, transcript: str, room: str = "") -> SkillReply | None:
         """A local answer, or None to hand the question to the language model; a timer set from `room`
@@ -123,7 +123,7 @@ class LocalSkills:
     def _match(self, tokens: list[str], text: str, pending: _Pending | None, room: str) -> SkillReply | None:
         if self._stop_re.match(text):
             return self._stop()
-        if self.volume is not None and (reply := self.volume.match(text)) is not None:
+        if self.volume is not None and (reply := self.volume.match(text, room)) is not None:
             return reply
         if pending is not None and pending.expires_at >= self.clock():
             reply = self._answer_pending(pending, tokens, room)
@@ -283,10 +283,10 @@ class LocalSkills:
 
 
 def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> LocalSkills:
-    """The skills with their timers and the hub's volume kept in cfg.service.state_dir."""
+    """The skills with their timers and the rooms' volumes kept in cfg.service.state_dir."""
     state_dir = Path(cfg.service.state_dir)
     return LocalSkills(cfg.skills, Timers(state_dir, cfg.skills, clock), clock, tz, wake=wake_words(cfg.wake.model),
-                       volume=VolumeSkill(shared_volume(state_dir)))
+                       volume=VolumeSkill(lambda room: shared_volume(state_dir, room)))
 
 
 def _strip(tokens: list[str], leading: list[tuple[str, ...]], trailing: list[tuple[str, ...]]) -> list[str]:

@@ -1,4 +1,5 @@
-"""The hub's own volume as a local skill: up, down, a level from 0 to 10, mute and unmute.
+"""The hub's own volume as a local skill: up, down, a level from 0 to 10, mute and unmute; asked at a
+satellite, the volume of that room's answers.
 
 The speaker is the hub's own, so these are answered here at once, offline, and never sent to Home
 Assistant or refused. The reply confirms in a word or two and is played at the new level (muted:
@@ -9,6 +10,7 @@ not heard at all). Works on text already normalised and stripped of "hey jarvis"
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
 
 from appliance.audio.volume import MAX_LEVEL, MIN_LEVEL, Volume
@@ -41,46 +43,52 @@ RANGE_REPLY: Final = f"The volume goes from {MIN_LEVEL} to {MAX_LEVEL}."
 
 
 class VolumeSkill:
-    """Turns the hub's volume requests into changes of `volume` and a short spoken confirmation."""
+    """Turns volume requests into changes of the asking room's volume and a short spoken confirmation."""
 
-    def __init__(self, volume: Volume) -> None:
-        self.volume = volume
+    def __init__(self, volume_of: Callable[[str], Volume]) -> None:
+        self.volume_of = volume_of
+        """The volume of a room: '' the hub's own speaker, else a satellite's name."""
 
-    def match(self, text: str) -> SkillReply | None:
-        """The reply to a volume request in `text` (normalised words), or None when it is not one."""
+    def match(self, text: str, room: str = "") -> SkillReply | None:
+        """The reply to a volume request in `text` (normalised words) asked in `room`, or None when it is
+        not one."""
+        volume = self.volume_of(room)
         if _UNMUTE_RE.match(text):
-            level = self.volume.unmute()
-            return self._reply(f"Unmuted, volume {level}.")
+            return _reply(f"Unmuted, volume {volume.unmute()}.", volume)
         if _MUTE_RE.match(text):
-            self.volume.mute()
-            return self._reply("Muted.")
+            volume.mute()
+            return _reply("Muted.", volume)
         if _ASK_RE.match(text):
-            level = self.volume.level
-            muted = self.volume.muted
-            return self._reply(f"Muted. Volume {level} when unmuted." if muted else f"Volume {level}.")
+            level, muted = volume.level, volume.muted
+            return _reply(f"Muted. Volume {level} when unmuted." if muted else f"Volume {level}.", volume)
         if _UP_RE.match(text):
-            return self._stepped(+1)
+            return _stepped(volume, +1)
         if _DOWN_RE.match(text):
-            return self._stepped(-1)
+            return _stepped(volume, -1)
         m = _SET_RE.match(text)
         if m is not None:
             level = _level(m["level"] or m["level2"])
             if level is None or not MIN_LEVEL <= level <= MAX_LEVEL:
-                return self._reply(RANGE_REPLY)
-            return self._reply(f"Volume {self.volume.set_level(level)}.")
+                return _reply(RANGE_REPLY, volume)
+            return _reply(f"Volume {volume.set_level(level)}.", volume)
         return None
 
-    def _stepped(self, by: int) -> SkillReply:
-        before = self.volume.level
-        level = self.volume.step(by)
-        if level == before and by > 0:
-            return self._reply(f"Volume {level}, as loud as I go.")
-        if level == before and by < 0:
-            return self._reply(f"Volume {level}, as quiet as I go.")
-        return self._reply(f"Volume {level}.")
 
-    def _reply(self, text: str) -> SkillReply:
-        return SkillReply(text, "volume", data={"level": self.volume.level, "muted": self.volume.muted})
+def _stepped(volume: Volume, by: int) -> SkillReply:
+    before = volume.level
+    level = volume.step(by)
+    if level == before and by > 0:
+        return _reply(f"Volume {level}, as loud as I go.", volume)
+    if level == before and by < 0:
+        return _reply(f"Volume {level}, as quiet as I go.", volume)
+    return _reply(f"Volume {level}.", volume)
+
+
+def _reply(text: str, volume: Volume) -> SkillReply:
+    data: dict[str, object] = {"level": volume.level, "muted": volume.muted}
+    if volume.room:
+        data["room"] = volume.room
+    return SkillReply(text, "volume", data=data)
 
 
 def _level(words: str) -> int | None:

@@ -135,6 +135,19 @@ def test_a_volume_request_is_answered_here_and_changes_the_level(tmp_path: Path,
     assert Volume(tmp_path).level == level and answer.data == {"level": level, "muted": False}
 
 
+def test_a_satellites_room_has_a_volume_of_its_own_kept_across_a_restart(tmp_path: Path) -> None:
+    local = hub(tmp_path)
+    answer = local.match("Turn it down.", "kitchen")
+    assert answer is not None and answer.text == "Volume 9." and answer.data["room"] == "kitchen"
+    assert local.match("Mute.", "living room").text == "Muted."
+    assert local.match("What's the volume?", "").text == "Volume 10."  # the hub's own is untouched
+    assert Volume(tmp_path, "kitchen").level == 9 and not Volume(tmp_path, "kitchen").muted
+    assert Volume(tmp_path, "living room").muted and Volume(tmp_path).level == 10 and not Volume(tmp_path).muted
+    assert (tmp_path / "volume.kitchen.json").is_file()
+    odd = [p.name for p in tmp_path.glob("volume.*.json") if p.name != "volume.kitchen.json"]
+    assert len(odd) == 1 and " " not in odd[0]  # a name that is no file name is made one
+
+
 def test_mute_and_unmute(tmp_path: Path) -> None:
     local = hub(tmp_path)
     local.match("set the volume to 7")

@@ -10,16 +10,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from appliance import assembly
 from appliance.audio import AudioChunk
+from appliance.audio.volume import Volume, gain_for, shared
 from appliance.config import Config, SatelliteConfig, SkillsConfig, WyomingConfig
-from appliance.contracts import Callers, Link, Skills, Stages
+from appliance.contracts import Callers, Link, Skills, Stages, Synthesizer
 from appliance.conversation.floor import Floor
 from appliance.conversation.rooms import BUSY_REPLY, Rooms
 from appliance.conversation.turn import TurnRecord
 from appliance.links.wyoming_satellites import WyomingSatellites
+from appliance.thinking.skills import build as build_skills
 from appliance.thinking.timers import Timers
 from tests.fixtures.fakes import (
     FakeAsr,
@@ -38,7 +41,7 @@ from tests.fixtures.waits import WAIT_S, wait_for
 from tests.fixtures.wyoming_garbage import BAD
 
 
-def stages(tts: FakeTts | None = None, home: FakeHome | None = None, skills: Skills | None = None,
+def stages(tts: Synthesizer | None = None, home: FakeHome | None = None, skills: Skills | None = None,
            timers: Timers | None = None) -> Stages:
     return Stages(source=FakeSource(), sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
                   tts=tts or FakeTts(), splitter_factory=FakeSplitter, skills=skills or FakeSkills(), home=home,
@@ -64,15 +67,16 @@ def config(satellites: dict[str, FakeSatellite], wait_s: float = 20.0) -> Config
     return dataclasses.replace(Config(), wyoming=WyomingConfig(satellites=sats, satellite_wait_s=wait_s))
 
 
-def start_hub(names: tuple[str, ...] = ("kitchen",), *, tts: FakeTts | None = None, wait_s: float = 20.0,
-              home: FakeHome | None = None, skills: Skills | None = None, timers: Timers | None = None) -> Hub:
+def start_hub(names: tuple[str, ...] = ("kitchen",), *, tts: Synthesizer | None = None, wait_s: float = 20.0,
+              home: FakeHome | None = None, skills: Skills | None = None, timers: Timers | None = None,
+              volume_of: Callable[[str], Volume] | None = None) -> Hub:
     satellites = {name: FakeSatellite(name).start() for name in names}
     cfg, parts = config(satellites, wait_s), stages(tts, home, skills, timers)
     if home is not None:
         cfg = dataclasses.replace(cfg, home_assistant=dataclasses.replace(cfg.home_assistant, enabled=True))
     turns: list[TurnRecord] = []
     rooms = Rooms(parts, cfg, on_turn=turns.append)
-    link = WyomingSatellites(cfg.wyoming, rooms, retry_min_s=0.05)
+    link = WyomingSatellites(cfg.wyoming, rooms, retry_min_s=0.05, volume_of=volume_of)
     link.start()
     for sat in satellites.values():
         assert sat.running.wait(WAIT_S), f"the hub did not run satellite {sat.name}"
@@ -293,6 +297,45 @@ def test_a_timer_of_a_satellite_that_went_away_rings_on_the_hub(timer_hub: tuple
     wait_for(lambda: not hub.link.connected["kitchen"].is_set(), "the hub to notice the kitchen is gone")
     wait_for(lambda: timers.ringing(), "the timer to end", 2 * WAIT_S)
     assert [a.text for a in timers.due(room="")] == ["Your 2 second timer is done."]
+
+
+class ToneVoice:
+    """A voice that says every sentence as the same tone, so answers compare by loudness alone."""
+
+    rate = 16000
+
+    def synthesize(self, text: str) -> Iterator[AudioChunk]:
+        t = np.arange(8000) / self.rate
+        yield AudioChunk.from_float((0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), self.rate)
+
+
+def loudness(satellite: FakeSatellite, labels: list[str]) -> float:
+    """The RMS of the answer the satellite's speaker is sent for one question."""
+    start = satellite.ask(labels)
+    wait_for(lambda: any(e.type == "audio-stop" for e in satellite.since(start)), f"{satellite.name}'s answer")
+    audio = b"".join(e.payload or b"" for e in satellite.since(start) if e.type == "audio-chunk")
+    samples = AudioChunk(audio, 16000).to_float()[:, 0]
+    return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
+
+
+def test_volume_down_at_a_satellite_turns_down_that_rooms_answers_and_not_the_hubs(tmp_path: Path) -> None:
+    cfg = Config()
+    local = build_skills(dataclasses.replace(cfg, service=dataclasses.replace(cfg.service, state_dir=str(tmp_path))))
+    made = start_hub(("kitchen", "bedroom"), tts=ToneVoice(), skills=local,
+                     volume_of=lambda room: shared(tmp_path, room))
+    try:
+        kitchen, bedroom = made.satellites["kitchen"], made.satellites["bedroom"]
+        question = ["SAY:what is the capital of France", "SIL", "SIL"]
+        full = loudness(kitchen, question)
+        for _ in range(2):
+            loudness(kitchen, ["SAY:volume down", "SIL", "SIL"])
+        assert loudness(kitchen, question) / full == pytest.approx(gain_for(8), rel=0.02)
+        assert loudness(bedroom, question) == pytest.approx(full, rel=0.02)
+        assert shared(tmp_path, "kitchen").level == 8 and shared(tmp_path).level == 10
+    finally:
+        made.link.stop()
+        for sat in made.satellites.values():
+            sat.close()
 
 
 def test_a_question_cut_short_by_the_satellite_is_still_answered(hub: Hub) -> None:
