@@ -225,6 +225,9 @@ class HomeAssistantConfig:
     fallback: Literal["model", "home_assistant"] = "model"
     """Who answers what neither the skills nor a device in Home Assistant handle: the local model,
     or Home Assistant's own reply (its conversation agent may be an LLM of its own)."""
+    area: str = ""
+    """The Home Assistant area the hub stands in, e.g. Kitchen: "turn on the light" said to the hub
+    is that area's light. Empty = none (HA then asks which one)."""
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,7 @@ class Answers:
             lambda text: responder.think(text, stages.sink, held=True, interject=interject), stages.chat.forget)
         self.prefill = Prefill(stages.chat) if cfg.conversation.prefill else None
         self._preemptive = cfg.conversation.preemptive
+        self._area = cfg.home_assistant.area
         self._returning: list[Answer] = []
         self._conversation: tuple[str, float] | None = None
         """Home Assistant's conversation id and when it was last used: a follow-up keeps it."""
@@ -121,7 +122,7 @@ class Answers:
             return self._model(question)
         conversation = self._conversation
         keep = conversation is not None and self.clock() - conversation[1] < CONVERSATION_KEPT_S
-        self.current = self.responder.consult(home, question, conversation[0] if keep else None)
+        self.current = self.responder.consult(home, question, conversation[0] if keep else None, area=self._area)
         return self.current  # the early answer stays held until Home Assistant has answered
 
     def settle(self, update: Update) -> Answer:

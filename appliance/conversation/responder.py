@@ -253,9 +253,10 @@ class Responder:
         """Ask the owner's Home Assistant, on a thread of its own; its answer comes as a 'home' update
         (or an 'error' one), and the caller decides who speaks (conversation/answers.py).
 
-        Asked in a room (`area`, a satellite's): a device request that names nothing Home Assistant
-        can place ("turn on the light") is asked again in that room, as Home Assistant places a
-        request from a voice device in its area; a room or device named in the request goes first.
+        Asked in a room (`area`: a satellite's, or the hub's own home_assistant.area): a device request
+        that names nothing Home Assistant can place ("turn on the light") is asked again in that room,
+        as Home Assistant places a request from a voice device in its area; a room or device named in
+        the request goes first.
         """
         answer = Answer(question, self.tts, None, self.clock, route="home")
 

@@ -19,10 +19,10 @@ def heard(sink: FakeSink) -> list[str]:
     return [p.rsplit("#", 1)[0] for p in sink.played if p.startswith("TTS:") and p.endswith("#1")]
 
 
-def with_home(fallback: str = "model") -> Config:
+def with_home(fallback: str = "model", area: str = "") -> Config:
     base = Config()
     return dataclasses.replace(base, home_assistant=dataclasses.replace(
-        base.home_assistant, enabled=True, url="http://ha.test:8123", fallback=fallback))
+        base.home_assistant, enabled=True, url="http://ha.test:8123", fallback=fallback, area=area))
 
 
 def test_a_device_request_is_done_by_home_assistant_and_its_words_are_heard() -> None:
@@ -36,6 +36,20 @@ def test_a_device_request_is_done_by_home_assistant_and_its_words_are_heard() ->
     assert rec.route == "home_assistant" and rec.outcome == "answered" and not rec.preemptive
     assert rec.journal_fields()["ROUTE"] == "home_assistant" and rec.journal_fields()["HA_MS"] == "12"
     assert h.chat.forgotten == ["turn on the kitchen light"]  # the early answer was taken back unheard
+
+
+@pytest.mark.parametrize(("area", "light", "said", "asked"), [
+    ("Kitchen", "on", "TTS:Turned on the light", ["turn on the light", "turn on the light in the Kitchen"]),
+    ("", "off", "TTS:Sorry, I couldn't understand that", ["turn on the light"]),
+])
+def test_turn_on_the_light_said_to_the_hub_is_the_light_of_the_hubs_own_area(area: str, light: str, said: str,
+                                                                             asked: list[str]) -> None:
+    home = FakeHome()
+    h = early_harness(with_home(area=area), home=home)
+    h.feed("WAKE", "SAY:turn on the light", "SIL", "SIL")
+    h.wait_idle()
+    assert home.light == light and heard(h.sink) == [said]
+    assert [text for text, _ in home.texts] == asked
 
 
 def test_home_assistant_hears_only_the_confirmed_words_never_an_early_guess() -> None:
