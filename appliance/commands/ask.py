@@ -17,7 +17,7 @@ from appliance import EXIT_OK
 from appliance.audio import AudioChunk
 from appliance.config import Config
 from appliance.contracts import AnswerStats, Chat, HomeReply, Sink, Synthesizer
-from appliance.conversation.responder import Responder
+from appliance.conversation.responder import Responder, ask_home
 from appliance.errors import (
     BadInput,
     HomeAssistantRefused,
@@ -221,7 +221,7 @@ class Asker:
         refused the token."""
         assert self.responder.home is not None
         try:
-            reply = self.responder.home.process(question, self._conversation_id)
+            reply = ask_home(self.responder.home, question, self._conversation_id, self.cfg.home_assistant.area)
         except (HomeAssistantUnreachable, HomeAssistantRefused) as exc:
             _LOGGER.warning("%s", exc)
             return None, isinstance(exc, HomeAssistantRefused)

@@ -259,16 +259,8 @@ class Responder:
         the request goes first.
         """
         answer = Answer(question, self.tts, None, self.clock, route="home")
-
-        def run() -> None:
-            reply = home.process(question, conversation_id)
-            if area and not reply.handled and reply.code in UNPLACED and controls_device(question):
-                in_room = home.process(in_area(question, area), conversation_id)
-                if in_room.handled:
-                    reply = dataclasses.replace(in_room, ms=reply.ms + in_room.ms)
-            answer._post("home", home=reply)
-
-        answer._start_model(run, part="home")
+        answer._start_model(lambda: answer._post("home", home=ask_home(home, question, conversation_id, area)),
+                            part="home")
         return answer
 
     def think(self, question: str, sink: Sink | None, *, held: bool = False, long: bool | None = None,
@@ -315,6 +307,16 @@ class Responder:
             answer._sentence(text)
         answer._end_speech()
         return answer
+
+
+def ask_home(home: Home, question: str, conversation_id: str | None, area: str = "") -> HomeReply:
+    """Home Assistant's reply to `question` asked in `area` (Responder.consult); raises as Home.process."""
+    reply = home.process(question, conversation_id)
+    if area and not reply.handled and reply.code in UNPLACED and controls_device(question):
+        in_room = home.process(in_area(question, area), conversation_id)
+        if in_room.handled:
+            reply = dataclasses.replace(in_room, ms=reply.ms + in_room.ms)
+    return reply
 
 
 def in_area(question: str, area: str) -> str:

@@ -110,6 +110,16 @@ def test_typed_request_switches_the_kitchen_light_off(home_assistant, config) ->
     assert home_assistant.state(KITCHEN) == "off"
 
 
+def test_the_light_alone_is_the_light_of_the_hubs_own_area(home_assistant, config, tmp_path) -> None:
+    for light in (KITCHEN, BEDROOM):
+        home_assistant.call("light", "turn_off", light)
+    in_bedroom = tmp_path / "appliance.yaml"
+    in_bedroom.write_text(config.read_text().replace("home_assistant:\n", "home_assistant:\n  area: Bedroom\n"))
+    [record] = ask(in_bedroom, "turn on the light")
+    assert record["route"] == "home_assistant" and "turned on" in record["answer"].lower(), record
+    assert (home_assistant.state(BEDROOM), home_assistant.state(KITCHEN)) == ("on", "off")
+
+
 def test_home_assistant_down_gets_the_truth_and_the_next_question_works(home_assistant, config, speech, transcribe,
                                                                        tmp_path) -> None:
     home_assistant.call("light", "turn_off", BEDROOM)
