@@ -111,8 +111,7 @@ class SentenceSplitter:
         for n, word in enumerate(words[: self.first_phrase_max_words + 1]):
             end = self._start + word.end()
             before = self._text[self._start + (words[n - 1].end() if n else 0):self._start + word.start()]
-            if "\n" in before or any(ch in TERMINATORS or ch in CLAUSE_MARKS or ch in CJK_TERMINATORS
-                                      for ch in word.group()):
+            if "\n" in before or _punctuated(word.group()):
                 return None  # a line break or punctuation decides this piece
             if end == len(self._text) and not final:
                 return None  # the word may go on
@@ -189,6 +188,12 @@ class SentenceSplitter:
         if lower in SPLIT_IF_CAPITAL or _DOTTED.fullmatch(lower):
             return nxt == "" or nxt.isupper()
         return True
+
+
+def _punctuated(word: str) -> bool:
+    """Whether a word ends in punctuation that may end a piece ("France,", "Paris.", "it?"): marks
+    inside it are part of it (384,000, 3.5, 7:30, example.com); a CJK terminator counts anywhere."""
+    return word.rstrip(CLOSERS)[-1:] in set(TERMINATORS + CLAUSE_MARKS) or any(ch in CJK_TERMINATORS for ch in word)
 
 
 def _skip(text: str, i: int, chars: str) -> int:

@@ -64,6 +64,11 @@ def test_first_phrase_leaves_before_a_phrase_word_when_no_punctuation_comes() ->
     assert split_all("A spider has eight legs.", 4, 6) == ["A spider has eight legs."]
     assert split_all("The moon is approximately 384,000 kilometres away from Earth.", 4, 6) == [
         "The moon is approximately 384,000 kilometres away from Earth."]
+    # A number's own marks are no punctuation: the phrase word after it still lets the first piece go.
+    assert split_all("Paris has 2,100,000 people and is the capital.", 3, 6) == [
+        "Paris has 2,100,000 people", "and is the capital."]
+    assert split_all("Tea steeps for 3.5 minutes in hot water.", 4, 6) == [
+        "Tea steeps for 3.5 minutes", "in hot water."]
     assert split_all("Light from the Sun is scattered by the air and blue light is scattered most.", 4, 6) == [
         "Light from the Sun", "is scattered by the air and blue light is scattered most."]
     # Punctuation inside the window decides instead; 0 turns the phrase cut off.
