@@ -23,6 +23,7 @@ from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Responder, Update
 from appliance.conversation.turn import Reporter, TurnRecord, speech_end_at
 from appliance.errors import HomeAssistantRefused, ModelBusy
+from appliance.speaking.earcons import Chimes
 from appliance.thinking.bell import TimerBell
 
 _LOGGER = logging.getLogger(__name__)
@@ -78,6 +79,8 @@ class Rooms:
     def announce(self, caller: Caller, texts: list[str]) -> None:
         _LOGGER.info("Satellite %s: a timer's announcement", caller.name)
         turn = TurnRecord(turn_id=0, source=caller.name)
+        Chimes(self.stages.earcons, caller.sink, self.cfg.conversation.earcons, lambda name, exc: self._report.event(
+            "error", f"Earcon {name} failed: {exc}", exc=exc, stage="earcons", source=caller.name)).play("timer")
         self._play(caller, turn, self._responder(caller.name).say(texts, caller.sink), record=False)
 
     def _recognizer(self, name: str) -> Recognizer:

@@ -27,6 +27,7 @@ from appliance.thinking.timers import Timers
 from tests.fixtures.fakes import (
     FakeAsr,
     FakeChat,
+    FakeEarcons,
     FakeHome,
     FakeSink,
     FakeSkills,
@@ -45,7 +46,7 @@ def stages(tts: Synthesizer | None = None, home: FakeHome | None = None, skills:
            timers: Timers | None = None) -> Stages:
     return Stages(source=FakeSource(), sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
                   tts=tts or FakeTts(), splitter_factory=FakeSplitter, skills=skills or FakeSkills(), home=home,
-                  timers=timers)
+                  timers=timers, earcons=FakeEarcons())
 
 
 @dataclass
@@ -284,7 +285,8 @@ def test_a_timer_set_from_a_satellite_rings_on_that_satellite_and_not_on_the_hub
     rang = len(kitchen.received)
     wait_for(lambda: any(e.type == "audio-stop" for e in kitchen.since(rang)), "the timer on the kitchen's speaker")
     said = [label(AudioChunk(e.payload or b"", 16000)) for e in kitchen.since(rang) if e.type == "audio-chunk"]
-    assert said[0].startswith("TTS:Your 1 second timer is done.")
+    assert said[0] == "EARCON:timer"  # the same chime the hub rings before its own timers
+    assert said[1].startswith("TTS:Your 1 second timer is done.")
     assert timers.due(room="") == []  # the hub's own bell does not ring it
     assert not any(e.type == "audio-chunk" for e in bedroom.since(0))
 
