@@ -166,7 +166,7 @@ class ConversationConfig:
     """Seconds after the last turn when the conversation starts afresh."""
     first_clause_min_words: int = _f(4, 0, 50)
     """Words before a comma may send the first clause to speech early; 0 turns it off."""
-    first_phrase_max_words: int = _f(6, 0, 50)
+    first_phrase_max_words: int = _f(10, 0, 50)
     """With no punctuation in its first words, the first piece may also leave before a phrase
     word ("is", "because", "by"...) between word first_clause_min_words and this one; 0 = off."""
     follow_up: Literal["question", "always", "never"] = "question"

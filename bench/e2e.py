@@ -322,6 +322,12 @@ def main() -> int:
     parser.add_argument("--home-assistant", action="store_true",
                         help="also run the streaming pipeline with a real Home Assistant asked first (started "
                              "here, as the e2e tests start it), interleaved, to show what its round trip costs")
+    parser.add_argument("--first-phrase-max-words", type=int, metavar="N", default=None,
+                        help="also run the streaming pipeline with conversation.first_phrase_max_words N "
+                             "(named phraseN), interleaved, to show what a later first-phrase cut gives")
+    parser.add_argument("--temperature", type=float, default=None,
+                        help="llm.temperature for all pipelines (0: the same answer in each, so pairs differ only "
+                             "by the pipeline; default: the config's)")
     parser.add_argument("--llm-threads", type=int, default=None,
                         help="llm.n_threads for all pipelines (default: the config's, cores minus one)")
     args = parser.parse_args()
@@ -334,6 +340,8 @@ def main() -> int:
     cfg = config_for(args.model)
     if args.llm_threads:
         cfg = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, n_threads=args.llm_threads))
+    if args.temperature is not None:
+        cfg = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, temperature=args.temperature))
     (OUT / "state").mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     stages = build_stages(cfg, sink=ClockSink(), mic=False)
@@ -355,6 +363,13 @@ def main() -> int:
              "naive": (naive_cfg, naive_stages, one_fewer)}
     pipelines = {name: every[name] for name in args.pipelines.split(",")}
     print(f"first phrase on {all_cores} threads, the rest on {one_fewer}", flush=True)
+    if args.first_phrase_max_words is not None:
+        from appliance.speaking.sentences import SentenceSplitter
+
+        words, clause = args.first_phrase_max_words, cfg.conversation.first_clause_min_words
+        phrase_cfg, phrase_stages = variant(cfg, stages, first_phrase_max_words=words)
+        phrase_stages = dataclasses.replace(phrase_stages, splitter_factory=lambda: SentenceSplitter(clause, words))
+        pipelines[f"phrase{words}"] = (phrase_cfg, phrase_stages, all_cores)
     home_server = None
     if args.home_assistant:
         home_server, ha_cfg, ha_stages = with_home_assistant(cfg, stages)
@@ -392,8 +407,9 @@ def main() -> int:
     print(f"{'prompt tokens read while spoken':34}" + "".join(
         f" {tokens_of(rows[n], 'prefilled_tokens') or 0:15.0f} {'':7}" for n in names))
     ratios: dict[str, Any] = {}
+    extra = [(name, "streaming") for name in rows if name.startswith("phrase")]
     for a, b in (("streaming", "no_prefill"), ("streaming", "one_core_first"), ("streaming", "before"),
-                 ("no_prefill", "before"), ("streaming", "naive"), ("before", "naive")):
+                 ("no_prefill", "before"), ("streaming", "naive"), ("before", "naive"), *extra):
         if a in rows and b in rows:
             for key in (TOKEN_KEY, KEY):
                 ratio, n = ratio_of(rows, a, b, key)
