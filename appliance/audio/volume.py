@@ -52,7 +52,8 @@ def gain_for(level: int, muted: bool = False) -> float:
 
 
 class Volume:
-    """The level and mute of one state folder; safe to use from any thread."""
+    """The level and mute of one speaker (the hub's, or a satellite room's) kept in a state folder; safe to use
+    from any thread."""
 
     def __init__(self, state_dir: Path, room: str = "") -> None:
         self.state_dir = Path(state_dir)
