@@ -7,6 +7,7 @@ Standard library only (urllib): one small JSON request per question needs no HTT
 
 from __future__ import annotations
 
+import errno
 import http.client
 import json
 import logging
@@ -91,6 +92,12 @@ class HomeAssistant:
             raise HomeAssistantUnreachable(f"Home Assistant at {self.url} answered HTTP {exc.code} for {path}") from None
         except (urllib.error.URLError, OSError) as exc:  # refused, timed out, reset, TLS
             reason = getattr(exc, "reason", exc)
+            if isinstance(reason, OSError) and reason.errno == errno.EPERM:  # IPAddressDeny= drops it here
+                raise HomeAssistantUnreachable(
+                    f"Home Assistant at {self.url} is not reachable: this machine does not let the service "
+                    "connect to that address. The service's network drop-in allows only the address Home "
+                    "Assistant had when it was written; if that has changed, run `sudo appliance network "
+                    "--write /etc/systemd/system` and restart the service") from None
             raise HomeAssistantUnreachable(f"Home Assistant at {self.url} is not reachable: {reason}") from None
         except http.client.HTTPException as exc:  # something else on that port, or an answer cut short
             raise HomeAssistantUnreachable(f"Home Assistant at {self.url} sent a broken HTTP answer "

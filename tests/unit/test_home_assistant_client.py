@@ -3,8 +3,11 @@ naming the address, never a traceback and never the token."""
 
 from __future__ import annotations
 
+import errno
 import socket
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,3 +76,21 @@ def test_a_refused_token_is_named_and_not_shown(answering) -> None:
     with pytest.raises(HomeAssistantRefused) as caught:
         home.info()
     assert "refused the access token" in str(caught.value) and TOKEN not in str(caught.value)
+
+
+def test_an_address_the_service_may_not_reach_says_how_to_let_it(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """What connect() gets when the unit's IPAddressAllow= no longer holds Home Assistant's address (EPERM:
+    the packet is dropped on its way out), as after HA's address changed since the drop-in was written."""
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    home = HomeAssistant(HomeAssistantConfig(enabled=True, url="http://192.168.1.40:8123", token_file=str(token_file)))
+
+    def dropped(*_args: object, **_kwargs: object) -> None:
+        raise urllib.error.URLError(PermissionError(errno.EPERM, "Operation not permitted"))
+
+    monkeypatch.setattr(urllib.request, "urlopen", dropped)
+    with pytest.raises(HomeAssistantUnreachable) as caught:
+        home.process("turn on the kitchen light")
+    said = str(caught.value)
+    assert "http://192.168.1.40:8123" in said and "appliance network --write" in said and TOKEN not in said
