@@ -13,6 +13,8 @@ CJK_TERMINATORS: Final = "。！？"
 CLOSERS: Final = "\"'”’)]}»」』"
 # Clause punctuation where the first piece of an answer may leave early.
 CLAUSE_MARKS: Final = ",;:，；："
+# Marks that end a piece when a word ends in one (a word's inner marks, as in 3,000 or 3.5, do not).
+_PIECE_ENDS: Final = frozenset(TERMINATORS + CLAUSE_MARKS)
 # Openers stripped before looking a word up as an abbreviation.
 _OPENERS: Final = "\"'“‘([{«「『"
 
@@ -193,7 +195,7 @@ class SentenceSplitter:
 def _punctuated(word: str) -> bool:
     """Whether a word ends in punctuation that may end a piece ("France,", "Paris.", "it?"): marks
     inside it are part of it (384,000, 3.5, 7:30, example.com); a CJK terminator counts anywhere."""
-    return word.rstrip(CLOSERS)[-1:] in set(TERMINATORS + CLAUSE_MARKS) or any(ch in CJK_TERMINATORS for ch in word)
+    return word.rstrip(CLOSERS)[-1:] in _PIECE_ENDS or any(ch in CJK_TERMINATORS for ch in word)
 
 
 def _skip(text: str, i: int, chars: str) -> int:

@@ -95,8 +95,6 @@ class LocalSkills:
         self._stop_re = re.compile(_STOP.format(name=f"|{re.escape(name[0])}" if name else ""))
         self.timers = timers
         self.clock = clock
-        self.tz = tz
-        """None: the system's time zone."""
         self._pending: dict[str, _Pending] = {}
         """Each room's question waiting for its answer ("how long should the timer be?")."""
         self._asked: _Pending | None = None

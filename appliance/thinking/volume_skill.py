@@ -51,27 +51,29 @@ class VolumeSkill:
 
     def match(self, text: str, room: str = "") -> SkillReply | None:
         """The reply to a volume request in `text` (normalised words) asked in `room`, or None when it is
-        not one."""
-        volume = self.volume_of(room)
+        not one (the room's volume is not looked at then)."""
         if _UNMUTE_RE.match(text):
+            volume = self.volume_of(room)
             return _reply(f"Unmuted, volume {volume.unmute()}.", volume)
         if _MUTE_RE.match(text):
+            volume = self.volume_of(room)
             volume.mute()
             return _reply("Muted.", volume)
         if _ASK_RE.match(text):
+            volume = self.volume_of(room)
             level, muted = volume.level, volume.muted
             return _reply(f"Muted. Volume {level} when unmuted." if muted else f"Volume {level}.", volume)
-        if _UP_RE.match(text):
-            return _stepped(volume, +1)
-        if _DOWN_RE.match(text):
-            return _stepped(volume, -1)
+        for pattern, by in ((_UP_RE, +1), (_DOWN_RE, -1)):
+            if pattern.match(text):
+                return _stepped(self.volume_of(room), by)
         m = _SET_RE.match(text)
-        if m is not None:
-            level = _level(m["level"] or m["level2"])
-            if level is None or not MIN_LEVEL <= level <= MAX_LEVEL:
-                return _reply(RANGE_REPLY, volume)
-            return _reply(f"Volume {volume.set_level(level)}.", volume)
-        return None
+        if m is None:
+            return None
+        volume = self.volume_of(room)
+        level = _level(m["level"] or m["level2"])
+        if level is None or not MIN_LEVEL <= level <= MAX_LEVEL:
+            return _reply(RANGE_REPLY, volume)
+        return _reply(f"Volume {volume.set_level(level)}.", volume)
 
 
 def _stepped(volume: Volume, by: int) -> SkillReply:
