@@ -9,8 +9,6 @@ from typing import Final
 
 import numpy as np
 
-from appliance.errors import BadInput, InputMissing
-
 PIPELINE_RATE: Final = 16000  # Hz: wake word, VAD and ASR models are trained at 16 kHz
 FRAME_SAMPLES: Final = 1280  # 80 ms at 16 kHz: one openWakeWord frame
 SAMPLE_WIDTH: Final = 2  # bytes: int16
@@ -22,7 +20,7 @@ class AudioChunk:
 
     samples: bytes
     rate: int  # Hz
-    width: int = SAMPLE_WIDTH  # bytes per sample: 1 (uint8), 2 (int16) or 4 (int32)
+    width: int = SAMPLE_WIDTH  # bytes per sample: 1 (uint8), 2 (int16), 3 (24-bit) or 4 (int32)
     channels: int = 1
 
     @property
@@ -39,6 +37,11 @@ class AudioChunk:
             data = (np.frombuffer(self.samples, dtype=np.uint8).astype(np.float32) - 128.0) / 128.0
         elif self.width == 2:
             data = np.frombuffer(self.samples, dtype="<i2").astype(np.float32) / 32768.0
+        elif self.width == 3:  # packed little-endian 24-bit: each sample into the top of an int32
+            raw = np.frombuffer(self.samples, dtype=np.uint8).reshape(-1, 3)
+            wide = np.zeros((len(raw), 4), dtype=np.uint8)
+            wide[:, 1:] = raw
+            data = wide.view("<i4")[:, 0].astype(np.float32) / 2147483648.0
         elif self.width == 4:
             data = np.frombuffer(self.samples, dtype="<i4").astype(np.float32) / 2147483648.0
         else:
@@ -104,19 +107,10 @@ def resample(chunk: AudioChunk, rate: int) -> AudioChunk:
 
 
 def read_wav(path: str | Path) -> AudioChunk:
-    """A whole WAV file as one AudioChunk in its own format; bad files raise a clear error."""
-    path = Path(path)
-    if not path.exists():
-        raise InputMissing(f"WAV file not found: {path}")
-    try:
-        with wave.open(str(path), "rb") as wav:
-            return AudioChunk(wav.readframes(wav.getnframes()), wav.getframerate(),
-                              wav.getsampwidth(), wav.getnchannels())
-    except (wave.Error, EOFError) as exc:
-        raise BadInput(f"{path} is not a PCM WAV file ({exc}); convert it with "
-                             f"`sox {path.name} -r 16000 -c 1 -b 16 out.wav`") from None
-    except IsADirectoryError:
-        raise InputMissing(f"{path} is a folder, not a WAV file") from None
+    """A whole WAV file (PCM 8-32 bit or float) as one AudioChunk; bad files raise clear errors (wav.py)."""
+    from appliance.audio.wav import read_wav as read
+
+    return read(path)
 
 
 def write_wav(path: str | Path, chunk: AudioChunk) -> None:
