@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# appliance installer: `sudo scripts/install.sh` provisions a Raspberry Pi (or any Debian 12
+# appliance installer: `sudo scripts/install.sh` provisions a Raspberry Pi (or any Debian 13 or 12
 # machine) into a running appliance; `scripts/install.sh --dev` sets up a development checkout.
 # Both modes are idempotent: a second run changes nothing and says so.
 set -euo pipefail
@@ -76,7 +76,7 @@ usage() {
   cat <<EOF
 Usage:
   sudo $SCRIPT [--no-blas] [--quant Q4_K_M|Q5_K_M] [--models-from DIR] [--models-manifest FILE]
-      Provision this Raspberry Pi (Raspberry Pi OS Lite 64-bit / Debian 12) as an appliance:
+      Provision this Raspberry Pi (Raspberry Pi OS Lite 64-bit, trixie or bookworm) as an appliance:
       Debian packages, user 'appliance', venv /opt/appliance, llama.cpp built with NEON and
       OpenBLAS (--no-blas: without), the models, /etc/appliance/appliance.yaml and the
       systemd service. --models-from installs the models from a local folder (offline);
@@ -192,7 +192,7 @@ ensure_venv() {
   fi
   command -v "$python" >/dev/null 2>&1 || die "$EX_UNAVAILABLE" "$python not found: install Debian's python3 (apt-get install python3 python3-venv), or set PYTHON=/path/to/python3.11"
   problem="$(python_problem "$python")"
-  [[ -z "$problem" ]] || die "$EX_CONFIG" "$python: $problem (Debian 12 has 3.11). Set PYTHON=/path/to/python3.11"
+  [[ -z "$problem" ]] || die "$EX_CONFIG" "$python: $problem. Set PYTHON=/path/to/python3 (3.11 to 3.13)"
   info "creating $venv with $python (Python $(python_version "$python"))"
   "$python" -m venv "$venv" || die "$EX_CANTCREAT" "could not create $venv: on Debian install python3-venv (apt-get install python3-venv)"
 }
@@ -243,6 +243,21 @@ cached_wheel() {
 
 wheel_key() { printf '%s\n' "$@" | sha256sum | cut -c1-16; }
 
+OS_RELEASE="${APPLIANCE_OS_RELEASE:-/etc/os-release}" # tests point this at made-up files
+
+system_identity() {
+  # What any build also depends on, beyond its flags and CPU: the OS release (its libraries) and the
+  # compilers. An upgraded system (bookworm to trixie: gcc 12 to 14) never reuses another system's build.
+  printf 'os %s\n' "$(preflight os-identity "$OS_RELEASE")"
+  printf 'cc %s\n' "$(cc --version 2>/dev/null | head -n 1 || true)"
+  printf 'c++ %s\n' "$(c++ --version 2>/dev/null | head -n 1 || true)"
+}
+
+wheel_dir_name() {
+  # wheel_dir_name KEY: the cache folder of one build, readable by its owner: llama-0.3.36-debian13-KEY.
+  printf 'llama-%s-%s-%s\n' "$LLAMA_VERSION" "$(preflight os-identity "$OS_RELEASE" | tr -d ' ')" "$1"
+}
+
 build_llama_wheel() {
   # build_llama_wheel DIR CMAKE_ARGS: the wheel, built into DIR (made whole or not at all).
   # APPLIANCE_LLAMA_WHEEL=FILE hands over a wheel built elsewhere instead (for instance on a faster
@@ -265,6 +280,51 @@ build_llama_wheel() {
   [[ -n "$(cached_wheel "$partial")" ]] || die "$EX_SOFTWARE" "no llama_cpp_python wheel came out in $partial"
   rm -rf "$dir"
   mv "$partial" "$dir"
+}
+
+vet_llama_wheel() {
+  # vet_llama_wheel VENV WHEEL MODEL [JUDGE ARGS...]: unpack the wheel; with JUDGE ARGS, ask its library what
+  # it was built with and judge that for this CPU (appliance/setup/llama_build.py, as doctor does); install its
+  # own requirements; run a real prompt of the model through it in a child process, so that a build this CPU
+  # cannot run dies there ("illegal instruction") and not in the service; only then install it into VENV.
+  # Returns 1, saying why, when the build is refused: nothing of it is installed then.
+  local venv="$1" wheel="$2" model="$3" unpacked report requires=()
+  shift 3
+  unpacked="$(mktemp -d)"
+  "$venv/bin/python" -m zipfile -e "$wheel" "$unpacked"
+  if [[ $# -gt 0 ]]; then
+    info "what llama.cpp says of the build:"
+    if ! report="$("$venv/bin/python" "$ROOT/appliance/setup/llama_build.py" --lib-dir "$unpacked/llama_cpp/lib" "$@" 2>&1)"; then
+      printf '%s\n' "$report" | sed 's/^/    /'
+      rm -rf "$unpacked"
+      return 1
+    fi
+    printf '%s\n' "$report" | sed 's/^/    /'
+  fi
+  mapfile -t requires < <(preflight wheel-requires "$wheel")
+  pip_install "$venv" "${requires[@]}"
+  info "trying the build on a real prompt of ${model##*/} before installing it"
+  if ! report="$("$venv/bin/python" "$ROOT/appliance/setup/llama_build.py" --smoke "$model" --package-dir "$unpacked" 2>&1)"; then
+    printf '    %s\n' "$report"
+    rm -rf "$unpacked"
+    return 1
+  fi
+  info "$report"
+  rm -rf "$unpacked"
+  pip_install "$venv" --force-reinstall --no-deps "$wheel"
+}
+
+use_disk_for_temporary_files() {
+  # use_disk_for_temporary_files DIR: builds and unpacked downloads go to a folder of this run under DIR,
+  # removed at exit. trixie's /tmp is a tmpfs of half the memory (1 GB on a 2 GB Pi 5): compiling llama.cpp
+  # and unpacking wheels there would take the memory the build itself needs.
+  mkdir -p "$1"
+  BUILD_TMP="$(mktemp -d "$1/run.XXXXXX")"
+  export TMPDIR="$BUILD_TMP"
+  trap 'rm -rf "$BUILD_TMP"' EXIT
+  # Compiler jobs the memory can hold (about 0.8 GB each): a 2 GB Pi 5 compiles on 2 cores, not 4.
+  CMAKE_BUILD_PARALLEL_LEVEL="$(preflight build-jobs "${MEMINFO:-/proc/meminfo}")"
+  export CMAKE_BUILD_PARALLEL_LEVEL
 }
 
 # ----------------------------------------------------------------------------------------------
@@ -339,9 +399,15 @@ main() {
   trap_errors
   parse_args "$@"
   case "$MODE" in
-    dev) dev_install ;;
+    dev)
+      use_disk_for_temporary_files "${XDG_CACHE_HOME:-$HOME/.cache}/appliance/tmp"
+      dev_install
+      ;;
     uninstall) pi_uninstall "$@" ;;
-    *) pi_install "$@" ;;
+    *)
+      is_root && use_disk_for_temporary_files "$PI_BUILD_DIR"
+      pi_install "$@"
+      ;;
   esac
 }
 

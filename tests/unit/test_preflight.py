@@ -23,16 +23,62 @@ def test_memory_thresholds() -> None:
 
 
 def test_disk_names_each_folder_and_the_need(tmp_path: Path) -> None:
-    fine = preflight.disk(1, [tmp_path / "not/made/yet"])
-    assert fine.status == "ok" and f"free for {tmp_path}/not/made/yet" in fine.message
-    short = preflight.disk(10**12, [tmp_path])
-    assert short.status == "fail" and f"this needs {10**12} MB" in short.message and "apt-get clean" in short.message
+    fine = preflight.disk([(tmp_path / "not/made/yet", 1)])
+    assert fine.status == "ok" and f"free for {tmp_path}/not/made/yet (needs 1 MB)" in fine.message
+    short = preflight.disk([(tmp_path, 10**12)])
+    assert short.status == "fail" and f"{tmp_path} needs {10**12} MB" in short.message
+    assert "apt-get clean" in short.message
+
+
+def test_folders_on_one_file_system_need_room_for_all_of_them(tmp_path: Path) -> None:
+    # The venv, the models and the build all on the SD card's one file system: the sum must fit.
+    have = preflight.free_mb(tmp_path)
+    each = have // 2 + 1  # either fits alone, both together do not
+    together = preflight.disk([(tmp_path / "opt", each), (tmp_path / "cache", each)])
+    assert together.status == "fail", together.message
+    assert f"{tmp_path}/opt and {tmp_path}/cache needs {2 * each} MB" in together.message
+    assert preflight.disk([(tmp_path / "opt", each)]).status == "ok"
+    first = preflight.disk_needs("first", [Path("/opt/appliance"), Path("/var/lib/appliance"),
+                                           Path("/var/cache/appliance")])
+    assert [mb for _, mb in first] == list(preflight.DISK_FIRST_MB)
+    assert sum(mb for _, mb in preflight.disk_needs("again", [tmp_path, tmp_path])) == preflight.MIN_DISK_AGAIN_MB
+
+
+def test_compiler_jobs_fit_the_memory() -> None:
+    def meminfo(available_mb: int) -> str:
+        return f"MemTotal:       {8000 * 1024} kB\nMemAvailable:   {available_mb * 1024} kB\n"
+
+    assert preflight.build_jobs(meminfo(1600), cores=4) == 2  # a 2 GB Pi 5
+    assert preflight.build_jobs(meminfo(7000), cores=4) == 4  # an 8 GB one: a job per core
+    assert preflight.build_jobs(meminfo(300), cores=4) == 1  # never none
 
 
 def test_python_version() -> None:
-    assert preflight.python((3, 11, 2)).status == "ok"
+    assert preflight.python((3, 11, 2)).status == "ok"  # bookworm
+    assert preflight.python((3, 13, 5)).status == "ok"  # trixie
     old = preflight.python((3, 9, 2))
-    assert old.status == "fail" and old.message == "Python 3.9.2; 3.11 or newer is needed"
+    assert old.status == "fail" and "needs Python 3.11 through 3.13" in old.message and "3.9.2" in old.message
+    assert preflight.python((3, 14, 0)).status == "fail"
+
+
+def test_os_identity_names_the_release() -> None:
+    assert preflight.os_identity('ID=debian\nVERSION_ID="13"\nVERSION_CODENAME=trixie\n') == "debian 13"
+    assert preflight.os_identity("") == "unknown"
+
+
+def test_a_wheels_own_requirements_and_the_projects_without_llama(tmp_path: Path) -> None:
+    import zipfile
+
+    wheel = tmp_path / "llama_cpp_python-0.3.36-py3-none-linux_aarch64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("llama_cpp_python-0.3.36.dist-info/METADATA",
+                         "Metadata-Version: 2.1\nName: llama_cpp_python\nRequires-Dist: numpy>=1.20.0\n"
+                         "Requires-Dist: jinja2>=2.11.3\nRequires-Dist: uvicorn>=0.22.0; extra == \"server\"\n")
+    assert preflight.wheel_requires(wheel) == ["numpy>=1.20.0", "jinja2>=2.11.3"]
+    pyproject = Path(preflight.__file__).resolve().parents[2] / "pyproject.toml"
+    every = preflight.project_requirements(pyproject, [])
+    but = preflight.project_requirements(pyproject, [], but="llama-cpp-python")
+    assert [r for r in every if r not in but] == [r for r in every if r.startswith("llama-cpp-python")] != []
 
 
 def test_pins_are_the_models_package_requirements() -> None:
