@@ -69,8 +69,8 @@ def parse_wav(data: bytes, name: str) -> AudioChunk:
     frame = fmt.width * fmt.channels
     cut = len(samples) % frame
     if cut:
-        _LOGGER.info("%s: the last %d bytes are part of a sample frame (the file was cut short): dropped",
-                     name, cut)
+        _LOGGER.info("%s: the audio ends in part of a sample frame (%d of %d bytes): dropped",
+                     name, cut, frame)
         samples = samples[: len(samples) - cut]
     if fmt.tag == FORMAT_PCM:
         return AudioChunk(bytes(samples), fmt.rate, fmt.width, fmt.channels)
@@ -114,8 +114,8 @@ def _chunks(data: bytes, name: str) -> tuple[WavFormat, memoryview]:
             end = body + size
             if size == _UNSIZED or end > len(data):  # unfinished header or a file cut short: what is there
                 if size != _UNSIZED:
-                    _LOGGER.info("%s: the data chunk says %d bytes but %d are in the file", name, size,
-                                 len(data) - body)
+                    _LOGGER.info("%s: the data chunk says %d bytes, the file holds %d (cut short?): "
+                                 "reading what is there", name, size, len(data) - body)
                 end = len(data)
             samples = view[body:end]
             if fmt is not None:
