@@ -193,11 +193,12 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     chat = _timed(loads, "llm", lambda: load_chat(cfg))
     started = time.monotonic()
     tts = load_voice(cfg)
-    out = sink if sink is not None else SpeakerSink(cfg.audio, rate=tts.rate, volume=shared_volume(cfg))
+    out = sink if sink is not None else SpeakerSink(cfg.audio, rate=tts.rate, volume=shared_volume(cfg),
+                                                     events=events)
     loads["tts"] = (time.monotonic() - started) * 1000.0
     skills = load_skills(cfg) if cfg.skills.enabled else None
     if source is None:
-        source = MicSource(cfg.audio) if mic else NoSource()
+        source = MicSource(cfg.audio, events=events) if mic else NoSource()
     stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,
                     splitter_factory=splitter_factory(cfg), skills=skills,
                     earcons=Earcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None,

@@ -11,13 +11,19 @@ systemd to start it afresh (a new process opens the device as at boot).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Final, Literal
 
+from appliance.audio.asound import PROC, Card, Direction, read_cards, signature
+from appliance.audio.choose import Choice, Listing, NoDevice, busy_advice, choose, unlisted
+from appliance.contracts import EventLog
 from appliance.errors import AudioDeviceError
+from appliance.log import under_journald
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -29,6 +35,11 @@ PORTAUDIO_WAIT_S: Final = CLOSE_TIMEOUT_S + 1.0  # longer than any call PortAudi
 _portaudio_lock = threading.RLock()
 _stuck: str | None = None
 _rescans = 0  # times PortAudio listed the devices again; each closed every stream open then
+_UNSEEN: Final = ("unseen",)
+_listed: Any = _UNSEEN
+"""asound.signature() of the cards when PortAudio last listed the devices: a change makes its list stale."""
+_rescanned_for: Any = None
+"""The stale-looking list (cards, direction, missing cards) a rescan was made for, so it is not made again."""
 
 
 class PortAudioStuck(AudioDeviceError):
@@ -68,15 +79,23 @@ class DeviceKeeper:
     """What MicSource and SpeakerSink share: a keeper thread that never dies, capped backoff from
     `audio.retry_backoff_s`, a close that cannot hang on a dead device, and lazy PortAudio.
 
-    Subclasses set KIND ("microphone", "speaker") and implement _try_open(), _check_stream() and
-    _device_label(); _after_watch() runs after every look at the device.
+    Subclasses set KIND ("microphone", "speaker") and DIRECTION, and implement _try_open() (which calls
+    _choose()) and _check_stream(); _after_watch() runs after every look at the device. The device is
+    chosen again at every open (choose.py), and what was chosen is said once, and again when it changes.
     """
 
     KIND = "device"
+    DIRECTION: Direction = "input"
 
-    def __init__(self, retry_backoff_s: list[float], sd_module: Any = None) -> None:
+    def __init__(self, retry_backoff_s: list[float], sd_module: Any = None, wanted: str | int | None = None,
+                 proc: Path = PROC, events: EventLog | None = None) -> None:
         self._backoff = list(retry_backoff_s) or [1.0]
         self._sd = sd_module
+        self._wanted = wanted
+        self._proc = proc
+        self._events = events
+        self._choice: Choice | None = None
+        self._cards: list[Card] | None = None
         self._stream: Any = None
         self._lost_since: float | None = None
         self._attempt = 0
@@ -95,7 +114,10 @@ class DeviceKeeper:
         raise NotImplementedError
 
     def _device_label(self) -> str:
-        raise NotImplementedError
+        """The configured device, else the one chosen last, else "default"."""
+        if self._wanted is not None:
+            return str(self._wanted)
+        return self._choice.label if self._choice is not None else "default"
 
     def _after_watch(self) -> None:
         """Called after each look at the device (the microphone logs overflows here)."""
@@ -163,6 +185,36 @@ class DeviceKeeper:
             _mark_stuck(f"closing the {self.KIND} stream did not return within "
                         f"{PORTAUDIO_WAIT_S + CLOSE_TIMEOUT_S:g} s")
 
+    # ---- which device ------------------------------------------------------------------------
+    def _choose(self, sd: Any) -> Choice:
+        """The device to open now (holding PortAudio): the choice is made afresh, so a USB device that
+        came back on another card number is found; NoDevice says what to do when there is none."""
+        previous = self._choice
+        choice, self._cards = choose_now(sd, self.DIRECTION, self._wanted, previous.key if previous else None,
+                                         self._proc)
+        self._choice = choice
+        if previous is None or previous.key != choice.key:
+            message = f"{self.KIND.capitalize()}: {choice.reason}"
+            if previous is not None:
+                message += f" (was '{previous.label}')"
+            self._say(message, choice.fields())
+        return choice
+
+    def _open_failed(self, exc: Exception) -> str:
+        """Why opening failed, for the log: what to do when the device is busy, else the error."""
+        if isinstance(exc, NoDevice):  # it names the configured device, or says what to plug in
+            return str(exc) if self._wanted is None else f"cannot open {self.KIND}: {exc}"
+        advice = busy_advice(str(exc), self._choice, self._cards)
+        return f"cannot open {self.KIND} {self._device_label()!r}: {advice or exc}"
+
+    def _say(self, message: str, fields: dict[str, str]) -> None:
+        """One line about the chosen device: a journal event (APPLIANCE_EVENT=audio_device) and, off
+        journald, a log line."""
+        if self._events is not None:
+            self._events.event("audio_device", message, **fields)
+        if self._events is None or not under_journald():
+            self._log.info("%s", message)
+
     def _sounddevice(self) -> Any:
         if self._sd is None:
             try:
@@ -173,22 +225,34 @@ class DeviceKeeper:
         return self._sd
 
 
-def find_device(sd: Any, wanted: str | int | None, direction: Literal["input", "output"]) -> int | None:
-    """A PortAudio device index for input or output: by index, by name substring, or None for the
-    system default; LookupError when nothing matches."""
-    key, slot = ("max_input_channels", 0) if direction == "input" else ("max_output_channels", 1)
-    devices = sd.query_devices()
-    if wanted is None:
-        default = sd.default.device[slot]
-        return None if default is None or default < 0 else int(default)
-    if isinstance(wanted, int):
-        if 0 <= wanted < len(devices) and devices[wanted][key] > 0:
-            return wanted
-        raise LookupError(f"no {direction} device with index {wanted}")
-    for index, device in enumerate(devices):
-        if wanted.lower() in device["name"].lower() and device[key] > 0:
-            return index
-    raise LookupError(f"no {direction} device named like {wanted!r}")
+def choose_now(sd: Any, direction: Literal["input", "output"], wanted: str | int | None = None,
+               previous: str | None = None, proc: Path = PROC) -> tuple[Choice, list[Card] | None]:
+    """The device for `direction` from PortAudio's list, listed again first when it is stale (the ALSA
+    cards changed since, or a free card is missing from it), and the cards it was chosen among.
+    Holds PortAudio; raises NoDevice."""
+    global _listed, _rescanned_for
+    with portaudio(f"choosing the {'microphone' if direction == 'input' else 'speaker'}"):
+        cards = read_cards(proc)
+        now = signature(cards)
+        rescanned = False
+        if _listed is _UNSEEN:
+            _listed = now  # PortAudio listed the devices moments ago, when sounddevice was imported
+        elif now != _listed:
+            rescan(sd, now)
+            rescanned = True
+        listing = Listing.of(sd)
+        missing = (now, direction, tuple(unlisted(listing, cards, direction)))
+        if missing[2] and not rescanned and missing != _rescanned_for:  # e.g. busy when it was listed
+            _rescanned_for = missing
+            rescan(sd, now)
+            listing, rescanned = Listing.of(sd), True
+        try:
+            return choose(listing, cards, direction, wanted, previous, os.getpid()), cards
+        except NoDevice:
+            if rescanned or (cards is not None and wanted is None):
+                raise  # with /proc/asound, a device that appears changes the cards (and is listed then)
+            rescan(sd, now)  # a sound server or a configured plug-in may have come up since
+            return choose(Listing.of(sd), cards, direction, wanted, previous, os.getpid()), cards
 
 
 def quietly_close(stream: Any) -> None:
@@ -204,14 +268,16 @@ def quietly_close(stream: Any) -> None:
         pass
 
 
-def rescan(sd: Any) -> None:
+def rescan(sd: Any, cards: Any = _UNSEEN) -> None:
     """Make PortAudio enumerate devices again (it lists them once, at initialisation). That closes
-    every open stream too: their keepers see it (`_stream_problem`) and open them again."""
-    global _rescans
+    every open stream too: their keepers see it (`_stream_problem`) and open them again.
+    `cards` is the asound.signature() the new list goes with."""
+    global _rescans, _listed
     terminate, initialize = getattr(sd, "_terminate", None), getattr(sd, "_initialize", None)
     if terminate is not None and initialize is not None:
         with portaudio("listing the devices again"):
             _rescans += 1
+            _listed = cards
             try:
                 terminate()
             finally:

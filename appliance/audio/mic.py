@@ -13,8 +13,10 @@ from typing import Any, Self
 import numpy as np
 
 from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, read_wav
-from appliance.audio.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper, find_device, rescan
+from appliance.audio.asound import PROC
+from appliance.audio.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper
 from appliance.config import AudioConfig
+from appliance.contracts import EventLog
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -117,15 +119,19 @@ def input_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
 class MicSource(DeviceKeeper):
     """A microphone as 80 ms chunks of 16 kHz mono int16 that keeps trying when the device goes away.
 
-    The PortAudio callback only copies into a bounded queue. A keeper thread opens the stream,
-    notices errors and stalls (no frames for `stall_timeout_s`), logs each loss once and reopens
-    with capped backoff. read() converts (down-mix, soxr) and re-blocks on the caller's thread.
+    The PortAudio callback only copies into a bounded queue. A keeper thread chooses the device
+    (`audio.input_device`, else the system default if it can record, else one found: choose.py),
+    opens the stream, notices errors and stalls (no frames for `stall_timeout_s`), logs each loss
+    once and reopens with capped backoff. read() converts (down-mix, soxr) and re-blocks on the
+    caller's thread. `events` gets which device was chosen, and why.
     """
 
     KIND = "microphone"
+    DIRECTION = "input"
 
-    def __init__(self, cfg: AudioConfig, sd_module: Any = None) -> None:
-        super().__init__(cfg.retry_backoff_s, sd_module)
+    def __init__(self, cfg: AudioConfig, sd_module: Any = None, proc: Path = PROC,
+                 events: EventLog | None = None) -> None:
+        super().__init__(cfg.retry_backoff_s, sd_module, cfg.input_device, proc, events)
         self.cfg = cfg
         self.chunk_samples = cfg.rate * cfg.chunk_ms // 1000
         self.frames_read = 0
@@ -201,18 +207,11 @@ class MicSource(DeviceKeeper):
                 self.overflows += 1
         return callback
 
-    def _device_label(self) -> str:
-        return "default" if self.cfg.input_device is None else str(self.cfg.input_device)
-
     def _try_open(self) -> None:
         sd = self._sounddevice()
         self._attempt += 1
         try:
-            try:
-                index = find_device(sd, self.cfg.input_device, "input")
-            except LookupError:
-                rescan(sd)  # a hot-plugged device appears only after PortAudio re-enumerates
-                index = find_device(sd, self.cfg.input_device, "input")
+            index = self._choose(sd).index
             rate, channels = input_format(sd, index, self.cfg.rate)
             generation = self._generation + 1
             blocksize = rate * self.cfg.chunk_ms // 1000
@@ -220,15 +219,15 @@ class MicSource(DeviceKeeper):
                                        blocksize=blocksize, callback=self._callback_for(generation, rate, channels),
                                        finished_callback=self._on_finished)
             stream.start()
-        except Exception as exc:  # noqa: BLE001 - PortAudioError, LookupError, ValueError: all mean "not now"
-            self._lost(f"cannot open microphone {self._device_label()!r}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - PortAudioError, NoDevice, ValueError: all mean "not now"
+            self._lost(self._open_failed(exc))
             return
         with self._lock:
             self._generation = generation
             self._stream = stream
             self._stream_error = None
             self._opened_at = self._last_frame_at = time.monotonic()
-        name = sd.query_devices(index)["name"] if index is not None else "default"
+        name = sd.query_devices(index)["name"]
         if self._lost_since is not None:
             _LOGGER.warning("Microphone %r is back after %.1f s (%d Hz, %d ch)", name,
                             time.monotonic() - self._lost_since, rate, channels)
@@ -261,7 +260,10 @@ class MicSource(DeviceKeeper):
 
     def _lost(self, reason: str) -> None:
         self._note_lost(reason)
-        self._status = f"Waiting for microphone {self._device_label()!r}"
+        if self._wanted is None and self._choice is None:
+            self._status = "Waiting for a microphone (none found)"
+        else:
+            self._status = f"Waiting for microphone {self._device_label()!r}"
 
     def _after_watch(self) -> None:
         now = time.monotonic()

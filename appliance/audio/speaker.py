@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,12 +17,12 @@ from appliance.audio.device import (
     WATCH_INTERVAL_S,
     DeviceKeeper,
     PortAudioStuck,
-    find_device,
-    rescan,
 )
 from appliance.audio.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
+from appliance.audio.asound import PROC
 from appliance.audio.volume import Volume
 from appliance.config import AudioConfig
+from appliance.contracts import EventLog
 
 __all__ = ["SpeakerSink", "WavSink", "output_format"]
 
@@ -50,13 +51,16 @@ class SpeakerSink(DeviceKeeper):
     the device's own rate with soxr resampling. A keeper thread notices a lost device (error, stall),
     logs it once, reopens with the microphone's backoff, and play() drops audio until it is back.
     With a `volume`, everything is played at the hub's volume (the level when the chunk is played).
+    The device is `audio.output_device`, else the system default unless that is HDMI while another
+    output exists (choose.py), chosen again at every reopen; `events` gets which, and why.
     """
 
     KIND = "speaker"
+    DIRECTION = "output"
 
     def __init__(self, cfg: AudioConfig, rate: int | None = None, sd_module: Any = None,
-                 volume: Volume | None = None) -> None:
-        super().__init__(cfg.retry_backoff_s, sd_module)
+                 volume: Volume | None = None, proc: Path = PROC, events: EventLog | None = None) -> None:
+        super().__init__(cfg.retry_backoff_s, sd_module, cfg.output_device, proc, events)
         self.cfg = cfg
         self.volume = volume
         self.dropped_s = 0.0
@@ -209,11 +213,7 @@ class SpeakerSink(DeviceKeeper):
         sd = self._sounddevice()
         self._attempt += 1
         try:
-            try:
-                index = find_device(sd, self.cfg.output_device, "output")
-            except LookupError:
-                rescan(sd)
-                index = find_device(sd, self.cfg.output_device, "output")
+            index = self._choose(sd).index
             assert self._rate_wanted is not None
             rate, channels = output_format(sd, index, self._rate_wanted)
             if self._playback is None or self._playback.rate != rate:
@@ -226,13 +226,13 @@ class SpeakerSink(DeviceKeeper):
                                      latency=self.cfg.output_latency_ms / 1000.0,
                                      callback=self._callback, finished_callback=self._on_finished)
             stream.start()
-        except Exception as exc:  # PortAudioError, LookupError, ValueError: all mean "not now"
-            self._lost(f"cannot open speaker {self._device_label()!r}: {exc}")
+        except Exception as exc:  # PortAudioError, NoDevice, ValueError: all mean "not now"
+            self._lost(self._open_failed(exc))
             return
         with self._lock:
             self._stream, self._channels, self._stream_error = stream, channels, None
             self._latency_s = float(getattr(stream, "latency", self._latency_s) or self._latency_s)
-        name = sd.query_devices(index)["name"] if index is not None else "default"
+        name = sd.query_devices(index)["name"]
         if self._lost_since is not None:
             _LOGGER.warning("Speaker %r is back after %.1f s", name, time.monotonic() - self._lost_since)
             self.reopens += 1
@@ -265,6 +265,3 @@ class SpeakerSink(DeviceKeeper):
         if self._playback is not None:
             self._playback.clear()
         self._note_lost(reason, "dropping speech and ")
-
-    def _device_label(self) -> str:
-        return "default" if self.cfg.output_device is None else str(self.cfg.output_device)
