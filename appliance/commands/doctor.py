@@ -60,6 +60,7 @@ def run_checks(config_path: str | None, checksums: bool = False) -> list[Check]:
         cfg = config_mod.Config()
     checks += check_models(cfg, checksums)
     checks.append(_guard("audio devices", check_audio))
+    checks += check_sound(cfg)
     checks.append(_guard("cpu", check_cpu))
     checks.append(_guard("llama.cpp build", check_llama))
     checks.append(_guard("memory", check_memory))
@@ -228,6 +229,36 @@ def check_audio() -> Check:
     status: Status = "ok" if inputs and outputs else "warn"
     return Check("audio devices", status,
                  f"inputs: {', '.join(inputs) or 'none'}; outputs: {', '.join(outputs) or 'none'}")
+
+
+def check_sound(cfg, sd=None, proc: Path | None = None) -> list[Check]:  # noqa: ANN001 - Config, sounddevice
+    """One line each for the microphone and the speaker the service would open now, and why."""
+    from appliance.audio import asound
+    from appliance.audio.choose import NoDevice, busy_text
+    from appliance.audio.device import choose_now
+
+    if sd is None:
+        try:
+            import sounddevice as sd
+        except (OSError, ImportError):  # said by the audio devices line
+            return []
+    out = []
+    for direction, name, wanted in (("input", "microphone", cfg.audio.input_device),
+                                    ("output", "speaker", cfg.audio.output_device)):
+        try:
+            choice, _ = choose_now(sd, direction, wanted, proc=proc or asound.PROC)
+        except NoDevice as exc:
+            ours = [(card, holder) for card, holder in exc.busy if holder.appliance]
+            if ours:  # the running service has it open: PortAudio could not list it here
+                out.append(Check(name, "ok", busy_text(*ours[0])))
+            else:
+                out.append(Check(name, "fail", str(exc)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - a check never crashes doctor
+            out.append(Check(name, "fail", f"{type(exc).__name__}: {exc}"))
+            continue
+        out.append(Check(name, "warn" if choice.warn else "ok", choice.reason))
+    return out
 
 
 def check_cpu() -> Check:
