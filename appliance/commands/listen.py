@@ -63,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     parser = sub.add_parser("listen", help="hear the wake word and a question in a WAV file and answer it")
     parser.add_argument("--wav", required=True, metavar="FILE",
-                        help="a WAV recording (any rate, channels, width)")
+                        help="a WAV recording: 8, 16, 24 or 32-bit PCM or float, any rate and channels")
     parser.add_argument("--json", action="store_true", help="print one JSON record")
     parser.add_argument("--realtime", action="store_true", help="pace the file like a live microphone")
     # The full turn: answer the question too, as `appliance run` would.
