@@ -40,7 +40,7 @@ class InputMissing(ApplianceError):
 
 
 class BadInput(ApplianceError):
-    """An input file exists but cannot be used (not a PCM WAV, no questions in it)."""
+    """An input file exists but cannot be used (a WAV that cannot be read, no questions in it)."""
 
 
 class OutputError(ApplianceError):
