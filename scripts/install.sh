@@ -270,8 +270,11 @@ build_llama_wheel() {
     info "using the wheel handed over in APPLIANCE_LLAMA_WHEEL: $APPLIANCE_LLAMA_WHEEL"
     cp "$APPLIANCE_LLAMA_WHEEL" "$partial/"
   else
-    info "building llama-cpp-python $LLAMA_VERSION with CMAKE_ARGS=\"$cmake_args\" (5-10 minutes on 2-4 cores)"
-    if ! CMAKE_ARGS="$cmake_args" FORCE_CMAKE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV_FOR_BUILD/bin/python" \
+    # Compiler jobs the memory can hold (about 0.8 GB each): a 2 GB Pi 5 compiles on 2 cores, not 4.
+    local jobs
+    jobs="$(preflight build-jobs "${MEMINFO:-/proc/meminfo}")"
+    info "building llama-cpp-python $LLAMA_VERSION with CMAKE_ARGS=\"$cmake_args\", $jobs compiler jobs (5-10 minutes on 2-4 cores)"
+    if ! CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" FORCE_CMAKE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV_FOR_BUILD/bin/python" \
       -m pip wheel --progress-bar off --no-cache-dir --no-deps -w "$partial" "llama-cpp-python==$LLAMA_VERSION"; then
       rm -rf "$partial"
       die "$EX_UNAVAILABLE" "llama-cpp-python $LLAMA_VERSION did not build (its output is above). build-essential and cmake are needed (the Debian packages step), and the package index must be reachable."
@@ -322,9 +325,6 @@ use_disk_for_temporary_files() {
   BUILD_TMP="$(mktemp -d "$1/run.XXXXXX")"
   export TMPDIR="$BUILD_TMP"
   trap 'rm -rf "$BUILD_TMP"' EXIT
-  # Compiler jobs the memory can hold (about 0.8 GB each): a 2 GB Pi 5 compiles on 2 cores, not 4.
-  CMAKE_BUILD_PARALLEL_LEVEL="$(preflight build-jobs "${MEMINFO:-/proc/meminfo}")"
-  export CMAKE_BUILD_PARALLEL_LEVEL
 }
 
 # ----------------------------------------------------------------------------------------------
