@@ -20,6 +20,7 @@ from appliance.audio import read_wav
 from appliance.thinking.honesty import HOME_ASSISTANT_DOWN
 from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
 from tests.fixtures.speech import spoken_as
+from tests.fixtures.tts import STEADY_VOICE_YAML
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S
 
 # The first run on a machine installs Home Assistant inside the first test's setup.
@@ -32,14 +33,15 @@ BEDROOM = "light.bedroom_light"
 
 @pytest.fixture(scope="module")
 def config(home_assistant: HomeAssistantServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Home Assistant on, Whisper hearing, greedy decoding (the model's most likely answer), state in tmp."""
+    """Home Assistant on, Whisper hearing, greedy decoding (the model's most likely answer), state in tmp, the
+    voice's variation off (a reply is said the same way on every run)."""
     folder = tmp_path_factory.mktemp("appliance")
     path = folder / "appliance.yaml"
     path.write_text(
         "asr:\n  engine: whisper\nllm:\n  temperature: 0.0\n"
         f"service:\n  state_dir: {folder / 'state'}\n"
-        f"home_assistant:\n  enabled: true\n  url: {home_assistant.url}\n  token_file: {home_assistant.token_file}\n",
-        encoding="utf-8")
+        f"home_assistant:\n  enabled: true\n  url: {home_assistant.url}\n  token_file: {home_assistant.token_file}\n"
+        + STEADY_VOICE_YAML, encoding="utf-8")
     return path
 
 

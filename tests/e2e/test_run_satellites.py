@@ -18,6 +18,7 @@ from tests.fixtures import stop_process
 from tests.fixtures.journal import Entry, Journal
 from tests.fixtures.pulse import Pulse
 from tests.fixtures.speech import SpeechMaker
+from tests.fixtures.tts import STEADY_VOICE_YAML
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S, wait_for
 from tests.fixtures.wyoming_satellite import SND_RATE, RealSatellite
 
@@ -36,12 +37,13 @@ def satellite(satellite_venv: Path, tmp_path_factory: pytest.TempPathFactory,
 
 @pytest.fixture(scope="module")
 def config(satellite: RealSatellite, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Whisper hearing, greedy decoding (the model's most likely answer), state in tmp, the satellite."""
+    """Whisper hearing, greedy decoding (the model's most likely answer), state in tmp, the satellite, the
+    voice's variation off (the answer is said the same way on every run)."""
     folder = tmp_path_factory.mktemp("run-satellites")
     path = folder / "appliance.yaml"
     path.write_text(f"asr:\n  engine: whisper\nllm:\n  temperature: 0.0\nservice:\n  state_dir: {folder / 'state'}\n"
-                    f"wyoming:\n  satellites:\n    - {{uri: \"{satellite.uri}\", name: kitchen, area: Kitchen}}\n",
-                    encoding="utf-8")
+                    f"wyoming:\n  satellites:\n    - {{uri: \"{satellite.uri}\", name: kitchen, area: Kitchen}}\n"
+                    + STEADY_VOICE_YAML, encoding="utf-8")
     return path
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from appliance.conversation.turn import TIMING_KEYS
+from tests.fixtures.tts import STEADY_VOICE_YAML
 from tests.fixtures.waits import LOAD_WAIT_S
 
 
@@ -32,8 +33,10 @@ def test_listen_answers_the_capital_of_france(speech, tmp_path: Path) -> None:
     reply = tmp_path / "reply.wav"
     config = tmp_path / "appliance.yaml"
     # Greedy decoding: the 135M test model samples "Le Bristol" now and then at temperature 0.4;
-    # this test is about the pipeline, so the model's most likely answer is the one to check.
-    config.write_text(f"asr:\n  engine: whisper\nllm:\n  temperature: 0.0\nservice:\n  state_dir: {tmp_path}\n")
+    # this test is about the pipeline, so the model's most likely answer is the one to check. The voice's
+    # variation is off, so the reply WAV says it the same way on every run.
+    config.write_text(f"asr:\n  engine: whisper\nllm:\n  temperature: 0.0\nservice:\n  state_dir: {tmp_path}\n"
+                      + STEADY_VOICE_YAML)
     result = subprocess.run([sys.executable, "-m", "appliance.cli", "listen", "--wav", str(question),
                              "--out", str(reply), "--json", "--config", str(config)],
                             check=False, capture_output=True, text=True, timeout=LOAD_WAIT_S)

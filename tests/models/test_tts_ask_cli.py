@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from appliance.audio import read_wav
 from appliance.speaking.textclean import for_speech
+from tests.fixtures.tts import STEADY_VOICE_YAML
 from tests.fixtures.waits import LOAD_WAIT_S
 
 MIN_WORDS_HEARD: Final = 0.7  # share of the answer's words (4+ letters) Whisper must hear in the WAV
@@ -17,7 +18,7 @@ MIN_WORDS_HEARD: Final = 0.7  # share of the answer's words (4+ letters) Whisper
 
 def test_ask_out_writes_the_spoken_answer(tmp_path: Path, transcribe: Any) -> None:
     config = tmp_path / "appliance.yaml"
-    config.write_text("llm:\n  seed: 1234\n", encoding="utf-8")
+    config.write_text("llm:\n  seed: 1234\n" + STEADY_VOICE_YAML, encoding="utf-8")  # variation off
     out = tmp_path / "reply.wav"
     done = subprocess.run([sys.executable, "-m", "appliance.cli", "ask", "--config", str(config),
                            "--out", str(out), "Tell me a short fact about the moon."],

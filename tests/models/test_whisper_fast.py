@@ -60,11 +60,11 @@ def question(speech, text: str, voice: str = "piper") -> np.ndarray:
 
 @pytest.mark.parametrize("voice", ["piper", "espeak:en-us"])
 def test_short_window_is_as_accurate_as_the_full_window_and_faster(model, speech, spy, voice) -> None:
-    # Piper samples its voice afresh in each test session, so a borderline word can flip either
-    # way (the bench measured 5 more errors and some fewer over ~350 words): the check is on the
-    # errors over all the questions, not on every word of every one. Whether a question is settled
-    # in the short window or redone in the 30 s one turns on the model's own confidence, whose last
-    # digits differ between CPUs: what is checked is what the user gets, the words and the time.
+    # A borderline word can flip either way between CPUs (the bench, on Piper's own random variation,
+    # measured 5 more errors and some fewer over ~350 words): the check is on the errors over all the
+    # questions, not on every word of every one. Whether a question is settled in the short window or
+    # redone in the 30 s one turns on the model's own confidence, whose last digits differ between
+    # CPUs: what is checked is what the user gets, the words and the time.
     errors = {"short": 0, "full": 0}
     seconds = {"short": 0.0, "full": 0.0}
     paths = []
@@ -114,9 +114,9 @@ def test_more_than_thirty_seconds_goes_to_the_library_in_30_s_windows(model, spe
 
 def test_a_loop_in_a_too_short_window_is_never_returned(model, speech, spy, monkeypatch) -> None:
     """With 2 s of context tiny.en often says "Good night. Good night. Good night..."; the guard
-    redoes that in the 30 s window. Piper samples its voice afresh each session, not every sample
-    loops, and which of the guard's reasons fires on one that does (a repeat, the token budget, a
-    low log-probability) turns on the model's numerics, so the check is that no loop comes out;
+    redoes that in the 30 s window. Not every rendering of the voice loops, and which of the guard's
+    reasons fires on one that does (a repeat, the token budget, a low log-probability) turns on the
+    model's numerics, which differ between CPUs, so the check is that no loop comes out;
     tests/unit/test_whisper_fast_guards.py proves each reason on a scripted model."""
     monkeypatch.setattr(whisper_fast, "MIN_CONTEXT_S", 2.0)
     samples = question(speech, "good night")
