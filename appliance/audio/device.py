@@ -98,6 +98,8 @@ class DeviceKeeper:
         self._cards: list[Card] | None = None
         self._stream: Any = None
         self._lost_since: float | None = None
+        self._opened_once = False
+        """A stream was open before, so opening one is the device coming back (not so the first time)."""
         self._attempt = 0
         self._opened_in = 0
         """`_rescans` when the stream was opened: a rescan since has closed it under us."""

@@ -228,14 +228,14 @@ class MicSource(DeviceKeeper):
             self._stream_error = None
             self._opened_at = self._last_frame_at = time.monotonic()
         name = sd.query_devices(index)["name"]
-        if self._lost_since is not None:
+        if self._lost_since is not None and self._opened_once:
             _LOGGER.warning("Microphone %r is back after %.1f s (%d Hz, %d ch)", name,
                             time.monotonic() - self._lost_since, rate, channels)
             self.reopens += 1
         else:
             _LOGGER.info("Microphone %r open at %d Hz, %d channel(s)%s", name, rate, channels,
                          "" if rate == self.cfg.rate and channels == 1 else "; resampling to 16 kHz mono")
-        self._lost_since = None
+        self._lost_since, self._opened_once = None, True
         self._attempt = 0
         self._status = f"Opening microphone {self._device_label()!r}"
 

@@ -233,13 +233,13 @@ class SpeakerSink(DeviceKeeper):
             self._stream, self._channels, self._stream_error = stream, channels, None
             self._latency_s = float(getattr(stream, "latency", self._latency_s) or self._latency_s)
         name = sd.query_devices(index)["name"]
-        if self._lost_since is not None:
+        if self._lost_since is not None and self._opened_once:
             _LOGGER.warning("Speaker %r is back after %.1f s", name, time.monotonic() - self._lost_since)
             self.reopens += 1
         else:
             _LOGGER.info("Speaker %r open at %d Hz, %d channel(s)%s", name, rate, channels,
                          "" if rate == self._rate_wanted else f"; resampling from {self._rate_wanted} Hz")
-        self._lost_since, self._attempt = None, 0
+        self._lost_since, self._attempt, self._opened_once = None, 0, True
 
     def _check_stream(self) -> None:
         stalled_s = time.monotonic() - self._last_callback_at
