@@ -34,9 +34,9 @@ def _f(default: Any, lo: float | None = None, hi: float | None = None, *, exists
 @dataclass(frozen=True)
 class AudioConfig:
     input_device: str | int | None = None
-    """Microphone: a name substring or a PortAudio index; null takes the system default."""
+    """Microphone: part of its name, its ALSA card id or a PortAudio index; null finds one (choose.py)."""
     output_device: str | int | None = None
-    """Speaker: a name substring or a PortAudio index; null takes the system default."""
+    """Speaker: a name substring, an ALSA card id or a PortAudio index; null finds one (audio/choose.py)."""
     rate: int = _f(16000, 8000, 48000)
     """Hz the pipeline works at; wake word and ASR models are trained at 16 kHz."""
     chunk_ms: int = _f(80, 10, 500)
