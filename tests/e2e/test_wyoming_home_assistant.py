@@ -25,7 +25,7 @@ from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.links.wyoming_info import Engines
 from appliance.links.wyoming_services import WyomingServices
 from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
-from tests.fixtures.speech import word_errors, words
+from tests.fixtures.speech import heard_name, word_errors, words
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S, wait_for
 
 pytestmark = pytest.mark.timeout(INSTALL_WAIT_S + 2 * LOAD_WAIT_S)
@@ -129,4 +129,5 @@ def test_an_assist_pipeline_on_the_hubs_engines_answers_a_spoken_question_aloud(
     assert "capital of france" in by_type["stt-end"]["stt_output"]["text"].lower(), by_type["stt-end"]
     said = by_type["intent-end"]["intent_output"]["response"]["speech"]["plain"]["speech"]
     assert "paris" in words(said), said
-    assert "paris" in transcribe(decode_mp3(spoken)), said
+    heard = transcribe(decode_mp3(spoken))  # the hub's voice, the `piper` fixture's: its variation off
+    assert heard_name(heard, "paris"), (said, heard)

@@ -26,7 +26,7 @@ from appliance.thinking.skills import LocalSkills
 from appliance.thinking.timers import Timers
 from tests.fixtures.fakes import FakeSink, FakeSource
 from tests.fixtures.home_assistant import INSTALL_WAIT_S, HomeAssistantServer
-from tests.fixtures.speech import spoken_as, word_errors, words
+from tests.fixtures.speech import heard_name, spoken_as, words
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S, wait_for
 from tests.fixtures.wyoming_satellite import SND_RATE, RealSatellite
 
@@ -64,8 +64,10 @@ def hub(satellites: list[RealSatellite], piper, llm_chat,  # noqa: ANN001
 
 
 def assert_said_aloud(turn: TurnRecord | None, heard: str, word: str) -> None:
-    """The turn's answer names `word`, and the satellite's speaker played that answer (as Whisper hears it)."""
+    """The turn's answer names `word`, and the satellite's speaker played that answer: Whisper hears the name
+    in it and the rest of it close enough (the hub's voice has its variation off: the `piper` fixture)."""
     assert turn is not None and word in words(turn.answer), (turn and turn.answer, heard)
+    assert heard_name(heard, word), (turn.answer, heard)
     assert spoken_as(turn.answer, heard), (turn.answer, heard)
 
 
@@ -115,7 +117,7 @@ def test_a_timer_set_at_a_real_satellite_rings_on_its_speaker(
         wait_for(lambda: len(kitchen.played()) > set_at + SND_RATE, "the timer on the kitchen's speaker",
                  SLOW_WAIT_S)
         rang = transcribe(AudioChunk(kitchen.answer()[set_at:], SND_RATE))
-        assert "timer is done" in rang, rang
+        assert heard_name(rang, "timer is done"), rang
 
 
 def test_two_real_satellites_asking_at_once_each_hear_their_own_answer(
@@ -132,7 +134,8 @@ def test_two_real_satellites_asking_at_once_each_hear_their_own_answer(
         in_bedroom = transcribe(AudioChunk(bedroom.answer(), SND_RATE))
         assert_said_aloud(turn_of(turns, "kitchen")(), in_kitchen, "paris")
         assert_said_aloud(turn_of(turns, "bedroom")(), in_bedroom, "tokyo")
-        assert "tokyo" not in in_kitchen and "paris" not in in_bedroom
+        assert not heard_name(in_kitchen, "tokyo"), in_kitchen  # each room heard its own answer only
+        assert not heard_name(in_bedroom, "paris"), in_bedroom
 
 
 def test_a_real_satellite_killed_mid_answer_leaves_the_hub_answering_the_others_and_is_served_again_once_back(
@@ -176,5 +179,5 @@ def test_turn_on_the_light_at_a_real_satellite_switches_the_light_of_its_room_in
         assert home_assistant.state("light.bedroom_light") == "on"
         assert home_assistant.state("light.kitchen_light") == "off"
         heard = transcribe(AudioChunk(bedroom.answer(), SND_RATE))  # Home Assistant's "Turned on the lights"
-        edits, _total = word_errors("turned on the lights", heard)
-        assert edits <= 1, heard
+        assert "turned on" in turn.answer.lower(), turn.answer
+        assert spoken_as(turn.answer, heard), (turn.answer, heard)

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from appliance.audio import read_wav
 from appliance.speaking.textclean import for_speech
+from tests.fixtures.speech import heard_name
 from tests.fixtures.tts import STEADY_VOICE_YAML
 from tests.fixtures.waits import LOAD_WAIT_S
 
@@ -31,8 +32,8 @@ def test_ask_out_writes_the_spoken_answer(tmp_path: Path, transcribe: Any) -> No
     assert timing, done.stderr
     audio = read_wav(out)
     assert audio.duration_s > 1.0
-    heard = set(transcribe(audio).split())
+    heard = transcribe(audio)
     words = [w for w in re.findall(r"[a-z]+", for_speech(answer).lower()) if len(w) >= 4]
     assert words, answer
-    found = [w for w in words if w in heard]
-    assert len(found) >= MIN_WORDS_HEARD * len(words), f"answer {answer!r}, heard {sorted(heard)}"
+    found = [w for w in words if heard_name(heard, w)]  # a word heard a little wrong or split still counts
+    assert len(found) >= MIN_WORDS_HEARD * len(words), f"answer {answer!r}, heard {heard!r}"

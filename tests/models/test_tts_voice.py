@@ -15,6 +15,7 @@ from appliance.audio.playback import WavSink
 from appliance.conversation.responder import Responder
 from appliance.speaking.sentences import SentenceSplitter
 from appliance.speaking.tts import SpeechWorker
+from tests.fixtures.speech import heard_name
 from tests.fixtures.waits import SLOW_WAIT_S, wait_for
 
 MAX_EXTRA_GAP_S = 0.030  # seconds of silence playback may add to any pause Piper made itself
@@ -67,11 +68,12 @@ def said(piper: Any, text: str) -> list[Any]:
 )
 def test_piper_speech_is_heard_back_by_whisper(piper: Any, transcribe: Any, text: str,
                                                words: set[str]) -> None:
-    """Said through the answer path (which cleans text for speech), as every answer is."""
+    """Said through the answer path (which cleans text for speech), as every answer is; the voice's
+    variation is off (the `piper` fixture), and a word heard a little wrong or split still counts."""
     chunks = said(piper, text)
     assert chunks and all(c.rate == piper.rate for c in chunks)
     heard = transcribe(concat(chunks))
-    missing = {w for w in words if w not in heard.split()}
+    missing = {w for w in words if not heard_name(heard, w)}
     assert len(missing) <= len(words) // 4, f"heard {heard!r}"  # Whisper tiny may miss one word in four
     for junk in ("asterisk", "https", "example", "emoji", "flag"):
         assert junk not in heard, heard

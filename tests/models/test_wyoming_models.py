@@ -22,7 +22,7 @@ from appliance.config import Config, WyomingConfig
 from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.links.wyoming_info import Engines
 from appliance.links.wyoming_services import WyomingServices
-from tests.fixtures.speech import word_errors, words
+from tests.fixtures.speech import spoken_as, word_errors, words
 from tests.fixtures.waits import SLOW_WAIT_S
 
 _T = TypeVar("_T")
@@ -117,6 +117,5 @@ def test_synthesized_speech_is_heard_back_by_whisper(hub: WyomingServices, trans
 
     audio = run(ask)
     assert audio.rate == 22050 and audio.duration_s > 1.0
-    heard = transcribe(audio)
-    edits, total = word_errors(sentence, heard)
-    assert edits <= total // 5, heard  # one misheard word in five, as the other spoken-reply checks allow
+    heard = transcribe(audio)  # the `piper` fixture's voice: its variation off
+    assert spoken_as(sentence, heard), heard  # one letter in five heard wrong, as other spoken replies may
