@@ -1,4 +1,7 @@
-"""install.sh for real in an emulated Raspberry Pi 5: an arm64 Debian 12 root under qemu-user (Cortex-A76).
+"""install.sh for real in an emulated Raspberry Pi 5: an arm64 Debian root under qemu-user (Cortex-A76).
+
+The root is trixie, what Raspberry Pi Imager installs today; APPLIANCE_ARM64_RELEASE=bookworm makes it
+the legacy release instead.
 
 Very slow (the first run compiles llama.cpp under emulation) and root-only: it runs only with
 APPLIANCE_ARM64_E2E=1. Every command in the root runs with QEMU_CPU=cortex-a76, because qemu's default
@@ -46,9 +49,11 @@ BINFMT: Final = Path("/proc/sys/fs/binfmt_misc")
 QEMU_BINFMT_CONF: Final = Path("/usr/lib/binfmt.d/qemu-aarch64.conf")
 CACHE: Final = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "appliance" / "arm64-e2e"
 SOURCE_IN_ROOT: Final = "opt/src/appliance"
-MODELS_IN_ROOT: Final = "tmp/models-usb"
+MODELS_IN_ROOT: Final = "media/usb"
+TMPFS_MB: Final = 64  # the root's /tmp is a small tmpfs, as trixie's is: builds must go to disk
 PI_VENV: Final = "/opt/appliance/venv"
 QUESTION: Final = ("Hey Jarvis,", "what is the capital of France?")
+RELEASE: Final = os.environ.get("APPLIANCE_ARM64_RELEASE", "trixie")
 
 HOST_APT_TIMEOUT_S: Final = 600
 FIRST_STAGE_TIMEOUT_S: Final = 900
@@ -157,7 +162,7 @@ def names_after(pattern: re.Pattern[str], detail: str) -> list[str]:
 
 @pytest.fixture
 def pi5_root(tmp_path: Path) -> Iterator[tuple[Path, Path, Timings]]:
-    """An arm64 Debian 12 root that looks like a Pi 5 from inside, with the checkout and the dev models."""
+    """An arm64 Debian root (RELEASE) that looks like a Pi 5 from inside, with the checkout and the dev models."""
     root = tmp_path / "root"
     log = tmp_path / "install-arm64-e2e.log"
     timings = Timings(tmp_path / "arm64-e2e-times.log")
@@ -166,7 +171,7 @@ def pi5_root(tmp_path: Path) -> Iterator[tuple[Path, Path, Timings]]:
             stack.enter_context(arm64_emulation())
         try:
             with timings.step("debootstrap first stage"):
-                done = run(["debootstrap", "--arch=arm64", "--foreign", "--variant=minbase", "bookworm",
+                done = run(["debootstrap", "--arch=arm64", "--foreign", "--variant=minbase", RELEASE,
                             str(root), debian_mirror()], FIRST_STAGE_TIMEOUT_S)
                 assert done.returncode == 0, tail(done)
             with timings.step("debootstrap second stage"):
@@ -176,6 +181,8 @@ def pi5_root(tmp_path: Path) -> Iterator[tuple[Path, Path, Timings]]:
             subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True,
                            timeout=COMMAND_TIMEOUT_S)
             bind(PI5_CPUINFO, root / "proc/cpuinfo")
+            subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={TMPFS_MB}m", "tmpfs", str(root / "tmp")],
+                           check=True, timeout=COMMAND_TIMEOUT_S)
             shutil.copyfile("/etc/resolv.conf", root / "etc/resolv.conf")
             for host, inside in ((CACHE / "pip", "root/.cache/pip"),
                                  (CACHE / "wheels", "var/cache/appliance/wheels")):
@@ -197,7 +204,7 @@ def pi5_root(tmp_path: Path) -> Iterator[tuple[Path, Path, Timings]]:
             still = unmount_all(root)
             if not still:
                 shutil.rmtree(root, ignore_errors=True)
-            line = f"arm64 e2e wall times: {timings.summary()} (log {log})"
+            line = f"arm64 {RELEASE} e2e wall times: {timings.summary()} (log {log})"
             with timings.log.open("a") as out:
                 out.write(line + "\n")
             print(line)
