@@ -8,8 +8,11 @@ llama-bench is built once from the very source the installed llama-cpp-python wa
 Both sides use the same GGUF, thread count, batch size and flash-attention setting. Rounds are
 interleaved (llama-bench, then the appliance) and medians reported, because this kind of machine is
 noisy. The appliance side runs in a worker subprocess per model, so its peak RSS is its own.
-If llama-cpp-python was built with CMAKE_ARGS, set the same CMAKE_ARGS for the first run of this
-script (llama-bench is cached per version after that; delete .cache/llama-bench/build-* to rebuild).
+llama-bench is built with the CMAKE_ARGS the installed wheel was built with, which scripts/install.sh
+records in the venv (.appliance-llama-cmake-args; $CMAKE_ARGS when that file is absent), so both sides
+have the same kernels on any CPU: a GGML_NATIVE reference beside a portable wheel compares unlike builds,
+and on some AVX-512 VMs a native build dies in prompt processing. Each set of flags has its own build
+folder; the features llama.cpp reports for both sides are compared before anything is measured.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ BUILD_TIMEOUT_S: Final = 3600
 RUN_TIMEOUT_S: Final = 600
 # Flags of llama-cpp-python's own build (its CMakeLists.txt and the CMakeCache of the wheel build).
 CMAKE_FLAGS: Final = [
-    "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=ON", "-DGGML_NATIVE=ON", "-DGGML_OPENMP=ON",
+    "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=ON", "-DGGML_OPENMP=ON",
     "-DGGML_BLAS=OFF", "-DLLAMA_CURL=OFF", "-DLLAMA_BUILD_COMMON=ON", "-DLLAMA_BUILD_TOOLS=ON",
     "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_SERVER=OFF",
 ]
@@ -96,7 +99,8 @@ def llama_bench() -> Path:
     import llama_cpp
 
     version = llama_cpp.__version__
-    binary = BENCH_DIR / f"build-{version}" / "bin" / "llama-bench"
+    flags_key = hashlib.sha256(" ".join(cmake_flags()).encode()).hexdigest()[:12]
+    binary = BENCH_DIR / f"build-{version}-{flags_key}" / "bin" / "llama-bench"
     if binary.exists():
         return binary
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
@@ -121,9 +125,37 @@ def llama_bench() -> Path:
     return binary
 
 
+FLAGS_FILE: Final = Path(sys.prefix) / ".appliance-llama-cmake-args"  # written by scripts/install.sh
+
+
+def wheel_cmake_args() -> str:
+    """The CMAKE_ARGS the installed llama-cpp-python was built with: install.sh's record, else $CMAKE_ARGS."""
+    try:
+        return FLAGS_FILE.read_text().strip()
+    except OSError:
+        return os.environ.get("CMAKE_ARGS", "")
+
+
 def cmake_flags() -> list[str]:
-    """llama-cpp-python's own flags, then $CMAKE_ARGS (what pip's build of it read) so later ones win."""
-    return [*CMAKE_FLAGS, *os.environ.get("CMAKE_ARGS", "").split()]
+    """llama-cpp-python's own flags, then the wheel's CMAKE_ARGS (what pip's build of it read), so later ones
+    win; GGML_NATIVE is off unless those turn it on, as in llama-cpp-python's own build."""
+    return [*CMAKE_FLAGS, "-DGGML_NATIVE=OFF", *wheel_cmake_args().split()]
+
+
+def same_kernels(binary: Path) -> None:
+    """Stop when llama-bench's build reports other CPU features than the installed wheel's."""
+    from appliance.setup import llama_build
+
+    def features(lib_dir: Path) -> tuple[str, ...]:
+        return llama_build.features_on(llama_build.read_build(lib_dir)[0])
+
+    wheel_dir = llama_build.installed_lib_dir()
+    if wheel_dir is None:
+        sys.exit("llama-cpp-python is not installed: run scripts/install.sh --dev")
+    ours, reference = features(wheel_dir), features(binary.parent)
+    if set(ours) != set(reference):
+        sys.exit(f"llama-bench and the wheel were built with other kernels ({' '.join(reference)} against "
+                 f"{' '.join(ours)}); delete {binary.parent.parent} and run again with the wheel's CMAKE_ARGS")
 
 
 def run_llama_bench(binary: Path, model: Path, threads: int, n_batch: int, flash_attn: bool) -> dict[str, float]:
@@ -311,6 +343,7 @@ def main() -> int:
 
     n_batch = LlmConfig().n_batch
     binary = llama_bench()
+    same_kernels(binary)
     results = [bench_model(m.strip(), binary, args.rounds, args.threads, n_batch, args.flash_attn)
                for m in args.models.split(",") if m.strip()]
     print()

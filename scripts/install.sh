@@ -234,6 +234,7 @@ sha256_file() { sha256sum "$1" | cut -d' ' -f1; }
 # VMs; an Arm build with SVE, which a Pi 5 lacks). So pip's cache is bypassed, and built wheels
 # are kept in a cache of our own, one folder per version, flags and (for native builds) CPU.
 LLAMA_VERSION="0.3.36" # within pyproject.toml's llama-cpp-python requirement (a unit test checks)
+LLAMA_FLAGS_FILE=".appliance-llama-cmake-args" # in the venv: the CMAKE_ARGS its llama.cpp was built with
 
 cached_wheel() {
   # cached_wheel DIR: the path of the llama_cpp_python wheel in DIR, or nothing (DIR may not exist).
@@ -290,7 +291,8 @@ vet_llama_wheel() {
   # it was built with and judge that for this CPU (appliance/setup/llama_build.py, as doctor does); install its
   # own requirements; run a real prompt of the model through it in a child process, so that a build this CPU
   # cannot run dies there ("illegal instruction") and not in the service; only then install it into VENV.
-  # Returns 1, saying why, when the build is refused: nothing of it is installed then.
+  # Returns 1, saying why, when the build is refused: nothing of it is installed then. The flags it was built
+  # with (LLAMA_CMAKE_ARGS) go beside it in the venv, for bench/llm.py to build its reference alike.
   local venv="$1" wheel="$2" model="$3" unpacked report requires=()
   shift 3
   unpacked="$(mktemp -d)"
@@ -315,6 +317,7 @@ vet_llama_wheel() {
   info "$report"
   rm -rf "$unpacked"
   pip_install "$venv" --force-reinstall --no-deps "$wheel"
+  printf '%s\n' "${LLAMA_CMAKE_ARGS:-}" >"$venv/$LLAMA_FLAGS_FILE"
 }
 
 use_disk_for_temporary_files() {

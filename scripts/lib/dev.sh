@@ -57,7 +57,7 @@ dev_llama() {
   fi
   model="$(PREFLIGHT_PYTHON="$venv/bin/python" preflight model llm 2>&1)" \
     || die "$EX_SOFTWARE" "cannot find the development language model to try the build on: $model"
-  if ! vet_llama_wheel "$venv" "$wheel" "$model"; then
+  if ! LLAMA_CMAKE_ARGS="$DEV_LLAMA_CMAKE_ARGS" vet_llama_wheel "$venv" "$wheel" "$model"; then
     rm -rf "$dir"
     die "$EX_SOFTWARE" "llama.cpp cannot run a prompt on this CPU (above), so it was not installed and was removed from $DEV_WHEEL_CACHE; run this again to build it afresh."
   fi

@@ -148,7 +148,7 @@ ensure_llama() {
   # The language model the service will run, so that the build is tried on the real thing.
   model="$(PREFLIGHT_PYTHON="$PI_VENV/bin/python" preflight model llm "$CONFIG_DIR/appliance.yaml" 2>&1)" \
     || die "$EX_SOFTWARE" "cannot find the language model to try the build on: $model"
-  if ! vet_llama_wheel "$PI_VENV" "$wheel" "$model" --blas "$([[ "$BLAS" == 1 ]] && echo yes || echo no)"; then
+  if ! LLAMA_CMAKE_ARGS="$cmake_args" vet_llama_wheel "$PI_VENV" "$wheel" "$model" --blas "$([[ "$BLAS" == 1 ]] && echo yes || echo no)"; then
     rm -rf "$dir"
     die "$EX_SOFTWARE" "the llama.cpp build does not suit this machine (above), so it was not installed and was removed from $PI_WHEEL_CACHE. On a Pi, the Debian packages step must have installed build-essential, cmake and (for OpenBLAS) libopenblas-dev; --no-blas builds without OpenBLAS. The full build output is in $LOG_FILE."
   fi
