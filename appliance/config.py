@@ -7,11 +7,14 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from appliance.config_validation import Problem, Validator, format_number
+from appliance.config_validation import bounded as _f
 from appliance.config_wyoming import SATELLITE_EXAMPLE as SATELLITE_EXAMPLE
 from appliance.config_wyoming import WYOMING_EXAMPLE as WYOMING_EXAMPLE
+from appliance.config_wyoming import SatelliteConfig as SatelliteConfig
+from appliance.config_wyoming import WyomingConfig as WyomingConfig
 from appliance.config_wyoming import check_wyoming
 from appliance.config_wyoming import satellite_address as satellite_address
 from appliance.config_wyoming import satellite_name as satellite_name
@@ -21,14 +24,6 @@ from appliance.errors import BadConfig
 SYSTEM_CONFIG: Final = Path("/etc/appliance/appliance.yaml")
 SHIPPED_CONFIG: Final = Path(__file__).resolve().parent.parent / "config" / "appliance.yaml"
 ENV_VAR: Final = "APPLIANCE_CONFIG"
-
-
-def _f(default: Any, lo: float | None = None, hi: float | None = None, *, exists: bool = False) -> Any:
-    """A dataclass field with an allowed range and, for paths, a must-exist rule (Validator checks them)."""
-    meta = {"lo": lo, "hi": hi, "exists": exists}
-    if isinstance(default, (list, dict)):
-        return field(default_factory=lambda: type(default)(default), metadata=meta)
-    return field(default=default, metadata=meta)
 
 
 @dataclass(frozen=True)
@@ -228,44 +223,6 @@ class HomeAssistantConfig:
     area: str = ""
     """The Home Assistant area the hub stands in, e.g. Kitchen: "turn on the light" said to the hub
     is that area's light. Empty = none (HA then asks which one)."""
-
-
-@dataclass(frozen=True)
-class SatelliteConfig:
-    """One wyoming-satellite in another room that the hub connects to and answers."""
-
-    uri: str = ""
-    """Where the satellite listens, e.g. tcp://192.168.1.31:10700 (its --uri)."""
-    name: str = ""
-    """What the journal calls its turns (SOURCE=); empty = its host."""
-    area: str = ""
-    """The room it stands in, e.g. 'kitchen' (logged with its turns)."""
-
-
-@dataclass(frozen=True)
-class WyomingConfig:
-    services: str = ""
-    """Where the hub offers its engines to Home Assistant over the Wyoming protocol (speech recognition,
-    the voice and the language model), e.g. tcp://0.0.0.0:10300; empty = off, nothing listens."""
-    peers: list[str] = _f([])  # noqa: RUF009 - a default_factory
-    """Who may connect to the services port: IP addresses or networks (192.168.1.20, 192.168.1.0/24);
-    empty = any address on the private networks (10/8, 172.16/12, 192.168/16, fc00::/7, link-local).
-    The systemd drop-in (`appliance network`) lets only these in."""
-    zeroconf: bool = False
-    """Announce the services port on the local network (mDNS _wyoming._tcp) so Home Assistant finds it
-    by itself; needs the zeroconf package."""
-    name: str = "appliance"
-    """The name Home Assistant shows for the hub's services (and the zeroconf announcement)."""
-    max_connections: int = _f(8, 1, 256)
-    """Connections served at once; one more is closed at once (Home Assistant opens one per request)."""
-    idle_timeout_s: float = _f(60.0, 1.0, 3600)
-    """Seconds a connection may stay silent (or leave an event half sent) before it is closed."""
-    satellites: list[SatelliteConfig] = field(default_factory=list)
-    """wyoming-satellite instances in other rooms the hub connects to and answers, each
-    {uri: tcp://HOST:PORT, name, area}; empty = none, nothing connects."""
-    satellite_wait_s: float = _f(20.0, 0.0, 300)
-    """Seconds a satellite's question may wait for the language model (another room's answer, or the
-    hub's own microphone, first); after that it is told the hub is busy."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Checking YAML text against frozen dataclasses: every problem found at once, each with its key and line.
 
-A dataclass field may carry metadata (config._f): "lo" and "hi" bound its numbers, "exists" says
+A dataclass field may carry metadata (`bounded`): "lo" and "hi" bound its numbers, "exists" says
 a path must exist (a relative one is taken from the config file's folder).
 """
 
@@ -18,6 +18,14 @@ from typing import Any, Literal, TypeVar
 import yaml
 
 _T = TypeVar("_T")
+
+
+def bounded(default: Any, lo: float | None = None, hi: float | None = None, *, exists: bool = False) -> Any:
+    """A dataclass field with an allowed range and, for paths, a must-exist rule (Validator checks them)."""
+    meta = {"lo": lo, "hi": hi, "exists": exists}
+    if isinstance(default, (list, dict)):
+        return dataclasses.field(default_factory=lambda: type(default)(default), metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
 
 
 @dataclass(frozen=True)

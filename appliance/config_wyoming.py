@@ -1,18 +1,56 @@
-"""The wyoming section's addresses: where the services port listens and where the satellites are, checked
-for people (config.py validates with them)."""
+"""The wyoming section: where the services port listens and where the satellites are, checked for people
+(config.py holds it in Config and validates with check_wyoming)."""
 
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass, field
+from typing import Final
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    from appliance.config import SatelliteConfig, WyomingConfig
-    from appliance.config_validation import Validator
+from appliance.config_validation import Validator
+from appliance.config_validation import bounded as _f
 
 WYOMING_EXAMPLE: Final = "tcp://0.0.0.0:10300"
 SATELLITE_EXAMPLE: Final = "tcp://192.168.1.31:10700"
+
+
+@dataclass(frozen=True)
+class SatelliteConfig:
+    """One wyoming-satellite in another room that the hub connects to and answers."""
+
+    uri: str = ""
+    """Where the satellite listens, e.g. tcp://192.168.1.31:10700 (its --uri)."""
+    name: str = ""
+    """What the journal calls its turns (SOURCE=); empty = its host."""
+    area: str = ""
+    """The room it stands in, e.g. 'kitchen' (logged with its turns)."""
+
+
+@dataclass(frozen=True)
+class WyomingConfig:
+    services: str = ""
+    """Where the hub offers its engines to Home Assistant over the Wyoming protocol (speech recognition,
+    the voice and the language model), e.g. tcp://0.0.0.0:10300; empty = off, nothing listens."""
+    peers: list[str] = _f([])  # noqa: RUF009 - a default_factory
+    """Who may connect to the services port: IP addresses or networks (192.168.1.20, 192.168.1.0/24);
+    empty = any address on the private networks (10/8, 172.16/12, 192.168/16, fc00::/7, link-local).
+    The systemd drop-in (`appliance network`) lets only these in."""
+    zeroconf: bool = False
+    """Announce the services port on the local network (mDNS _wyoming._tcp) so Home Assistant finds it
+    by itself; needs the zeroconf package."""
+    name: str = "appliance"
+    """The name Home Assistant shows for the hub's services (and the zeroconf announcement)."""
+    max_connections: int = _f(8, 1, 256)
+    """Connections served at once; one more is closed at once (Home Assistant opens one per request)."""
+    idle_timeout_s: float = _f(60.0, 1.0, 3600)
+    """Seconds a connection may stay silent (or leave an event half sent) before it is closed."""
+    satellites: list[SatelliteConfig] = field(default_factory=list)
+    """wyoming-satellite instances in other rooms the hub connects to and answers, each
+    {uri: tcp://HOST:PORT, name, area}; empty = none, nothing connects."""
+    satellite_wait_s: float = _f(20.0, 0.0, 300)
+    """Seconds a satellite's question may wait for the language model (another room's answer, or the
+    hub's own microphone, first); after that it is told the hub is busy."""
 
 
 def _tcp_address(uri: str, example: str, not_tcp: str) -> tuple[str, int]:
