@@ -16,6 +16,7 @@ from appliance.config import Config, LlmConfig
 from appliance.contracts import Chat
 from appliance.errors import ModelBusy
 from appliance.thinking.llm_open import LlmError, open_llama, read_facts
+from appliance.thinking.llm_session import ChatSession
 from appliance.thinking.llm_stats import LlmStats
 from appliance.thinking.llm_threads import PhraseThreads, default_threads
 from appliance.thinking.prompt import (
@@ -253,8 +254,6 @@ class LlamaChat:
 
     def session(self) -> Chat:
         """Another conversation on this model, with a history of its own (a Wyoming peer's)."""
-        from appliance.thinking.llm_session import ChatSession
-
         return ChatSession(self)
 
     def stream(self, question: str, cancel: threading.Event, *, long: bool | None = None,

@@ -4,20 +4,29 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from appliance.thinking.llm_stats import LlmStats
 from appliance.thinking.prompt import History
 
-if TYPE_CHECKING:
-    from appliance.thinking.llm import LlamaChat
+
+class SharedModel(Protocol):
+    """What a session uses of the LlamaChat it shares (llm.py makes the sessions, so it is not imported here)."""
+
+    @property
+    def last_stats(self) -> LlmStats: ...
+
+    def stream(self, question: str, cancel: threading.Event, *, long: bool | None = None,
+               history: History | None = None) -> Iterator[str]: ...
+
+    def prefill(self, heard: str, stop: Callable[[], bool], *, history: History | None = None) -> int: ...
 
 
 class ChatSession:
     """One more conversation on a LlamaChat's model (the Chat protocol): its own history, the model's
     one-answer-at-a-time lock and cache; its question read in ahead into that cache (prefill) too."""
 
-    def __init__(self, chat: LlamaChat) -> None:
+    def __init__(self, chat: SharedModel) -> None:
         self.chat = chat
         self.history = History()
         self._last = LlmStats()
