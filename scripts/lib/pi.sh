@@ -183,6 +183,10 @@ ensure_app_package() {
     die "$EX_SOFTWARE" "the appliance venv is not usable after installing: $problems"
   fi
   [[ -f "$ROOT/README.md" ]] && install -m 0644 "$ROOT/README.md" "$PI_PREFIX/README.md"
+  if compgen -G "$ROOT/docs/*.md" >/dev/null; then # the pages the README links to, beside it
+    install -d "$PI_PREFIX/docs"
+    install -m 0644 "$ROOT"/docs/*.md "$PI_PREFIX/docs/"
+  fi
   pi_stamp_text >"$stamp"
   CHANGED=1
   info "installed; every module imports"

@@ -109,6 +109,7 @@ def test_install_in_a_fresh_debian_root_then_doctor_then_nothing_changes(debian_
     assert re.search(r"trying the build on a real prompt of .*\.gguf before installing it\n.*ran a 96-token prompt",
                      first.stdout), tail(first)
     assert (root / "opt/appliance/venv/bin/appliance").is_file()
+    assert (root / "opt/appliance/docs/audio.md").is_file()  # the README's links work on the Pi
     assert (root / "etc/appliance/appliance.yaml").read_text() == (ROOT / "config/appliance.yaml").read_text()
     assert (root / "etc/systemd/system/appliance.service").is_file()
     assert (root / "etc/systemd/system/multi-user.target.wants/appliance.service").is_symlink()
