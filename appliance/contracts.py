@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from appliance.audio import AudioChunk
+from appliance.chunk import AudioChunk
 
 
 @runtime_checkable

@@ -10,7 +10,7 @@ from typing import Final
 
 import numpy as np
 
-from appliance.audio import AudioChunk
+from appliance.chunk import AudioChunk
 from appliance.errors import BadInput, InputMissing
 
 _LOGGER = logging.getLogger(__name__)
