@@ -11,7 +11,7 @@ from appliance.thinking.prompt import History
 
 
 class SharedModel(Protocol):
-    """What a session uses of the LlamaChat it shares (llm.py makes the sessions, so it is not imported here)."""
+    """What a session uses of the LlamaChat it shares (llm.py makes the sessions: not imported here)."""
 
     @property
     def last_stats(self) -> LlmStats: ...
