@@ -1,25 +1,15 @@
-"""The wake word as words: its name from the configured model, and its echo at the start of a transcript."""
+"""The wake word as words: its name and words (wake_name.py), and its echo at the start of a transcript."""
 
 from __future__ import annotations
 
 import difflib
-import re
-from pathlib import Path
 from typing import Final
 
+from appliance.wake_name import wake_name as wake_name
+from appliance.wake_name import wake_words as wake_words
+
 SOUNDALIKE_RATIO: Final = 0.45  # letters in common with the name ("service" for "jarvis" is 0.46)
-_VERSION_RE: Final = re.compile(r"_v\d+(?:\.\d+)*$")  # hey_jarvis_v0.1.onnx -> hey_jarvis
 _PUNCT: Final = ".,!?;:'\""
-
-
-def wake_name(model: str) -> str:
-    """'hey_jarvis' for the bundled name, a path to hey_jarvis_v0.1.onnx, and the like ('wake' if none)."""
-    return _VERSION_RE.sub("", Path(model).name.removesuffix(".onnx")) if model else "wake"
-
-
-def wake_words(model: str) -> tuple[str, ...]:
-    """The words of the wake phrase, lower case: ('hey', 'jarvis')."""
-    return tuple(w for w in re.split(r"[_\-\s]+", wake_name(model).lower()) if w)
 
 
 def strip_wake_echo(text: str, words: tuple[str, ...]) -> str:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Final
 from appliance.audio.volume import shared as shared_volume
 from appliance.config import SkillsConfig, WakeConfig
 from appliance.contracts import SkillReply
-from appliance.hearing.wake_text import wake_words
 from appliance.thinking.clock_skill import ClockSkill
 from appliance.thinking.skillparse import (
     TIMER_WORDS,
@@ -31,6 +30,7 @@ from appliance.thinking.skillparse import (
 )
 from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
 from appliance.thinking.volume_skill import VolumeSkill
+from appliance.wake_name import wake_words
 
 if TYPE_CHECKING:
     from appliance.config import Config
