@@ -11,7 +11,7 @@ import dataclasses
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Final, Protocol, runtime_checkable
 
 from appliance.chunk import AudioChunk
 
@@ -262,6 +262,9 @@ class Announcement(Protocol):
     @property
     def text(self) -> str:
         """What to say after the timer earcon."""
+
+
+TIMER_CHECK_S: Final = 0.5  # seconds between looks at Timers.due: a turn's bell, a satellite's link
 
 
 @runtime_checkable

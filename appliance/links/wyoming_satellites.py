@@ -30,13 +30,12 @@ from wyoming.wake import Detection
 
 from appliance.audio.volume import Volume
 from appliance.config import SatelliteConfig, WyomingConfig, satellite_address, satellite_name
-from appliance.contracts import Callers, WakeHit
+from appliance.contracts import TIMER_CHECK_S, Callers, WakeHit
 from appliance.links.loop_thread import LoopThread
 from appliance.links.wyoming_audio import chunk_format
 from appliance.links.wyoming_caller import RemoteCaller
 from appliance.links.wyoming_wake import WakeListener
 from appliance.links.wyoming_wire import MAX_HEADER_BYTES, BadPeer, read_event, write_event
-from appliance.thinking.bell import TIMER_CHECK_S
 
 _LOGGER = logging.getLogger(__name__)
 

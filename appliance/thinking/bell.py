@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Final
 
-from appliance.contracts import Timers
+from appliance.contracts import TIMER_CHECK_S, Timers
 
 _LOGGER = logging.getLogger(__name__)
-
-TIMER_CHECK_S: Final = 0.5  # seconds between looks at the timers file
 
 
 class TimerBell:
