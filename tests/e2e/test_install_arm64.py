@@ -265,8 +265,9 @@ def test_install_on_an_emulated_pi5_then_doctor_then_a_spoken_question(pi5_root,
     shutil.copytree(whisper, root / "var/lib/appliance/models" / models.WHISPER_DIR)
     with timings.step("faster-whisper into the venv"):
         pin = f"faster-whisper=={metadata.version('faster-whisper')}"  # the version tested on the host
-        done = chroot(root, f"{PI_VENV}/bin/python -m pip install {pin}", WHISPER_PIP_TIMEOUT_S, log,
-                      ROOT_ENV)
+        # pip unpacks on disk, as install.sh does: the root's /tmp is the small tmpfs trixie's stands for
+        done = chroot(root, f"TMPDIR=/var/tmp {PI_VENV}/bin/python -m pip install {pin}",
+                      WHISPER_PIP_TIMEOUT_S, log, ROOT_ENV)
     assert done.returncode == 0, tail(done)
     installed = (root / "etc/appliance/appliance.yaml").read_text()
     assert installed.count("\n  engine: auto\n") == 1
