@@ -143,17 +143,20 @@ def cmake_flags() -> list[str]:
 
 
 def same_kernels(binary: Path) -> None:
-    """Stop when llama-bench's build reports other CPU features than the installed wheel's."""
+    """Stop when llama-bench's build reports other CPU features than the installed wheel's. Each build is read
+    in a child process of its own: two copies of ggml loaded into one process corrupt its heap."""
     from appliance.setup import llama_build
 
-    def features(lib_dir: Path) -> tuple[str, ...]:
-        return llama_build.features_on(llama_build.read_build(lib_dir)[0])
+    def features(lib_dir: Path | None) -> list[str]:
+        command = [sys.executable, llama_build.__file__, *(["--lib-dir", str(lib_dir)] if lib_dir else [])]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
+        line = next((ln for ln in done.stdout.splitlines() if ln.startswith("features: ")), "")
+        if not line:
+            sys.exit(f"cannot read the llama.cpp build in {lib_dir or 'the venv'}: {done.stderr.strip()}")
+        return sorted(line.removeprefix("features: ").split(";")[0].split())
 
-    wheel_dir = llama_build.installed_lib_dir()
-    if wheel_dir is None:
-        sys.exit("llama-cpp-python is not installed: run scripts/install.sh --dev")
-    ours, reference = features(wheel_dir), features(binary.parent)
-    if set(ours) != set(reference):
+    ours, reference = features(None), features(binary.parent)
+    if ours != reference:
         sys.exit(f"llama-bench and the wheel were built with other kernels ({' '.join(reference)} against "
                  f"{' '.join(ours)}); delete {binary.parent.parent} and run again with the wheel's CMAKE_ARGS")
 
