@@ -175,7 +175,8 @@ class ConversationConfig:
     turn_timeout_s: float = _f(60.0, 5.0, 3600)
     """Seconds a whole turn may take, speech included."""
     listen_timeout_s: float = _f(20.0, 1.0, 600)
-    """Seconds of listening to one question at most, a guard for a recognizer that never ends."""
+    """Seconds one question may go on for, in audio heard; once it has ended, its transcription is held
+    to turn_timeout_s alone, so a CPU that lags the stream is not cut off."""
     think_timeout_s: float = _f(15.0, 1.0, 600)
     """Seconds from the question to the first sentence of the answer before the turn gives up."""
     preemptive: bool = True

@@ -74,7 +74,7 @@ class Conductor:
         self._preroll: deque[AudioChunk] = deque(maxlen=max(1, math.ceil(config.wake.preroll_s / chunk_s)))
         self._turn: TurnRecord | None = None
         self._utt: Utterance | None = None
-        self._listen_started, self._utt_audio_s = 0.0, 0.0
+        self._utt_audio_s = 0.0
         self.limits = TurnLimits(config.conversation)
         self.answers = Answers(stages, config, lambda: self.bell.due_texts(), lambda: self.clock())
         """The turn's answer, the early one (answers.early) and stopped ones still returning."""
@@ -169,7 +169,6 @@ class Conductor:
             self._fail("asr", exc, now)
             return
         self._utt_audio_s = 0.0  # stream time of the utterance counts from after the wake word
-        self._listen_started = now
         if follow_up:
             self._follow_up_until = now + self.cfg.conversation.follow_up_s
         self._set_state(State.FOLLOW_UP if follow_up else State.LISTENING)
@@ -192,7 +191,7 @@ class Conductor:
             return
         if result is None:
             self.answers.follow(utt.early, utt.partial, utt.speaking)
-            overdue = self.limits.listening(turn, self._listen_started, now)
+            overdue = self.limits.listening(turn, self._utt_audio_s, utt.ended, now)
             if self.state is State.FOLLOW_UP and now >= self._follow_up_until and not utt.heard_speech:
                 _LOGGER.debug("No follow-up question; back to idle")
                 self._finish_turn(None, now, record=False)

@@ -22,10 +22,16 @@ class TurnLimits:
     def __init__(self, conv: ConversationConfig) -> None:
         self.conv = conv
 
-    def listening(self, turn: TurnRecord, listen_started: float, now: float) -> Overdue | None:
-        """Listening for the question (conversation.listen_timeout_s) and the whole turn."""
-        if now - listen_started > self.conv.listen_timeout_s:
-            return Overdue("asr", TimeoutError(f"listening took over {self.conv.listen_timeout_s:g} s"))
+    def listening(self, turn: TurnRecord, heard_s: float, ended: bool, now: float) -> Overdue | None:
+        """The question may go on for conversation.listen_timeout_s of audio heard, and the turn for its limit.
+
+        Counted in audio, as a voice pipeline's endpointer counts it, so a slow CPU that lags behind
+        the stream is not cut off; once the question has ended only the turn's limit holds its
+        transcription, so a recognizer still at work is not taken for someone who keeps talking.
+        """
+        if not ended and heard_s > self.conv.listen_timeout_s:
+            return Overdue("asr", TimeoutError(
+                f"the question went on for over {self.conv.listen_timeout_s:g} s"))
         return self._turn(turn, now)
 
     def answering(self, turn: TurnRecord, thinking: bool, now: float) -> Overdue | None:

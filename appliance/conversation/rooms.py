@@ -147,7 +147,7 @@ class Rooms:
         """Listen until the question is over, reading it in and answering early while the model is free;
         an outcome when there is nothing to answer, else None."""
         utt = self._recognizer(caller.name).start([])
-        started, heard_s = self.clock(), 0.0
+        heard_s = 0.0
         try:
             while True:
                 if caller.gone:
@@ -164,7 +164,7 @@ class Rooms:
                 if result is not None:
                     break
                 claim.follow(utt.partial, utt.speaking, utt.early)
-                overdue = self.limits.listening(turn, started, now)
+                overdue = self.limits.listening(turn, heard_s, utt.ended, now)
                 if overdue is not None:
                     caller.heard("")
                     turn.error = f"{overdue.stage}: {overdue.error}"

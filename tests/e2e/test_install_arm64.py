@@ -67,6 +67,7 @@ INSTALL_TIMEOUT_S: Final = 3 * 3600
 DOCTOR_TIMEOUT_S: Final = 600
 WHISPER_PIP_TIMEOUT_S: Final = 1800
 LISTEN_TIMEOUT_S: Final = 1200
+EMULATION_SLOWDOWN: Final = 10  # qemu-user on an x86 host, against a Pi 5's 2.4 GHz Cortex-A76
 TEST_TIMEOUT_S: Final = 5 * 3600
 
 # What gcc may say of a Pi 5 beyond -mcpu=cortex-a76: its optional crypto extension (aes, pmull,
@@ -271,7 +272,14 @@ def test_install_on_an_emulated_pi5_then_doctor_then_a_spoken_question(pi5_root,
     assert done.returncode == 0, tail(done)
     installed = (root / "etc/appliance/appliance.yaml").read_text()
     assert installed.count("\n  engine: auto\n") == 1
-    (root / "tmp/listen.yaml").write_text(installed.replace("\n  engine: auto\n", "\n  engine: whisper\n"))
+    # The turn's wall-clock limits are a Pi 5's; under qemu every stage runs many times slower.
+    limits = {"turn_timeout_s: 60.0": f"turn_timeout_s: {60 * EMULATION_SLOWDOWN:g}",
+              "think_timeout_s: 15.0": f"think_timeout_s: {15 * EMULATION_SLOWDOWN:g}"}
+    listen = installed.replace("\n  engine: auto\n", "\n  engine: whisper\n")
+    for shipped, emulated in limits.items():
+        assert listen.count(f"\n  {shipped}\n") == 1, shipped
+        listen = listen.replace(f"\n  {shipped}\n", f"\n  {emulated}\n")
+    (root / "tmp/listen.yaml").write_text(listen)
 
     question = speech.join([0.7, speech(QUESTION[0]), 0.35, speech(QUESTION[1]), 1.5])
     shutil.copyfile(question, root / "tmp/q.wav")

@@ -159,14 +159,44 @@ def test_barge_in_uses_the_higher_threshold_so_its_own_voice_cannot_wake_it() ->
     assert answering and all(t == h.cfg.wake.barge_in_threshold for t in answering)
 
 
-def test_listening_time_limit() -> None:
+def speech_for(seconds: float) -> list[str]:
+    """SAY chunks (80 ms each) for `seconds` of someone talking on."""
+    return ["SAY:blah"] * round(seconds / 0.08)
+
+
+def test_a_question_that_goes_on_past_the_listening_limit_times_out() -> None:
     h = Harness()
-    h.feed("WAKE", "SAY:blah")
-    h.clock.t += h.cfg.conversation.listen_timeout_s + 1
-    h.feed("SAY:blah")
+    h.feed("WAKE", *speech_for(h.cfg.conversation.listen_timeout_s - 1))
+    assert h.c.state is State.LISTENING
+    h.feed(*speech_for(2))
     h.wait_idle()
     assert h.records[0].outcome == "timeout"
+    assert "over 20 s" in h.records[0].error
     assert "EARCON:error" in h.sink.played and h.tts.texts == [TIMEOUT_APOLOGY]
+
+
+def test_a_recognizer_slower_than_the_listening_limit_is_waited_for_within_the_turn() -> None:
+    """A slow CPU: the question ended, its transcript comes after listen_timeout_s of wall time."""
+    h = Harness()
+    h.asr.hold_final = True
+    h.ask()
+    assert h.c.state is State.LISTENING
+    h.clock.t += h.cfg.conversation.listen_timeout_s + 5
+    h.feed("SIL")
+    assert h.c.state is State.LISTENING
+    h.asr.hold_final = False
+    h.wait_idle()
+    assert h.records[0].outcome == "answered" and "Paris" in h.records[0].answer
+
+
+def test_a_recognizer_that_never_ends_is_held_to_the_turn_limit() -> None:
+    h = Harness()
+    h.asr.hold_final = True
+    h.ask()
+    h.clock.t += h.cfg.conversation.turn_timeout_s + 1
+    h.feed("SIL")
+    h.wait_idle()
+    assert h.records[0].outcome == "timeout" and "turn took over" in h.records[0].error
 
 
 def test_thinking_time_limit_cancels_a_hung_model() -> None:

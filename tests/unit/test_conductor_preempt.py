@@ -101,8 +101,7 @@ def test_a_time_limit_while_the_early_answer_waits_drops_it() -> None:
     h = early_harness()
     h.feed("WAKE", "SAY:blah", "SIL")
     assert h.c.answers.early.counts["started"] == 1
-    h.clock.t += h.cfg.conversation.listen_timeout_s + 1
-    h.feed("SAY:blah")
+    h.feed(*["SAY:blah"] * round((h.cfg.conversation.listen_timeout_s + 1) / 0.08))
     h.wait_idle()
     assert h.records[0].outcome == "timeout" and h.c.answers.early.counts["dropped"] == 1
     assert answer_played(h.sink) == [f"TTS:{TIMEOUT_APOLOGY}#1", f"TTS:{TIMEOUT_APOLOGY}#2"]  # only the apology
