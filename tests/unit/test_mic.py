@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import time
 import wave
 
 import numpy as np
@@ -12,6 +10,7 @@ import pytest
 from appliance.audio import mic as mic_module
 from appliance.audio.mic import MicSource, WavSource
 from appliance.config import AudioConfig
+from tests.fixtures.fake_stream import ToneStream
 from tests.fixtures.waits import WAIT_S, wait_for
 
 
@@ -73,35 +72,15 @@ def test_wav_source_paced_in_real_time_hands_out_each_chunk_when_it_is_due(tmp_p
     assert handed_at == pytest.approx([100.0 + 0.08 * k for k in range(7)])  # each at its time in the file
 
 
-class FakeStream:
+class FakeStream(ToneStream):
+    """The USB microphone's stream: it flows while `sd.delivering`, and fails when `sd.fail_streams`."""
+
     def __init__(self, sd: FakeSd, samplerate, channels, blocksize, callback, finished_callback, **_) -> None:
-        self.sd, self.rate, self.channels, self.block = sd, samplerate, channels, blocksize
-        self.callback, self.finished = callback, finished_callback
-        self.active = False
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        super().__init__("input", samplerate, channels, blocksize, callback, finished_callback)
+        self.sd = sd
 
-    def start(self) -> None:
-        self.active = True
-        self._thread.start()
-
-    def _run(self) -> None:
-        t = 0
-        while self.active:
-            if self.sd.delivering:
-                n = np.arange(t, t + self.block)
-                mono = (0.3 * np.sin(2 * np.pi * 1000 * n / self.rate) * 32767).astype("<i2")
-                self.callback(np.repeat(mono, self.channels).tobytes(), self.block, None, None)
-                t += self.block
-            time.sleep(0.005)  # faster than real time: the test should not wait for the clock
-            if self.sd.fail_streams:
-                self.active = False
-                self.finished()
-
-    def abort(self) -> None:
-        self.active = False
-
-    def close(self) -> None:
-        self.active = False
+    def step(self) -> bool | None:
+        return None if self.sd.fail_streams else self.sd.delivering
 
 
 class FakeSd:
