@@ -63,6 +63,8 @@ class WakeConfig:
     fired; the recognizer starts it after the pause that follows the wake word (hearing/wake_end.py)."""
     onnx_threads: int = _f(1, 1, 8)
     """onnxruntime threads for the wake model; one is plenty for 80 ms frames."""
+    quiet_gate: bool = True
+    """Skip the wake word's models on the frames of a quiet room (the same detections, far less CPU)."""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+from collections import deque
 from typing import Any, Final
 
 import numpy as np
@@ -13,6 +14,7 @@ from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk
 from appliance.config import Config
 from appliance.contracts import WakeHit
 from appliance.errors import MissingLibrary
+from appliance.hearing.wake_gate import REPLAY_FRAMES, QuietGate
 from appliance.hearing.wake_text import wake_name
 
 _LOGGER = logging.getLogger(__name__)
@@ -27,6 +29,10 @@ class WakeWord:
     stays at or above the threshold for `patience_frames` frames in a row, at most once per
     `refractory_s` of stream time. `reset` clears the audio features as well as the scores,
     so the tail of a turn cannot fire it again.
+
+    With `wake.quiet_gate` the models skip the frames of a quiet room (wake_gate.py). The frames
+    skipped since the last one scored are kept, and run through the audio features before the
+    next frame that is scored, so that frame's score is the one it has without the gate.
     """
 
     def __init__(self, cfg: Config) -> None:
@@ -41,6 +47,8 @@ class WakeWord:
         self._last_hit_s: float | None = None
         self._pending = np.zeros(0, dtype=np.int16)
         self._fresh: dict[str, Any] = {}
+        self.gate = QuietGate() if cfg.wake.quiet_gate else None
+        self._skipped: deque[np.ndarray] = deque(maxlen=REPLAY_FRAMES)
 
     def load(self) -> WakeWord:
         if self._model is not None:
@@ -87,13 +95,31 @@ class WakeWord:
         while len(samples) >= FRAME_SAMPLES:
             frame, samples = samples[:FRAME_SAMPLES], samples[FRAME_SAMPLES:]
             self._samples += FRAME_SAMPLES
-            score = float(self._model.predict(frame)[self._label])
+            score = self._score(frame, forced=threshold is not None)
             self.last_score = score
             self._above = self._above + 1 if score >= limit else 0
             if hit is None and self._above >= self.cfg.patience_frames:
                 hit = self._maybe_fire(score)
         self._pending = samples
         return hit
+
+    def _score(self, frame: np.ndarray, forced: bool) -> float:
+        """The model's score for the frame; 0 for a frame of a quiet room the gate lets it skip.
+
+        `forced` (a barge-in threshold: the hub is speaking) holds the gate open.
+        """
+        gate, model = self.gate, self._model
+        if gate is not None:
+            if forced:
+                gate.hold_open()
+            if not gate.admit(frame):
+                self._skipped.append(frame)
+                # the model zeroes its first 5 scores after a reset by counting them: count this one
+                model.prediction_buffer[self._label].append(0.0)
+                return 0.0
+            while self._skipped:  # the features of the frames skipped, in order, as if they had been scored
+                model.preprocessor(self._skipped.popleft())
+        return float(model.predict(frame)[self._label])
 
     def _maybe_fire(self, score: float) -> WakeHit | None:
         at_s = self._samples / PIPELINE_RATE
@@ -110,6 +136,7 @@ class WakeWord:
             self._last_hit_s = None
         self._above = 0
         self._pending = np.zeros(0, dtype=np.int16)
+        self._skipped.clear()  # the features start afresh: only frames after this are replayed
         if self._model is None:
             return
         self._model.reset()

@@ -1,0 +1,64 @@
+"""QuietGate: shut in a steady quiet once it knows the room's floor, open on anything louder, and for a while after."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from appliance.audio import FRAME_SAMPLES
+from appliance.hearing.wake_gate import FLOOR_FRAMES, HANG_FRAMES, QuietGate, level_dbfs
+
+RNG = np.random.default_rng(3)
+
+
+def frame(dbfs: float) -> np.ndarray:
+    """80 ms of white noise at `dbfs` RMS."""
+    samples = RNG.standard_normal(FRAME_SAMPLES) * 32768.0 * 10 ** (dbfs / 20)
+    return np.clip(samples, -32768, 32767).astype(np.int16)
+
+
+def test_level_is_the_rms_under_full_scale() -> None:
+    assert abs(level_dbfs(frame(-30.0)) + 30.0) < 0.5
+    assert level_dbfs(np.zeros(FRAME_SAMPLES, dtype=np.int16)) == float("-inf")
+
+
+def test_open_until_the_floor_is_known_then_shut_in_steady_noise() -> None:
+    gate = QuietGate()
+    admitted = [gate.admit(frame(-40.0)) for _ in range(FLOOR_FRAMES + HANG_FRAMES + 50)]
+    assert all(admitted[:FLOOR_FRAMES])  # the start of a stream is scored as it always was
+    assert not any(admitted[FLOOR_FRAMES + HANG_FRAMES:])
+    assert gate.shut_frames == 50
+
+
+def test_a_louder_frame_opens_it_and_it_stays_open_for_the_hang() -> None:
+    gate = QuietGate()
+    for _ in range(FLOOR_FRAMES + HANG_FRAMES):
+        gate.admit(frame(-50.0))
+    assert not gate.admit(frame(-50.0))
+    assert gate.admit(frame(-35.0))  # someone speaks, 15 dB over the room
+    after = [gate.admit(frame(-50.0)) for _ in range(HANG_FRAMES + 1)]
+    assert all(after[:HANG_FRAMES]) and not after[HANG_FRAMES]
+
+
+def test_a_sound_within_the_margin_leaves_it_shut() -> None:
+    gate = QuietGate()
+    for _ in range(FLOOR_FRAMES + HANG_FRAMES):
+        gate.admit(frame(-50.0))
+    assert not gate.admit(frame(-47.0))
+
+
+def test_digital_silence_keeps_it_shut_and_the_faintest_sound_opens_it() -> None:
+    gate = QuietGate()
+    silence = np.zeros(FRAME_SAMPLES, dtype=np.int16)
+    for _ in range(FLOOR_FRAMES + HANG_FRAMES):
+        gate.admit(silence)
+    assert not gate.admit(silence)
+    assert not gate.admit(frame(-75.0))  # below the level of any real microphone's own noise
+    assert gate.admit(frame(-60.0))
+
+
+def test_hold_open_scores_the_next_frames_whatever_their_level() -> None:
+    gate = QuietGate()
+    for _ in range(FLOOR_FRAMES + HANG_FRAMES):
+        gate.admit(frame(-50.0))
+    gate.hold_open()
+    assert all(gate.admit(frame(-50.0)) for _ in range(HANG_FRAMES))
