@@ -24,11 +24,11 @@ import pytest
 from tests.e2e.test_run_service import (
     EXIT_TIMEOUT_S,
     WATCHDOG_USEC,
-    Notifications,
     listening,
     sandboxed,
 )
 from tests.fixtures.journal import Entry, Journal
+from tests.fixtures.notify import Notifications
 from tests.fixtures.pulse import Pulse
 from tests.fixtures.speech import SpeechMaker, heard_name, load
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S

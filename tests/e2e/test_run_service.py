@@ -7,10 +7,8 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,6 +19,7 @@ import pytest
 
 from appliance.conversation.turn import TURN_FIELDS
 from tests.fixtures.journal import Entry, Journal
+from tests.fixtures.notify import Notifications
 from tests.fixtures.pulse import Pulse
 from tests.fixtures.speech import SpeechMaker, best_alignment, load, voiced_span
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S, WAIT_S
@@ -29,50 +28,6 @@ UNIT = Path(__file__).resolve().parents[2] / "systemd" / "appliance.service"
 WATCHDOG_USEC = 2_000_000  # WatchdogSec=2 s: fed every second
 EXIT_TIMEOUT_S = int(re.search(r"^TimeoutStopSec=(\d+)", UNIT.read_text(), re.M)[1]) / 2
 """Seconds the daemon may take after SIGTERM: half the unit's TimeoutStopSec, so systemd never kills it."""
-
-
-class Notifications:
-    """The systemd side of sd_notify: a bound datagram socket read on a thread, with arrival times."""
-
-    def __init__(self, path: Path) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(path))
-        self.sock.settimeout(0.2)
-        self.items: list[tuple[float, str]] = []
-        self.lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-
-    def _read(self) -> None:
-        while not self._stop.is_set():
-            try:
-                data = self.sock.recv(65536)
-            except (TimeoutError, OSError):
-                continue
-            with self.lock:
-                self.items += [(time.monotonic(), line) for line in data.decode().splitlines()]
-
-    def lines(self, since: float = 0.0) -> list[str]:
-        with self.lock:
-            return [line for t, line in self.items if t >= since]
-
-    def wait(self, predicate, timeout: float, proc: subprocess.Popen | None = None, since: float = 0.0) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while True:
-            lines = self.lines(since)
-            if predicate(lines):
-                return lines
-            if proc is not None and proc.poll() is not None:
-                pytest.fail(f"appliance run exited with {proc.returncode}; notifications: {lines[-10:]}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"no such notification within {timeout} s; got {lines[-10:]}")
-            time.sleep(0.05)
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(WAIT_S)
-        self.sock.close()
 
 
 def _transcribe(samples: np.ndarray) -> str:
