@@ -103,8 +103,11 @@ def load_chat(cfg: Config) -> LlamaChat:
     return LlamaChat.from_config(cfg)
 
 
-def load_skills(cfg: Config) -> LocalSkills:
-    """The local skills, their timers kept in service.state_dir."""
+def load_skills(cfg: Config) -> LocalSkills | None:
+    """The local skills, their timers kept in service.state_dir; None when skills.enabled is off (none
+    are loaded, so no timer rings; policy.Policy then asks none)."""
+    if not cfg.skills.enabled:
+        return None
     from appliance.thinking import skills
 
     return skills.build(cfg)
@@ -133,12 +136,14 @@ def build_links(cfg: Config, stages: Stages, on_turn: Callable[..., None] | None
     otherwise). A satellite's turns go to `on_turn` and its errors to `on_event` (the journal)."""
     links: list[Link] = []
     if cfg.wyoming.services:
+        from appliance.conversation.policy import Policy
         from appliance.links.wyoming_info import Engines
         from appliance.links.wyoming_services import WyomingServices
 
         engines = Engines(asr=stages.asr, tts=stages.tts, chat=stages.chat, asr_name=stages.asr.name,
                           voice_name=_model_name("voice", cfg), model_name=_model_name("llm", cfg))
-        links.append(WyomingServices(cfg.wyoming, engines, idle_reset_s=cfg.conversation.idle_reset_s))
+        policy = Policy.configured(cfg, stages.skills, stages.home)
+        links.append(WyomingServices(cfg.wyoming, engines, policy, idle_reset_s=cfg.conversation.idle_reset_s))
     if cfg.wyoming.satellites:
         from appliance.audio.volume import shared
         from appliance.conversation.rooms import Rooms
@@ -196,7 +201,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     out = sink if sink is not None else SpeakerSink(cfg.audio, rate=tts.rate, volume=shared_volume(cfg),
                                                      events=events)
     loads["tts"] = (time.monotonic() - started) * 1000.0
-    skills = load_skills(cfg) if cfg.skills.enabled else None
+    skills = load_skills(cfg)
     if source is None:
         source = MicSource(cfg.audio, events=events) if mic else NoSource()
     stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,

@@ -264,6 +264,15 @@ class Announcement(Protocol):
         """What to say after the timer earcon."""
 
 
+@runtime_checkable
+class Bell(Protocol):
+    """What cannot wait for the end of an answer (a timer that has just ended), asked after each
+    sentence (thinking/bell.py's TimerBell)."""
+
+    def due_texts(self) -> list[str]:
+        """What to say now; nothing when there is nothing new."""
+
+
 TIMER_CHECK_S: Final = 0.5  # seconds between looks at Timers.due: a turn's bell, a satellite's link
 
 
@@ -303,6 +312,27 @@ class Home(Protocol):
 
     def process(self, text: str, conversation_id: str | None = None) -> HomeReply:
         """Its answer to `text`; raises errors.HomeAssistantUnreachable / HomeAssistantRefused."""
+
+
+@dataclass(frozen=True)
+class HandleReply:
+    """The answer to a question Home Assistant hands over (the Wyoming handle)."""
+
+    text: str
+    """What Home Assistant is to say."""
+    handled: bool
+    """False: nothing here could answer it (`text` then says why)."""
+    error_code: str = ""
+    """When it failed: the code of the error event sent before the reply ('model-busy')."""
+    error_text: str = ""
+
+
+@runtime_checkable
+class Handler(Protocol):
+    """Answers the questions Home Assistant hands over (conversation/policy.py)."""
+
+    def handle(self, question: str, chat: Chat, cancel: threading.Event) -> HandleReply:
+        """The reply to `question` in the conversation `chat`; blocks while it is written, never raises."""
 
 
 @runtime_checkable

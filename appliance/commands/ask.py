@@ -16,15 +16,18 @@ from typing import Final
 from appliance import EXIT_OK
 from appliance.audio import AudioChunk
 from appliance.config import Config
-from appliance.contracts import AnswerStats, Chat, HomeReply, Sink, Synthesizer
-from appliance.conversation.responder import Responder, ask_home
-from appliance.errors import (
-    BadInput,
-    HomeAssistantRefused,
-    HomeAssistantUnreachable,
-    InputMissing,
-    UsageError,
+from appliance.contracts import AnswerStats, Chat, Sink, Synthesizer
+from appliance.conversation.policy import AskHome, HomeConversation, Policy, Say
+from appliance.conversation.responder import (
+    Delta,
+    Failed,
+    HomeAnswered,
+    ModelDone,
+    Responder,
+    Sentence,
+    Spoken,
 )
+from appliance.errors import BadInput, InputMissing, UsageError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -131,8 +134,9 @@ class LazyChat:
 
 
 class Asker:
-    """Answers each question through the one answer path (responder.Responder: skills, else the model),
-    speaking into `sink` when one is given, and collects its record."""
+    """Answers each question as every other way in does (policy.Policy: a skill, Home Assistant, the
+    model or the truth) through the one answer path, speaking into `sink` when one is given, and
+    collects its record."""
 
     def __init__(self, cfg: Config, chat_factory: Callable[[], Chat] | None = None,
                  voice: Synthesizer | None = None, sink: Sink | None = None) -> None:
@@ -141,10 +145,10 @@ class Asker:
         self.cfg = cfg
         self.chat = LazyChat(chat_factory or self._load_chat)
         self.sink = sink
-        self._voice = voice
-        self._splitter_factory = splitter_factory(cfg)
-        self._responder: Responder | None = None
-        self._conversation_id: str | None = None
+        self.responder = Responder(self.chat, voice or _Silent(), splitter_factory(cfg), time.monotonic)
+        self.home = HomeConversation(time.monotonic)
+        """The conversation with Home Assistant, kept from one question to the next."""
+        self._policy: Policy | None = None
 
     def _load_chat(self) -> Chat:
         from appliance.assembly import load_chat
@@ -152,16 +156,13 @@ class Asker:
         return load_chat(self.cfg)
 
     @property
-    def responder(self) -> Responder:
+    def policy(self) -> Policy:
         """Built on first use: the skills (timers kept in service.state_dir) load then."""
-        if self._responder is None:
+        if self._policy is None:
             from appliance.assembly import load_home, load_skills
 
-            skills = load_skills(self.cfg) if self.cfg.skills.enabled else None
-            self._responder = Responder(self.chat, self._voice or _Silent(), self._splitter_factory, skills,
-                                        time.monotonic, home=load_home(self.cfg),
-                                        home_fallback=self.cfg.home_assistant.fallback)
-        return self._responder
+            self._policy = Policy.configured(self.cfg, load_skills(self.cfg), load_home(self.cfg))
+        return self._policy
 
     def reset(self) -> None:
         """Start a new conversation (used by --independent)."""
@@ -171,19 +172,19 @@ class Asker:
             on_sentence: Callable[[str], None] = lambda _sentence: None, long: bool | None = None) -> Record:
         """Answer one question, handing text to on_delta as it comes and each spoken sentence to on_sentence;
         returns when the answer is written (and, with a sink, heard)."""
-        responder = self.responder
-        reply, route, ha_ms = responder.skill(question), "skill", None
-        if reply is None and responder.home is not None:
-            home, refused = self._ask_home(question)
-            reply, route = responder.after_home(question, home, refused), "home_assistant"
-            ha_ms = home.ms if home is not None else None
-        if reply is not None:
-            record = Record(question=question, answer=reply.text, route=route, stop_reason=route, ha_ms=ha_ms)
-            on_delta(reply.text)
-            answer = responder.say([reply.text], self.sink)
+        step, ha_ms = self.policy.begin(question, conversation=self.home), None
+        if isinstance(step, AskHome):
+            reply = self._home_reply(step)
+            ha_ms = reply.reply.ms if isinstance(reply, HomeAnswered) else None
+            step = self.policy.settle(question, reply, self.home)
+        if isinstance(step, Say):
+            route = step.route
+            record = Record(question=question, answer=step.reply.text, route=route, stop_reason=route, ha_ms=ha_ms)
+            on_delta(step.reply.text)
+            answer = self.responder.say([step.reply.text], self.sink, route=route)
         else:
             record = Record(question=question, route="llm", ha_ms=ha_ms)
-            answer = responder.think(question, self.sink, long=long)
+            answer = self.responder.think(question, self.sink, long=long)
         parts: list[str] = []
         written_at = answer.started_at  # a skill's answer is there at once
         while True:
@@ -192,20 +193,20 @@ class Asker:
                 if answer.done:
                     break
                 continue
-            if update.kind == "error" and update.error is not None:
+            if isinstance(update, Failed):
                 answer.stop()
                 raise update.error
-            if update.kind == "delta":
+            if isinstance(update, Delta):
                 parts.append(update.text)
                 on_delta(update.text)
-            elif update.kind == "sentence":
+            elif isinstance(update, Sentence):
                 record.sentences.append(update.text)
                 on_sentence(update.text)
-            elif update.kind == "model_done":
+            elif isinstance(update, ModelDone):
                 written_at = update.at
                 if update.stats is not None:
                     record.take_stats(update.stats)
-            elif update.kind == "spoken" and update.first_audio_at is not None:
+            elif isinstance(update, Spoken) and update.first_audio_at is not None:
                 first = update.first_audio_at
                 _LOGGER.info("Speech: first audio %.0f ms after the question; "
                              "the answer was finished at %.0f ms%s",
@@ -215,18 +216,13 @@ class Asker:
             record.answer = "".join(parts).strip()
         return record
 
-
-    def _ask_home(self, question: str) -> tuple[HomeReply | None, bool]:
-        """Home Assistant's answer, or None when it cannot be reached (said in the log); and whether it
-        refused the token."""
-        assert self.responder.home is not None
-        try:
-            reply = ask_home(self.responder.home, question, self._conversation_id, self.cfg.home_assistant.area)
-        except (HomeAssistantUnreachable, HomeAssistantRefused) as exc:
-            _LOGGER.warning("%s", exc)
-            return None, isinstance(exc, HomeAssistantRefused)
-        self._conversation_id = reply.conversation_id or self._conversation_id
-        return reply, False
+    def _home_reply(self, step: AskHome) -> HomeAnswered | Failed:
+        """Home Assistant's reply to the question, or how it failed (the policy says what follows)."""
+        pending = self.responder.consult(step.question)
+        while True:
+            update = pending.next_update(UPDATE_WAIT_S)
+            if isinstance(update, (HomeAnswered, Failed)):
+                return update
 
 
 class _Silent:

@@ -1,148 +1,80 @@
 """The conductor's answers: the one being heard, the one started early, and stopped ones still returning.
 
-Answering before the question is confirmed over (preemptive generation):
-
-The endpointer needs asr.endpoint_silence_s of silence to be sure the question is over, and
-that wait comes before every answer. Once the speaker has paused for asr.early_silence_s, the
-recognizer makes an early transcript; the conductor starts the answer on it at once, its audio
-held back by the answer's Gate. When the endpoint confirms the same words, the Gate opens and
-the answer is already under way. When the person goes on speaking (or the final words differ,
-or a local skill answers), the early answer is stopped, its audio thrown away unheard and its
-turn taken back out of the chat history (the chat drops it whether or not the model has
-returned yet: Chat.forget).
+Who answers is policy.py's (a local skill, Home Assistant, the model); this keeps the answers of the
+hub's own microphone while that happens: with Home Assistant configured it is asked first (only the
+confirmed words: it acts at once) while an early answer waits, held (policy.EarlyAnswers).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Final
 
 from appliance.config import Config
-from appliance.contracts import Stages, Transcript
+from appliance.contracts import Bell, Stages, Transcript
+from appliance.conversation.policy import (
+    AskHome,
+    EarlyAnswers,
+    HomeConversation,
+    Policy,
+    Say,
+    Step,
+)
 from appliance.conversation.prefill import Prefill
-from appliance.conversation.responder import Answer, Responder, Update
-from appliance.errors import HomeAssistantRefused
+from appliance.conversation.responder import Answer, Failed, HomeAnswered, Responder
 
 _LOGGER = logging.getLogger(__name__)
-
-CONVERSATION_KEPT_S: Final = 300.0  # seconds Home Assistant keeps a conversation going (its own limit)
-
-
-def same_words(a: str, b: str) -> bool:
-    """Whether two transcripts say the same thing (spacing and letter case aside)."""
-    return a.casefold().split() == b.casefold().split()
-
-
-class EarlyAnswers:
-    """The conductor's early answers: at most one at a time, started, dropped or taken over.
-
-    `start(text)` starts a held answer (Responder.think); `forget(text)` takes a dropped one back
-    out of the chat history. Nothing here waits for a thread: a dropped answer is stopped and
-    handed back to the caller, who may watch its model call return.
-    """
-
-    def __init__(self, start: Callable[[str], Answer], forget: Callable[[str], bool]) -> None:
-        self._start = start
-        self._forget = forget
-        self.pending: Answer | None = None
-        self.counts = {"started": 0, "used": 0, "dropped": 0}
-        """Early answers started, and what became of them (bench figures)."""
-        self._seen: Transcript | None = None
-
-    def follow(self, early: Transcript | None) -> Answer | None:
-        """Track the utterance's early transcript: drop a stale answer (returned), start one for a new pause."""
-        dropped = None
-        if self.pending is not None and (early is None or not same_words(early.text, self.pending.text)):
-            dropped = self.drop("the person went on speaking")
-        if early is None or early is self._seen or not early.text.strip():
-            return dropped
-        self._seen = early
-        if self.pending is None:
-            self.pending = self._start(early.text.strip())
-            self.counts["started"] += 1
-            _LOGGER.debug("Answering early from %r", self.pending.text)
-        return dropped
-
-    def take(self, transcript: str) -> Answer | None:
-        """The early answer when its words are the confirmed `transcript`, released to be heard; else None."""
-        pre = self.pending
-        if pre is None or not same_words(pre.text, transcript):
-            return None
-        self.pending = None
-        self.counts["used"] += 1
-        pre.release()
-        return pre
-
-    def drop(self, reason: str) -> Answer | None:
-        """Stop the early answer unheard (if any) and forget its turn; returns it."""
-        pre, self.pending = self.pending, None
-        if pre is None:
-            return None
-        self.counts["dropped"] += 1
-        _LOGGER.debug("Early answer dropped: %s", reason)
-        pre.stop()  # first: a model call that has not begun yet then leaves nothing to forget
-        self._forget(pre.text)
-        return pre
 
 
 class Answers:
     """The turn's answer, the early one, and the stopped ones whose model call has not returned yet.
 
-    Who answers a confirmed question that no skill took: with Home Assistant configured, it is asked
-    first (only the confirmed words: it acts at once) while an early answer waits, held; a request it
-    handles, or a device it does not know, gets its own words; anything else goes to the model. Without
-    it, a device request gets the truth ("I can't control devices"), never a claimed action.
-
     Everything here runs on the conductor's thread and returns at once: a stopped answer's threads
     end by themselves (the chat runs one generation at a time, and each answer's Gate is shut).
     """
 
-    def __init__(self, stages: Stages, cfg: Config, interject: Callable[[], list[str]],
-                 clock: Callable[[], float]) -> None:
-        self.responder = responder = Responder(
-            stages.chat, stages.tts, stages.splitter_factory, stages.skills if cfg.skills.enabled else None, clock,
-            home=stages.home, home_fallback=cfg.home_assistant.fallback)
-        self.sink, self.clock, self._interject = stages.sink, clock, interject
+    def __init__(self, stages: Stages, cfg: Config, bell: Bell, clock: Callable[[], float]) -> None:
+        self.policy = Policy.configured(cfg, stages.skills, stages.home)
+        self.responder = Responder(stages.chat, stages.tts, stages.splitter_factory, clock)
+        self.sink, self.clock, self.bell = stages.sink, clock, bell
         self.current: Answer | None = None
-        self.early = EarlyAnswers(
-            lambda text: responder.think(text, stages.sink, held=True, interject=interject), stages.chat.forget)
+        self.early = EarlyAnswers(self, stages.chat)
         self.prefill = Prefill(stages.chat) if cfg.conversation.prefill else None
+        self.home = HomeConversation(clock)
+        """The hub's conversation with Home Assistant: a follow-up keeps it."""
         self._preemptive = cfg.conversation.preemptive
-        self._area = cfg.home_assistant.area
         self._returning: list[Answer] = []
-        self._conversation: tuple[str, float] | None = None
-        """Home Assistant's conversation id and when it was last used: a follow-up keeps it."""
 
-    def think(self, question: str) -> Answer:
-        """The answer to a confirmed question that no local answer took (Home Assistant first when configured)."""
+    def held_answer(self, text: str) -> Answer:
+        """An early answer: the model's, its audio held until the question is confirmed (EarlyAnswers)."""
+        return self.responder.think(text, self.sink, held=True, bell=self.bell)
+
+    def begin(self, question: str) -> Step:
+        """The policy's first step for a confirmed question (a failing skill raises)."""
         self._heard_all()
-        home = self.responder.home
-        if home is None:
-            return self._model(question)
-        conversation = self._conversation
-        keep = conversation is not None and self.clock() - conversation[1] < CONVERSATION_KEPT_S
-        self.current = self.responder.consult(home, question, conversation[0] if keep else None, area=self._area)
-        return self.current  # the early answer stays held until Home Assistant has answered
+        return self.policy.begin(question, conversation=self.home)
 
-    def settle(self, update: Update) -> Answer:
-        """Who speaks once Home Assistant has answered (a 'home' update) or failed (an 'error' one)."""
+    def go(self, step: Step) -> Answer:
+        """Start what `step` says: fixed words, Home Assistant (the early answer stays held until it
+        has answered), or the model."""
+        if isinstance(step, Say):
+            return self.say([step.reply.text], route=step.route)
+        if isinstance(step, AskHome):
+            self.current = self.responder.consult(step.question)
+            return self.current
+        return self._model(step.question)
+
+    def settle(self, update: HomeAnswered | Failed) -> Answer:
+        """Who speaks once Home Assistant has answered or failed."""
         question = self.current.text if self.current is not None else ""
-        if update.home is None:
-            _LOGGER.warning("%s", update.error)
-        elif update.home.conversation_id:
-            self._conversation = (update.home.conversation_id, self.clock())
-        reply = self.responder.after_home(question, update.home, isinstance(update.error, HomeAssistantRefused))
-        if reply is None:
-            return self._model(question)
-        return self.say([reply.text], route="home_assistant" if reply.intent != "no_internet" else "skill")
+        return self.go(self.policy.settle(question, update, self.home))
 
     def _model(self, question: str) -> Answer:
         """The model's answer: the early one if it heard the same words, else a new one."""
         pre = self.early.take(question)
         if pre is None:
             self.stopped(self.early.drop("the final transcript differs"))
-            pre = self.responder.think(question, self.sink, interject=self._interject)
+            pre = self.responder.think(question, self.sink, bell=self.bell)
         self.current = pre
         return pre
 

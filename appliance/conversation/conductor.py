@@ -17,7 +17,9 @@ from appliance.contracts import Stages, Utterance, WakeHit
 from appliance.conversation.answers import Answers
 from appliance.conversation.limits import TurnLimits
 from appliance.conversation.memory import release_memory
-from appliance.conversation.turn import Reporter, TurnRecord, speech_end_at
+from appliance.conversation.policy import Say, apology
+from appliance.conversation.responder import Failed, HomeAnswered
+from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at
 from appliance.speaking.earcons import Chimes
 from appliance.thinking.bell import TimerBell
 
@@ -27,8 +29,6 @@ READ_TIMEOUT_S: Final = 0.25  # seconds a mic read may block: the loop (and its 
 POLL_S: Final = 0.01  # seconds a mic read may block while a transcription runs: its result is taken at once
 ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls silent (room echo)
 SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
-APOLOGY: Final = "Sorry, something went wrong."
-TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
 
 
 class State(enum.Enum):
@@ -44,7 +44,7 @@ class Conductor:
     the answer run on workers, which post what happened (responder.Update) for this thread to record.
 
     Each answer has its own cancel Event and Gate (responder.Answer): barge-in, the time limits,
-    errors and shutdown stop it without waiting for its threads.
+    errors and shutdown stop it without waiting for its threads. Who answers is policy.py's.
     """
 
     def __init__(self, stages: Stages, config: Config, *,
@@ -57,9 +57,9 @@ class Conductor:
         self.source, self.sink, self.wake, self.asr = stages.source, stages.sink, stages.wake, stages.asr
         self._report = Reporter(on_turn, on_event)
         self._event = self._report.event
-        self._earcon = Chimes(stages.earcons, stages.sink, config.conversation.earcons, lambda name, exc: (
-            self._event("error", f"Earcon {name} failed: {exc}", stage="earcons", exc=exc))).play
-        self._on_state = on_state or (lambda state: None)
+        faults = Faults(self._report)
+        self._earcon = Chimes(stages.earcons, stages.sink, config.conversation.earcons, faults.earcon).play
+        self._on_state = on_state
         self._on_heard = on_heard
         """When given, each turn ends at its final transcript and goes here unanswered (`listen --hear-only`)."""
         self.clock = clock
@@ -76,12 +76,11 @@ class Conductor:
         self._utt: Utterance | None = None
         self._utt_audio_s = 0.0
         self.limits = TurnLimits(config.conversation)
-        self.answers = Answers(stages, config, lambda: self.bell.due_texts(), lambda: self.clock())
+        self.bell = TimerBell(stages.timers, clock, faults.timers)
+        """Timers that end are announced while idle, and mid-answer after the current sentence."""
+        self.answers = Answers(stages, config, self.bell, clock)
         """The turn's answer, the early one (answers.early) and stopped ones still returning."""
         self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
-        self.bell = TimerBell(stages.timers, clock, lambda exc: self._event(
-            "error", f"Timers failed: {exc}", stage="timers", exc=exc))
-        """Timers that end are announced while idle, and mid-answer after the current sentence."""
 
     # ---------------------------------------------------------------- loop
 
@@ -211,23 +210,21 @@ class Conductor:
         self._respond(turn, now)
 
     def _respond(self, turn: TurnRecord, now: float) -> None:
-        """A local skill, else Home Assistant when configured, else the model (the early answer if it heard the same words)."""
+        """Answer the confirmed question as the policy says (policy.Policy.begin)."""
         self._set_state(State.THINKING)
         try:
-            reply = self.answers.responder.skill(turn.transcript)
+            step = self.answers.begin(turn.transcript)
         except Exception as exc:
             self._fail("skills", exc, now)
             return
-        if reply is not None:
-            turn.route, turn.intent = "skill", reply.intent
+        if isinstance(step, Say):
+            turn.route, turn.intent = step.route, step.reply.intent
             turn.first_token_at = turn.answer_done_at = self.clock()
-            if reply.end_turn:
+            if step.reply.end_turn:
                 self._safe(self.sink.stop)
                 self._finish_turn("answered", now)
-            else:
-                self.answers.say([reply.text])
-            return
-        turn.answered_by(self.answers.think(turn.transcript))
+                return
+        turn.answered_by(self.answers.go(step))
 
     def _answering(self, chunk: AudioChunk | None, now: float) -> None:
         turn = self._turn
@@ -237,17 +234,17 @@ class Conductor:
         answer = self.answers.current
         assert answer is not None
         for update in answer.updates():
-            if update.part == "home" or update.kind == "home":  # Home Assistant answered, or failed
+            if answer.route == "home" and isinstance(update, (HomeAnswered, Failed)):  # Home Assistant spoke
                 turn.apply(update)
                 turn.answered_by(self.answers.settle(update))
                 return
-            if update.kind == "error":
-                stage = "llm" if update.part == "model" else update.part
+            if isinstance(update, Failed):
+                stage = update.part.stage
                 if turn.outcome:  # the apology itself failed: give up quietly
                     self._event("error", f"{stage} failed: {update.error}", stage=stage, tb=update.traceback)
                     self._finish_turn(turn.outcome, now)
                 else:
-                    self._fail(stage, update.error or RuntimeError(stage), now, tb=update.traceback)
+                    self._fail(stage, update.error, now, tb=update.traceback)
                 return
             if not turn.outcome:  # an apology's own sentences are not the turn's answer
                 turn.apply(update)
@@ -296,7 +293,7 @@ class Conductor:
         turn.outcome, turn.error = outcome, f"{stage}: {exc}"
         self._set_state(State.SPEAKING)
         self._earcon("error")
-        self.answers.say([TIMEOUT_APOLOGY if outcome == "timeout" else APOLOGY])
+        self.answers.say([apology(outcome)])
         _LOGGER.info("Turn %d ended with %s; apologising", turn.turn_id, outcome)
 
     def _abort_turn(self, outcome: str) -> None:
@@ -333,6 +330,8 @@ class Conductor:
             return
         self.state = state
         _LOGGER.debug("State %s", state.value)
+        if self._on_state is None:
+            return
         try:
             self._on_state(state)
         except Exception:

@@ -18,13 +18,25 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
 
-from appliance.contracts import Sink, Transcript
-from appliance.conversation.answers import EarlyAnswers
+from appliance.contracts import Caller, Transcript
+from appliance.conversation.policy import EarlyAnswers
 from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Responder
 
 _LOGGER = logging.getLogger(__name__)
+
+
+class Seat(Protocol):
+    """Who asks for the model: stopped should the hub's own microphone wake, and given up when gone."""
+
+    def preempt(self) -> None:
+        """Stop its answer at once (the conductor's thread: only Events may be set)."""
+
+    @property
+    def gone(self) -> bool:
+        """It no longer waits (the satellite went away)."""
 
 
 class Floor:
@@ -37,12 +49,12 @@ class Floor:
         self._cond = threading.Condition()
         self._queue: deque[object] = deque()
         self._holder: object | None = None
-        self._preempt: Callable[[], None] | None = None
+        self._seat: Seat | None = None
         self._local = False
 
-    def take(self, preempt: Callable[[], None], gone: Callable[[], bool] = lambda: False) -> object | None:
-        """Wait for the model: a ticket to give back when it is this caller's turn, None when it waited
-        wait_s in vain (or the caller went away). `preempt` stops its answer should the local microphone wake."""
+    def take(self, seat: Seat) -> object | None:
+        """Wait for the model: a ticket to give back when it is this seat's turn, None when it waited
+        wait_s in vain (or it went away). Its answer is preempted should the local microphone wake."""
         ticket = object()
         deadline = self.clock() + self.wait_s
         with self._cond:
@@ -50,40 +62,40 @@ class Floor:
             try:
                 while self._holder is not None or self._local or self._queue[0] is not ticket:
                     left = deadline - self.clock()
-                    if left <= 0 or gone():
+                    if left <= 0 or seat.gone:
                         return None
                     self._cond.wait(min(left, 0.1))
-                self._holder, self._preempt = ticket, preempt
+                self._holder, self._seat = ticket, seat
                 return ticket
             finally:
                 self._queue.remove(ticket)
                 self._cond.notify_all()
 
-    def try_take(self, preempt: Callable[[], None]) -> object | None:
+    def try_take(self, seat: Seat) -> object | None:
         """The model now, without waiting: a ticket when nobody holds or waits for it and the hub's own
         microphone is not in a turn, else None."""
         with self._cond:
             if self._holder is not None or self._local or self._queue:
                 return None
-            self._holder, self._preempt = object(), preempt
+            self._holder, self._seat = object(), seat
             return self._holder
 
     def give(self, ticket: object) -> None:
         with self._cond:
             if self._holder is ticket:
-                self._holder, self._preempt = None, None
+                self._holder, self._seat = None, None
                 self._cond.notify_all()
 
     def local_turn(self, active: bool) -> None:
         """The hub's own microphone began or ended a turn; a satellite's answer under way is stopped."""
         with self._cond:
             self._local = active
-            preempt = self._preempt if active else None
-            self._preempt = None
+            seat = self._seat if active else None
+            self._seat = None
             self._cond.notify_all()
-        if preempt is not None:
+        if seat is not None:
             _LOGGER.info("The hub's own microphone woke: a satellite's answer is stopped")
-            preempt()
+            seat.preempt()
 
     @property
     def held(self) -> bool:
@@ -102,23 +114,26 @@ class Claim:
     free (Floor.try_take), it lets the question be read in ahead (prefill) and answered early, as the hub's
     own microphone does, with the answer's audio held until the question is confirmed over."""
 
-    def __init__(self, floor: Floor, responder: Responder, sink: Sink, prefill: Prefill | None,
+    def __init__(self, floor: Floor, responder: Responder, caller: Caller, prefill: Prefill | None,
                  preemptive: bool) -> None:
         self.floor, self.prefill = floor, prefill
+        self.responder, self.caller = responder, caller
         self.preemptive = preemptive
         self.ticket: object | None = None
         self.preempted = threading.Event()
         self.answers: list[Answer] = []
         """Answers under this ticket (the early one, then the turn's): the hub waking stops them."""
-        self.early = EarlyAnswers(self._started(lambda text: responder.think(text, sink, held=True)),
-                                  responder.chat.forget)
+        self.early = EarlyAnswers(self, responder.chat)
 
-    def _started(self, start: Callable[[str], Answer]) -> Callable[[str], Answer]:
-        def run(text: str) -> Answer:
-            answer = start(text)
-            self.answers.append(answer)
-            return answer
-        return run
+    def held_answer(self, text: str) -> Answer:
+        """An early answer on the satellite's speaker, held until its question is confirmed."""
+        answer = self.responder.think(text, self.caller.sink, held=True)
+        self.answers.append(answer)
+        return answer
+
+    @property
+    def gone(self) -> bool:
+        return self.caller.gone
 
     def preempt(self) -> None:
         """The hub's own microphone woke (the conductor's thread): only Events are set, nothing waits."""
@@ -133,7 +148,7 @@ class Claim:
     def follow(self, partial: str, speaking: bool, early: Transcript | None) -> None:
         """The question as heard so far: take the model if it is free, read the words in, answer early."""
         if self.ticket is None and (partial or early is not None):
-            self.ticket = self.floor.try_take(self.preempt)
+            self.ticket = self.floor.try_take(self)
         if not self.held:
             self.stop_reading()
             return

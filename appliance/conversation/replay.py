@@ -76,7 +76,7 @@ def run_turn(recording: Recording, cfg: Config, stages: Stages, events: TurnLog 
     cfg = dataclasses.replace(cfg, conversation=dataclasses.replace(cfg.conversation, follow_up="never"))
     records = [] if records is None else records
     conductor = Conductor(stages.with_source(recording), cfg, on_turn=records.append,
-                          on_event=(lambda name, **f: events.event(name, **f)) if events is not None else None)
+                          on_event=events.event if events is not None else None)
     # A guard only: the conductor has its own limits for listening, thinking and the turn.
     deadline = time.monotonic() + recording.duration_s + cfg.conversation.turn_timeout_s + GUARD_S
     while time.monotonic() < deadline:

@@ -1,85 +1,141 @@
-"""The one answer path: a local skill, else Home Assistant when configured, else the language model,
-cut into sentences, cleaned for speech and spoken as each sentence is written. The daemon, `listen`
-and `ask` all answer through it.
+"""The one answer path: fixed words, Home Assistant's reply or the language model's answer, cut into
+sentences, cleaned for speech and spoken as each sentence is written. The daemon, satellites, `listen`
+and `ask` all answer through it; who answers is decided in policy.py.
 
-An answer runs on at most two threads of its own: the model's (it writes, splits and hands each
-sentence on) and the speech worker's (tts.SpeechWorker: synthesis, then the speaker); asking Home
-Assistant runs on one of its own ('home'). None of them
-writes anything the caller owns: they post timestamped Updates, and the caller (the conductor's
-loop, or `ask`) reads them with Answer.updates() and keeps its own record.
+An answer runs on at most two threads of its own, which it starts itself: the model's (it writes,
+splits and hands each sentence on) or Home Assistant's ('home'), and the speech worker's
+(tts.SpeechWorker: synthesis, then the speaker). None of them writes anything the caller owns: they
+post timestamped Updates, and the caller (the conductor's loop, a satellite's turn, or `ask`) reads
+them with Answer.updates() and keeps its own record.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import enum
 import logging
 import queue
 import threading
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Protocol
 
 from appliance.contracts import (
     AnswerStats,
+    Bell,
     Chat,
-    Home,
     HomeReply,
     Sink,
-    SkillReply,
-    Skills,
     Splitter,
     Synthesizer,
 )
 from appliance.conversation.gate import Gate
 from appliance.speaking.textclean import for_speech
 from appliance.speaking.tts import SpeechWorker
-from appliance.thinking import honesty
-from appliance.thinking.requests import controls_device
 
 _LOGGER = logging.getLogger(__name__)
 
-UNPLACED: Final = ("no_intent_match", "no_valid_targets")
-"""Home Assistant's codes for a request it could not tie to a device: "turn on the light" with no room
-gets no_valid_targets ("Sorry, I couldn't understand that") from Home Assistant 2025.4."""
-DRAIN_TIMEOUT_S: Final = 30.0  # seconds the speech worker waits for the speaker to play out an answer
+
+class Part(enum.Enum):
+    """A part of an answer that runs on a thread of its own."""
+
+    MODEL = "model"
+    SPEECH = "speech"
+    HOME = "home"
+
+    @property
+    def stage(self) -> str:
+        """The stage the journal names for a failure of this part."""
+        return "llm" if self is Part.MODEL else self.value
 
 
 @dataclass(frozen=True)
 class Update:
-    """Something a worker of an answer reports, and when (the clock of the Responder).
+    """Something a part of an answer reports, and when (`at`, the clock of the Responder). The caller
+    tells them apart by their type."""
 
-    kind is one of:
-      'first_token'  the model wrote its first token;
-      'delta'        a piece of the model's text (`text`), as written;
-      'sentence'     a sentence (or first clause) cleaned for speech (`text`), handed to speech;
-      'model_done'   the model has returned (`stats`);
-      'home'         Home Assistant has answered (`home`);
-      'spoken'       the speaker has played the whole answer (`first_audio_at`: when it began);
-      'error'        a part failed (`part`, `error`, `traceback`);
-      'ended'        a part ('model', 'speech' or 'home') is over; after the last 'ended' the answer is done.
-    """
-
-    kind: str
     at: float
-    part: str = ""
-    text: str = ""
-    stats: AnswerStats | None = None
-    home: HomeReply | None = None
-    first_audio_at: float | None = None
-    error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class FirstToken(Update):
+    """The model wrote its first token."""
+
+
+@dataclass(frozen=True)
+class Delta(Update):
+    """A piece of the model's text, as written."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Sentence(Update):
+    """A sentence (or first clause) cleaned for speech, handed to speech."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelDone(Update):
+    """The model has returned; the chat's figures for this answer."""
+
+    stats: AnswerStats | None
+
+
+@dataclass(frozen=True)
+class HomeAnswered(Update):
+    """Home Assistant has answered."""
+
+    reply: HomeReply
+
+
+@dataclass(frozen=True)
+class Spoken(Update):
+    """The speaker has played the whole answer, which began to be heard at `first_audio_at`."""
+
+    first_audio_at: float | None
+
+
+@dataclass(frozen=True)
+class Failed(Update):
+    """A part failed."""
+
+    part: Part
+    error: BaseException
     traceback: str | None = None
 
 
+@dataclass(frozen=True)
+class Ended(Update):
+    """A part is over; after the last one the answer is done."""
+
+    part: Part
+
+
+class HomeQuestion(Protocol):
+    """A question for the owner's Home Assistant (policy.py says how it is asked)."""
+
+    @property
+    def text(self) -> str:
+        """The question as it was heard."""
+
+    def ask(self) -> HomeReply:
+        """Home Assistant's reply; raises as contracts.Home.process."""
+
+
 class Answer:
-    """One answer under way: its cancel Event, its Gate, its threads, and the Updates they post."""
+    """One answer under way: its cancel Event, its Gate, the threads it starts, and the Updates they post.
+
+    Built by the Responder and started by one of write(), consult() or say(), once.
+    """
 
     def __init__(self, text: str, tts: Synthesizer, sink: Sink | None, clock: Callable[[], float], *,
-                 held: bool = False, interject: Callable[[], list[str]] | None = None, route: str = "llm") -> None:
+                 held: bool = False, bell: Bell | None = None, route: str = "llm") -> None:
         self.text = text
+        """The question (or for a spoken message, its first sentence)."""
         self.route = route
         """Who answers: 'llm', 'skill', 'home_assistant', or 'home' while Home Assistant is asked."""
-        """The question (or for a spoken message, its first sentence)."""
         self.held = held
         """Started held back: an early answer, heard only once released."""
         self.clock = clock
@@ -88,11 +144,58 @@ class Answer:
         self.cancelled_at: float | None = None
         self.gate = Gate(sink, held, clock) if sink is not None else None
         self._tts = tts
-        self._interject = interject
+        self._bell = bell
         self._updates: queue.SimpleQueue[Update] = queue.SimpleQueue()
-        self._running: set[str] = set()
+        self._running: set[Part] = set()
         self._worker: SpeechWorker | None = None
-        self._model: threading.Thread | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------ started once, by the Responder
+
+    def write(self, chat: Chat, splitter: Splitter, long: bool | None = None) -> Answer:
+        """The model's answer to self.text, on the model's thread: written, split, and spoken."""
+        question, cancel = self.text, self.cancel
+
+        def run() -> None:
+            first = True
+            try:
+                if cancel.is_set():
+                    return
+                deltas = chat.stream(question, cancel) if long is None else chat.stream(question, cancel, long=long)
+                for delta in deltas:
+                    if first:
+                        first = False
+                        self._post(FirstToken(self.clock()))
+                    self._post(Delta(self.clock(), delta))
+                    for piece in splitter.add(delta):
+                        self._sentence(piece)
+                    if cancel.is_set():
+                        break
+                if not cancel.is_set():
+                    for piece in splitter.finish():
+                        self._sentence(piece)
+            finally:  # the chat runs one answer at a time: its stats are still this answer's
+                self._post(ModelDone(self.clock(), chat.last_stats))
+
+        self._start(Part.MODEL, run)
+        return self
+
+    def consult(self, question: HomeQuestion) -> Answer:
+        """Home Assistant asked on a thread of its own: a HomeAnswered update, or a Failed one."""
+        def run() -> None:
+            self._post(HomeAnswered(self.clock(), question.ask()))
+
+        self._start(Part.HOME, run)
+        return self
+
+    def say(self, texts: Iterable[str]) -> Answer:
+        """Fixed texts spoken on the speech worker's thread (none of the model's)."""
+        if self.gate is not None:
+            self._running.add(Part.SPEECH)
+        for text in texts:
+            self._sentence(text)
+        self._end_speech()
+        return self
 
     # ------------------------------------------------------------ for the caller's thread
 
@@ -121,10 +224,6 @@ class Answer:
         self._seen(update)
         return update
 
-    def _seen(self, update: Update) -> None:
-        if update.kind == "ended":
-            self._running.discard(update.part)
-
     def release(self) -> None:
         """Let a held answer be heard."""
         if self.gate is not None:
@@ -140,50 +239,50 @@ class Answer:
 
     @property
     def model_running(self) -> bool:
-        """The model's thread has not returned (after stop(): a model call that does not end)."""
-        return self._model is not None and self._model.is_alive()
+        """The model's (or Home Assistant's) thread has not returned (after stop(): a call that does not end)."""
+        return self._thread is not None and self._thread.is_alive()
 
-    # ------------------------------------------------------------ parts
+    # ------------------------------------------------------------ on the parts' threads
 
-    def _post(self, kind: str, **fields: object) -> None:
-        self._updates.put(Update(kind, self.clock(), **fields))  # type: ignore[arg-type]
+    def _seen(self, update: Update) -> None:
+        if isinstance(update, Ended):
+            self._running.discard(update.part)
 
-    def _fail(self, part: str, exc: BaseException) -> None:
-        self._post("error", part=part, error=exc, traceback=traceback.format_exc())
+    def _post(self, update: Update) -> None:
+        self._updates.put(update)
 
-    def _start_model(self, run: Callable[[], None], part: str = "model") -> None:
+    def _start(self, part: Part, run: Callable[[], None]) -> None:
         self._running.add(part)
-        if self.gate is not None and part == "model":
-            self._running.add("speech")
+        if self.gate is not None and part is Part.MODEL:
+            self._running.add(Part.SPEECH)
 
         def body() -> None:
             try:
                 run()
             except BaseException as exc:  # handed to the caller's thread, which recovers
-                self._fail(part, exc)
+                self._post(Failed(self.clock(), part, exc, traceback.format_exc()))
             finally:
-                if part == "model":
+                if part is Part.MODEL:
                     self._end_speech()
-                self._post("ended", part=part)
+                self._post(Ended(self.clock(), part))
 
-        self._model = threading.Thread(target=body, name=f"appliance-{part}", daemon=True)
-        self._model.start()
+        self._thread = threading.Thread(target=body, name=f"appliance-{part.value}", daemon=True)
+        self._thread.start()
 
     def _sentence(self, piece: str) -> None:
         """Clean one piece for speech (the only place text is), post it and hand it to speech."""
         text = for_speech(piece)
         if not text.strip() or self.cancel.is_set():
             return
-        self._post("sentence", text=text)
+        self._post(Sentence(self.clock(), text))
         if self.gate is None:
             return
         if self._worker is None:
             # Started at the first sentence, so an earcon before it never counts as the answer's audio.
-            self._worker = SpeechWorker(self._tts, self.gate, self.cancel, DRAIN_TIMEOUT_S,
-                                        on_end=self._speech_ended).start()
+            self._worker = SpeechWorker(self._tts, self.gate, self.cancel, on_end=self._speech_ended).start()
         self._worker.say(text)
         # Asked only once the answer may be heard: a held answer may yet be dropped unheard.
-        for message in self._interject() if self._interject is not None and self.gate.released else ():
+        for message in self._bell.due_texts() if self._bell is not None and self.gate.released else ():
             spoken = for_speech(message)
             if spoken.strip():
                 self._worker.say(spoken)
@@ -193,132 +292,50 @@ class Answer:
         if self._worker is not None:
             self._worker.finish()
         elif self.gate is not None:
-            self._post("ended", part="speech")
+            self._post(Ended(self.clock(), Part.SPEECH))
 
     def _speech_ended(self, worker: SpeechWorker) -> None:
         """On the speech worker's thread, when it is over."""
         try:
             if worker.error is not None:
-                self._post("error", part="speech", error=worker.error, traceback=None)
+                self._post(Failed(self.clock(), Part.SPEECH, worker.error))
             elif not worker.played and not self.cancel.is_set():
-                self._post("error", part="speech", error=TimeoutError("the speaker did not play out the answer"))
+                self._post(Failed(self.clock(), Part.SPEECH, TimeoutError("the speaker did not play out the answer")))
             elif worker.played:
                 gate = self.gate
                 first = (gate.first_audio_at() if gate is not None else None) or worker.stats.first_chunk_at
-                self._post("spoken", first_audio_at=first)
+                self._post(Spoken(self.clock(), first))
         finally:
-            self._post("ended", part="speech")
+            self._post(Ended(self.clock(), Part.SPEECH))
 
 
 class Responder:
-    """Answers a question: a local skill first; then the owner's Home Assistant when configured (a
-    device request gets its words); else the language model. Without Home Assistant a device request,
-    and without the internet a question only it could answer, get the truth instead of the model.
-    Everything is spoken through Answer, sentence by sentence; `sink` may be None (`ask` without --speak).
-    """
+    """Starts answers: the model's, Home Assistant's, or fixed words, each spoken through Answer sentence
+    by sentence; `sink` may be None (`ask` without --speak). What answers a question is policy.py's."""
 
     def __init__(self, chat: Chat, tts: Synthesizer, splitter_factory: Callable[[], Splitter],
-                 skills: Skills | None, clock: Callable[[], float], home: Home | None = None,
-                 home_fallback: str = "model") -> None:
+                 clock: Callable[[], float]) -> None:
         self.chat = chat
         self.tts = tts
         self.splitter_factory = splitter_factory
-        self.skills = skills
         self.clock = clock
-        self.home = home
-        self.home_fallback = home_fallback
 
-    def skill(self, text: str, room: str = "") -> SkillReply | None:
-        """A local answer: a skill's, or the truth about what cannot be done here; None for the next
-        in line (a failing skill raises). `room`: a satellite's name, where a timer set now rings."""
-        reply = None if self.skills is None else self.skills.match(text, room)
-        if reply is None and self.home is None:
-            reply = honesty.cannot_act(text) or honesty.offline(text)
-        return reply
-
-    def after_home(self, question: str, reply: HomeReply | None, refused: bool = False) -> SkillReply | None:
-        """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.
-
-        Decided by what was asked: a request it handled, or any device request, gets its words (a
-        device it does not know included); anything else goes to the model. Home Assistant down: a
-        device request is told so.
-        """
-        if reply is None:
-            return honesty.unreachable(question, refused) or honesty.offline(question)
-        if reply.speech and (reply.handled or controls_device(question) or self.home_fallback == "home_assistant"):
-            return SkillReply(reply.speech, "home_assistant")
-        return honesty.offline(question)
-
-    def consult(self, home: Home, question: str, conversation_id: str | None, area: str = "") -> Answer:
-        """Ask the owner's Home Assistant, on a thread of its own; its answer comes as a 'home' update
-        (or an 'error' one), and the caller decides who speaks (conversation/answers.py).
-
-        Asked in a room (`area`: a satellite's, or the hub's own home_assistant.area): a device request
-        that names nothing Home Assistant can place ("turn on the light") is asked again in that room,
-        as Home Assistant places a request from a voice device in its area; a room or device named in
-        the request goes first.
-        """
-        answer = Answer(question, self.tts, None, self.clock, route="home")
-        answer._start_model(lambda: answer._post("home", home=ask_home(home, question, conversation_id, area)),
-                            part="home")
-        return answer
+    def consult(self, question: HomeQuestion) -> Answer:
+        """Ask the owner's Home Assistant, on a thread of its own; its reply comes as a HomeAnswered
+        update (or a Failed one), and the policy decides who speaks."""
+        return Answer(question.text, self.tts, None, self.clock, route="home").consult(question)
 
     def think(self, question: str, sink: Sink | None, *, held: bool = False, long: bool | None = None,
-              interject: Callable[[], list[str]] | None = None) -> Answer:
+              bell: Bell | None = None) -> Answer:
         """The model's answer to `question`, started now: written, split, cleaned and spoken into `sink`.
 
-        held: its audio waits for Answer.release() (an early answer). interject: messages that cannot
+        held: its audio waits for Answer.release() (an early answer). bell: messages that cannot
         wait for the end of the answer (a timer that has just ended), asked after each sentence.
         """
-        answer = Answer(question, self.tts, sink, self.clock, held=held, interject=interject)
-        chat, cancel, splitter = self.chat, answer.cancel, self.splitter_factory()
-
-        def run() -> None:
-            first = True
-            try:
-                if cancel.is_set():
-                    return
-                deltas = chat.stream(question, cancel) if long is None else chat.stream(question, cancel, long=long)
-                for delta in deltas:
-                    if first:
-                        first = False
-                        answer._post("first_token")
-                    answer._post("delta", text=delta)
-                    for piece in splitter.add(delta):
-                        answer._sentence(piece)
-                    if cancel.is_set():
-                        break
-                if not cancel.is_set():
-                    for piece in splitter.finish():
-                        answer._sentence(piece)
-            finally:  # the chat runs one answer at a time: its stats are still this answer's
-                answer._post("model_done", stats=chat.last_stats)
-
-        answer._start_model(run)
-        return answer
+        answer = Answer(question, self.tts, sink, self.clock, held=held, bell=bell)
+        return answer.write(self.chat, self.splitter_factory(), long)
 
     def say(self, texts: Iterable[str], sink: Sink | None, route: str = "skill") -> Answer:
         """Speak fixed texts (a skill's reply, Home Assistant's, an apology, a timer's message) as an answer."""
         texts = list(texts)
-        answer = Answer(texts[0] if texts else "", self.tts, sink, self.clock, route=route)
-        if answer.gate is not None:
-            answer._running.add("speech")
-        for text in texts:
-            answer._sentence(text)
-        answer._end_speech()
-        return answer
-
-
-def ask_home(home: Home, question: str, conversation_id: str | None, area: str = "") -> HomeReply:
-    """Home Assistant's reply to `question` asked in `area` (Responder.consult); raises as Home.process."""
-    reply = home.process(question, conversation_id)
-    if area and not reply.handled and reply.code in UNPLACED and controls_device(question):
-        in_room = home.process(in_area(question, area), conversation_id)
-        if in_room.handled:
-            reply = dataclasses.replace(in_room, ms=reply.ms + in_room.ms)
-    return reply
-
-
-def in_area(question: str, area: str) -> str:
-    """The request said in the room: "Turn on the light." in Kitchen -> "Turn on the light in the Kitchen"."""
-    return f"{question.strip().rstrip('.!?').rstrip()} in the {area}"
+        return Answer(texts[0] if texts else "", self.tts, sink, self.clock, route=route).say(texts)

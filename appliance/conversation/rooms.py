@@ -2,7 +2,9 @@
 would, share the one language model fairly (conversation/floor.py states the policy), and ring the
 timers set in each room there.
 
-Local skills and Home Assistant do not need the model, so they answer a satellite at once.
+Local skills and Home Assistant do not need the model, so they answer a satellite at once. Who answers
+is policy.py's, as for the hub's own microphone; this keeps how a satellite's question comes in and
+that its answer goes to the satellite's speaker.
 """
 
 from __future__ import annotations
@@ -16,21 +18,27 @@ from typing import Final
 
 from appliance.config import Config
 from appliance.contracts import Caller, Chat, Recognizer, Stages, WakeDetector
-from appliance.conversation.answers import CONVERSATION_KEPT_S
 from appliance.conversation.floor import Claim, Floor
 from appliance.conversation.limits import TurnLimits
+from appliance.conversation.policy import (
+    APOLOGY,
+    BUSY_REPLY,
+    AskHome,
+    HomeConversation,
+    Policy,
+    Say,
+    apology,
+    reply_to_failure,
+)
 from appliance.conversation.prefill import Prefill
-from appliance.conversation.responder import Answer, Responder, Update
-from appliance.conversation.turn import Reporter, TurnRecord, speech_end_at
-from appliance.errors import HomeAssistantRefused, ModelBusy
+from appliance.conversation.responder import Answer, Failed, HomeAnswered, Responder
+from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at
+from appliance.errors import ModelBusy
 from appliance.speaking.earcons import Chimes
 from appliance.thinking.bell import TimerBell
 
 _LOGGER = logging.getLogger(__name__)
 
-BUSY_REPLY: Final = "Sorry, I'm busy answering someone else. Please ask me again in a moment."
-APOLOGY: Final = "Sorry, something went wrong."
-TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
 READ_S: Final = 0.05  # seconds a read of the satellite's audio may block while the question is heard
 UPDATE_S: Final = 0.1  # seconds to wait for the next update of an answer before looking at the caller again
 
@@ -45,12 +53,13 @@ class Rooms:
         self.stages, self.cfg, self.clock = stages, cfg, clock
         self.floor = Floor(cfg.wyoming.satellite_wait_s, clock)
         self.limits = TurnLimits(cfg.conversation)
+        self.policy = Policy.configured(cfg, stages.skills, stages.home)
         self._report = Reporter(on_turn, on_event)
         self._ids = itertools.count(1)
         self._chats: dict[str, Chat] = {}
         self._prefills: dict[str, Prefill] = {}
         self._bells: dict[str, TimerBell] = {}
-        self._home_conversations: dict[str, tuple[str, float]] = {}
+        self._home_conversations: dict[str, HomeConversation] = {}
         """Each room's conversation with Home Assistant and when it was last used."""
         self._recognizers: dict[str, Recognizer] = {}
         self._one_at_a_time: dict[str, threading.Lock] = {}
@@ -72,15 +81,15 @@ class Rooms:
         with self._lock:
             bell = self._bells.get(room)
             if bell is None:
-                bell = self._bells[room] = TimerBell(self.stages.timers, self.clock, lambda exc: self._report.event(
-                    "error", f"Timers failed: {exc}", exc=exc, stage="timers", source=room), room)
+                bell = self._bells[room] = TimerBell(self.stages.timers, self.clock,
+                                                     Faults(self._report, room).timers, room)
         return bell.due_texts()
 
     def announce(self, caller: Caller, texts: list[str]) -> None:
         _LOGGER.info("Satellite %s: a timer's announcement", caller.name)
         turn = TurnRecord(turn_id=0, source=caller.name)
-        Chimes(self.stages.earcons, caller.sink, self.cfg.conversation.earcons, lambda name, exc: self._report.event(
-            "error", f"Earcon {name} failed: {exc}", exc=exc, stage="earcons", source=caller.name)).play("timer")
+        Chimes(self.stages.earcons, caller.sink, self.cfg.conversation.earcons,
+               Faults(self._report, caller.name).earcon).play("timer")
         self._play(caller, turn, self._responder(caller.name).say(texts, caller.sink), record=False)
 
     def _recognizer(self, name: str) -> Recognizer:
@@ -99,16 +108,19 @@ class Rooms:
                 prefill = self._prefills.get(caller.name)
                 if prefill is None:
                     prefill = self._prefills[caller.name] = Prefill(responder.chat)
-        return Claim(self.floor, responder, caller.sink, prefill, self.cfg.conversation.preemptive)
+        return Claim(self.floor, responder, caller, prefill, self.cfg.conversation.preemptive)
 
     def _responder(self, name: str) -> Responder:
         with self._lock:
             chat = self._chats.get(name)
             if chat is None:
                 chat = self._chats[name] = self.stages.chat.session()
-        s, cfg = self.stages, self.cfg
-        return Responder(chat, s.tts, s.splitter_factory, s.skills if cfg.skills.enabled else None, self.clock,
-                         home=s.home, home_fallback=cfg.home_assistant.fallback)
+        return Responder(chat, self.stages.tts, self.stages.splitter_factory, self.clock)
+
+    def _home(self, name: str) -> HomeConversation:
+        """The room's own conversation with Home Assistant."""
+        with self._lock:
+            return self._home_conversations.setdefault(name, HomeConversation(self.clock))
 
     # ---------------------------------------------------------------- one turn
 
@@ -182,35 +194,33 @@ class Rooms:
         return None
 
     def _respond(self, caller: Caller, turn: TurnRecord, claim: Claim) -> str:
-        """A local skill, else Home Assistant when configured, else the model (when the Floor allows)."""
+        """Answer as the policy says (policy.Policy.begin); the model when the Floor allows."""
         responder = self._responder(caller.name)
-        reply = responder.skill(turn.transcript, caller.name)
-        if reply is not None:
-            claim.stop_reading()
-            turn.route, turn.intent = "skill", reply.intent
-            turn.first_token_at = turn.answer_done_at = self.clock()
-            return "answered" if reply.end_turn else self._play(caller, turn, responder.say([reply.text], caller.sink))
-        if responder.home is not None:  # an early answer stays held until Home Assistant has said "not mine"
+        conversation = self._home(caller.name)
+        step = self.policy.begin(turn.transcript, caller.name, caller.area, conversation)
+        if isinstance(step, AskHome):  # an early answer stays held until Home Assistant has said "not mine"
             turn.route = "home_assistant"
-            kept = self._home_conversations.get(caller.name)
-            conversation = kept[0] if kept is not None and self.clock() - kept[1] < CONVERSATION_KEPT_S else None
-            pending = responder.consult(responder.home, turn.transcript, conversation, area=caller.area)
-            update = self._wait_home(caller, pending)
+            update = self._wait_home(caller, responder.consult(step.question))
             if update is None:
                 return "cancelled"
             turn.apply(update)
-            if update.home is not None and update.home.conversation_id:  # a follow-up in that room goes on with it
-                self._home_conversations[caller.name] = (update.home.conversation_id, self.clock())
-            said = responder.after_home(turn.transcript, update.home, isinstance(update.error, HomeAssistantRefused))
-            if said is not None:
+            step = self.policy.settle(turn.transcript, update, conversation)
+            if isinstance(step, Say):
                 claim.stop_reading()
-                route = "home_assistant" if said.intent != "no_internet" else "skill"
-                return self._play(caller, turn, responder.say([said.text], caller.sink, route=route))
+                turn.route = step.route
+                return self._play(caller, turn, responder.say([step.reply.text], caller.sink, route=step.route))
+        elif isinstance(step, Say):
+            claim.stop_reading()
+            turn.route, turn.intent = step.route, step.reply.intent
+            turn.first_token_at = turn.answer_done_at = self.clock()
+            if step.reply.end_turn:
+                return "answered"
+            return self._play(caller, turn, responder.say([step.reply.text], caller.sink, route=step.route))
         answer = claim.early.take(turn.transcript) if claim.held else None
         if not claim.held:  # waits its turn for the model (the hub's own microphone took it back, or never free)
             claim.release()
             claim.preempted.clear()
-            claim.ticket = self.floor.take(claim.preempt, lambda: caller.gone)
+            claim.ticket = self.floor.take(claim)
             if claim.ticket is None:
                 if caller.gone:
                     return "cancelled"
@@ -228,10 +238,10 @@ class Rooms:
         turn.answered_by(answer)
         return self._play(caller, turn, answer)
 
-    def _wait_home(self, caller: Caller, pending: Answer) -> Update | None:
+    def _wait_home(self, caller: Caller, pending: Answer) -> HomeAnswered | Failed | None:
         while not caller.gone:
             update = pending.next_update(UPDATE_S)
-            if update is not None and update.kind in ("home", "error"):
+            if isinstance(update, (HomeAnswered, Failed)):
                 return update
         pending.stop()
         return None
@@ -249,14 +259,14 @@ class Rooms:
                 answer.stop()
                 turn.error = f"{overdue.stage}: {overdue.error}"
                 _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
-                self._play(caller, turn, self._responder(caller.name).say([TIMEOUT_APOLOGY], caller.sink),
+                self._play(caller, turn, self._responder(caller.name).say([apology("timeout")], caller.sink),
                            record=False)
                 return "timeout"
             update = answer.next_update(UPDATE_S)
             if update is None:
                 continue
-            if update.kind == "error" and failed is None:
-                failed = update.error or RuntimeError(update.part)
+            if isinstance(update, Failed):
+                failed = failed or update.error
             elif record:
                 turn.apply(update)
         if caller.gone:
@@ -266,7 +276,7 @@ class Rooms:
             turn.error = f"{'llm' if answer.route == 'llm' else answer.route}: {failed}"
             _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
             if not turn.answer_parts or busy:
-                self._play(caller, turn, self._responder(caller.name).say([BUSY_REPLY if busy else APOLOGY],
-                                                                           caller.sink), record=False)
+                self._play(caller, turn, self._responder(caller.name).say([reply_to_failure(failed)], caller.sink),
+                           record=False)
             return "timeout" if busy else "error"
         return "cancelled" if answer.cancel.is_set() else "answered"

@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from appliance.contracts import AnswerStats, Transcript
-from appliance.conversation.responder import Answer, Update
+from appliance.conversation.responder import (
+    Answer,
+    FirstToken,
+    HomeAnswered,
+    ModelDone,
+    Sentence,
+    Spoken,
+    Update,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -81,17 +89,18 @@ class TurnRecord:
 
     def apply(self, update: Update) -> None:
         """Take in what a worker of this turn's answer reported (on the conductor's thread only)."""
-        if update.kind == "first_token" and self.first_token_at is None:
-            self.first_token_at = update.at
-        elif update.kind == "sentence":
+        if isinstance(update, FirstToken):
+            if self.first_token_at is None:
+                self.first_token_at = update.at
+        elif isinstance(update, Sentence):
             if self.first_sentence_at is None:
                 self.first_sentence_at = update.at
             self.answer_parts.append(update.text)
-        elif update.kind == "model_done":
+        elif isinstance(update, ModelDone):
             self.answer_done_at, self.stats = update.at, update.stats
-        elif update.kind == "home" and update.home is not None:
-            self.ha_ms = update.home.ms
-        elif update.kind == "spoken":
+        elif isinstance(update, HomeAnswered):
+            self.ha_ms = update.reply.ms
+        elif isinstance(update, Spoken):
             self.audio_done_at, self.first_audio_at = update.at, update.first_audio_at
 
     def answered_by(self, answer: Answer) -> None:
@@ -192,6 +201,25 @@ class Reporter:
             self._on_event(name, message=message, traceback=tb, **fields)
         except Exception:
             _LOGGER.exception("Event callback failed")
+
+
+class Faults:
+    """Where a stage's failure that the turn goes on without is reported (a timers file, an earcon):
+    handed to the bell and the chimes as their error callbacks, named in a traceback."""
+
+    def __init__(self, report: Reporter, source: str = "") -> None:
+        self.report = report
+        self.source = source
+        """A satellite's name, or "" for the hub's own microphone (the journal then has no SOURCE)."""
+
+    def _fields(self) -> dict[str, object]:
+        return {"source": self.source} if self.source else {}
+
+    def timers(self, exc: Exception) -> None:
+        self.report.event("error", f"Timers failed: {exc}", exc=exc, stage="timers", **self._fields())
+
+    def earcon(self, name: str, exc: Exception) -> None:
+        self.report.event("error", f"Earcon {name} failed: {exc}", exc=exc, stage="earcons", **self._fields())
 
 
 def speech_end_at(result: Transcript, now: float, heard_s: float, endpoint_silence_s: float) -> float:

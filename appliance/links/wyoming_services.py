@@ -21,8 +21,7 @@ from wyoming.tts import SynthesizeStopped
 
 from appliance.audio import AudioChunk
 from appliance.config import WyomingConfig, wyoming_address
-from appliance.contracts import Chat
-from appliance.errors import ModelBusy
+from appliance.contracts import Chat, Handler
 from appliance.links.loop_thread import LoopThread
 from appliance.links.wyoming_audio import Recording, chunk_format, pieces
 from appliance.links.wyoming_info import Engines, describe
@@ -35,9 +34,6 @@ MAX_TEXT_CHARS: Final = 4000  # characters of text one synthesis or one question
 MAX_SESSIONS: Final = 16  # conversations remembered at once, the least recently used forgotten first
 BIND_RETRY_S: Final = 5.0  # seconds between attempts to listen when the port cannot be had
 ENGINE_THREADS: Final = 2  # requests that run an engine at once; the rest wait their turn
-BUSY_REPLY: Final = "I'm busy answering another question. Please ask me again in a moment."
-FAILED_REPLY: Final = "Sorry, something went wrong while I was thinking about that."
-NOTHING_REPLY: Final = "I didn't catch a question."
 
 
 class WyomingServices(LoopThread):
@@ -45,12 +41,15 @@ class WyomingServices(LoopThread):
 
     The engines run on a small pool of worker threads, so a transcription or an answer never holds
     up `describe`. Each connection is served alone: a peer that breaks the protocol or stays silent
-    for wyoming.idle_timeout_s loses its own connection and nothing else.
+    for wyoming.idle_timeout_s loses its own connection and nothing else. What answers a handle request,
+    and what is said when nothing can, is `handler`'s (conversation/policy.py).
     """
 
-    def __init__(self, cfg: WyomingConfig, engines: Engines, *, idle_reset_s: float = 300.0) -> None:
+    def __init__(self, cfg: WyomingConfig, engines: Engines, handler: Handler, *,
+                 idle_reset_s: float = 300.0) -> None:
         self.cfg = cfg
         self.engines = engines
+        self.handler = handler
         self.host, self.port = wyoming_address(cfg.services)
         self.info_event = describe(cfg.name, engines).event()
         self.idle_reset_s = idle_reset_s
@@ -288,31 +287,17 @@ class _Connection:
     async def _answer(self, question: str, conversation_id: Any) -> bool:
         conversation_id = str(conversation_id)[:200] if conversation_id else None
         context = {"conversation_id": conversation_id} if conversation_id else None
-        if not question.strip():
-            await self.send(NotHandled(text=NOTHING_REPLY, context=context).event())
-            return True
-        chat = self.server.session(conversation_id)
-        cancel = self.cancel
+        chat = self.server.session(conversation_id) if question.strip() else self.server.engines.chat
         started = time.monotonic()
-
-        def answer() -> str:
-            return "".join(chat.stream(question, cancel)).strip()
-
-        try:
-            text = await self.server.run(answer)
-        except ModelBusy:
-            _LOGGER.info("Wyoming: a question came while the language model was busy; answered that it is busy")
-            await self.send(Error(text=BUSY_REPLY, code="model-busy").event())
-            await self.send(NotHandled(text=BUSY_REPLY, context=context).event())
-            return True
-        except Exception as exc:
-            _LOGGER.warning("Wyoming: the language model failed: %s", exc)
-            await self.send(Error(text=f"The language model failed: {exc}", code="handle-failed").event())
-            await self.send(NotHandled(text=FAILED_REPLY, context=context).event())
+        reply = await self.server.run(self.server.handler.handle, question, chat, self.cancel)
+        if reply.error_code:
+            await self.send(Error(text=reply.error_text, code=reply.error_code).event())
+        if not reply.handled:
+            await self.send(NotHandled(text=reply.text, context=context).event())
             return True
         _LOGGER.debug("Wyoming: a question answered in %.0f ms (%d words)", (time.monotonic() - started) * 1000,
-                      len(text.split()))
-        await self.send(Handled(text=text, context=context).event())
+                      len(reply.text.split()))
+        await self.send(Handled(text=reply.text, context=context).event())
         return True
 
 

@@ -14,13 +14,14 @@ from typing import Any, Final
 
 from appliance.audio import AudioChunk
 from appliance.config import Config, TtsConfig
+from appliance.contracts import Sink, Synthesizer
 from appliance.errors import ModelError
 
 _LOGGER = logging.getLogger(__name__)
 
 WARM_UP_TEXT: Final = "Ready."  # the first onnxruntime run is slow; pay it at load, not on the first answer
 QUEUE_POLL_S: Final = 0.05  # seconds between checks of the cancel Event while waiting for a sentence
-DRAIN_TIMEOUT_S: Final = 120.0  # seconds the worker waits for the speaker to play out at the end
+DRAIN_TIMEOUT_S: Final = 30.0  # seconds the worker waits for the speaker to play out an answer at its end
 JOIN_TIMEOUT_S: Final = 5.0  # seconds to wait for the worker thread to end after a cancel
 SPEAKER_READY_TIMEOUT_S: Final = 5.0  # seconds a fresh output stream may take to start playing in real time
 
@@ -150,7 +151,7 @@ class SpeechWorker:
         worker.wait(timeout=60)            # True once everything has been played
     """
 
-    def __init__(self, synth: Any, sink: Any, cancel: threading.Event | None = None,
+    def __init__(self, synth: Synthesizer, sink: Sink, cancel: threading.Event | None = None,
                  drain_timeout_s: float = DRAIN_TIMEOUT_S,
                  on_end: Callable[[SpeechWorker], None] | None = None) -> None:
         self.synth = synth

@@ -21,6 +21,7 @@ import pytest
 
 from appliance.audio import AudioChunk, read_wav
 from appliance.config import Config, WyomingConfig
+from appliance.conversation.policy import Policy
 from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.links.wyoming_info import Engines
 from appliance.links.wyoming_services import WyomingServices
@@ -49,7 +50,7 @@ def port(piper, llm_chat) -> Iterator[WyomingServices]:
     _engine, path = choose_engine(cfg)
     engines = Engines(asr=WhisperRecognizer(cfg, path).load(), tts=piper, chat=llm_chat, asr_name="whisper",
                       voice_name="en_US-joe-medium", model_name="SmolLM2-135M-Instruct")
-    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines)
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines, Policy(None, None))
     server.start()
     assert server.listening.wait(SLOW_WAIT_S)
     yield server

@@ -52,7 +52,7 @@ class Collect:
 def said(piper: Any, text: str) -> list[Any]:
     """The audio of `text` spoken as an answer by the Responder (no model: a fixed text)."""
     sink = Collect()
-    answer = Responder(NoAnswer(), piper, SentenceSplitter, None, time.monotonic).say([text], sink)
+    answer = Responder(NoAnswer(), piper, SentenceSplitter, time.monotonic).say([text], sink)
     wait_for(lambda: answer.next_update(0.05) is None and answer.done, "the answer to be spoken", SLOW_WAIT_S)
     return sink.chunks
 

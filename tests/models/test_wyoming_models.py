@@ -19,6 +19,7 @@ from wyoming.tts import Synthesize
 
 from appliance.audio import AudioChunk, read_wav, resample
 from appliance.config import Config, WyomingConfig
+from appliance.conversation.policy import Policy
 from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.links.wyoming_info import Engines
 from appliance.links.wyoming_services import WyomingServices
@@ -35,7 +36,7 @@ def hub(piper, llm_chat) -> Iterator[WyomingServices]:
     whisper = WhisperRecognizer(cfg, path).load()
     engines = Engines(asr=whisper, tts=piper, chat=llm_chat, asr_name="whisper", voice_name="en_US-joe-medium",
                       model_name="SmolLM2-135M-Instruct")
-    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines)
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines, Policy(None, None))
     server.start()
     assert server.listening.wait(SLOW_WAIT_S)
     yield server

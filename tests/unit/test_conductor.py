@@ -9,7 +9,8 @@ import time
 import pytest
 
 from appliance.config import Config
-from appliance.conversation.conductor import APOLOGY, TIMEOUT_APOLOGY, State
+from appliance.conversation.conductor import State
+from appliance.conversation.policy import APOLOGY, TIMEOUT_APOLOGY
 from appliance.conversation.turn import TIMING_KEYS
 from tests.fixtures.fakes import QUESTION, FakeChat, Harness, cfg_with, chunk
 from tests.fixtures.waits import WAIT_S, wait_for

@@ -6,8 +6,8 @@ import dataclasses
 import time
 
 from appliance.config import Config
-from appliance.conversation.answers import same_words
-from appliance.conversation.conductor import TIMEOUT_APOLOGY, State
+from appliance.conversation.conductor import State
+from appliance.conversation.policy import TIMEOUT_APOLOGY, same_words
 from tests.fixtures.fakes import (
     FakeChat,
     FakeSink,

@@ -8,6 +8,7 @@ import threading
 
 from appliance.commands.doctor import check_wyoming
 from appliance.config import Config, WyomingConfig
+from appliance.conversation.policy import Policy
 from appliance.links.wyoming_info import Engines
 from appliance.links.wyoming_services import WyomingServices
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeTts
@@ -21,7 +22,7 @@ def cfg_for(port: int, **more: object) -> Config:
 def test_a_running_port_is_ok_and_names_its_engines() -> None:
     engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="whisper",
                       voice_name="en_US-joe-medium", model_name="qwen")
-    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines)
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines, Policy(None, None))
     server.start()
     try:
         assert server.listening.wait(WAIT_S)

@@ -5,22 +5,28 @@ from __future__ import annotations
 import threading
 import time
 
-from appliance.contracts import SkillReply
 from appliance.conversation.gate import Gate
-from appliance.conversation.responder import Answer, Responder, Update
+from appliance.conversation.responder import (
+    Answer,
+    Delta,
+    Ended,
+    Failed,
+    FirstToken,
+    ModelDone,
+    Part,
+    Responder,
+    Sentence,
+    Spoken,
+    Update,
+)
 from tests.fixtures.fakes import FakeChat, FakeSink, FakeTts
 from tests.fixtures.waits import WAIT_S, wait_for
-
-
-class OneSkill:
-    def match(self, transcript: str, room: str = "") -> SkillReply | None:
-        return SkillReply("It's **7:20** PM.", "time") if "time" in transcript else None
 
 
 def responder(chat: FakeChat | None = None, tts: FakeTts | None = None) -> Responder:
     from appliance.speaking.sentences import SentenceSplitter
 
-    return Responder(chat or FakeChat(), tts or FakeTts(), SentenceSplitter, OneSkill(), time.monotonic)
+    return Responder(chat or FakeChat(), tts or FakeTts(), SentenceSplitter, time.monotonic)
 
 
 def collect(answer: Answer) -> list[Update]:
@@ -33,26 +39,30 @@ def collect(answer: Answer) -> list[Update]:
             seen.append(update)
         elif answer.done:
             return seen
-    raise AssertionError(f"the answer did not end; seen {[u.kind for u in seen]}")
+    raise AssertionError(f"the answer did not end; seen {[type(u).__name__ for u in seen]}")
+
+
+def texts(updates: list[Update], kind: type[Sentence | Delta] = Sentence) -> list[str]:
+    return [u.text for u in updates if isinstance(u, kind)]
 
 
 def test_the_model_answer_is_reported_in_order_and_spoken_sentence_by_sentence() -> None:
     tts, sink = FakeTts(), FakeSink()
     answer = responder(tts=tts).think("what is the capital of France", sink)
     updates = collect(answer)
-    kinds = [u.kind for u in updates if u.kind not in ("delta",)]
-    assert kinds[0] == "first_token"
-    assert [u.text for u in updates if u.kind == "sentence"] == ["Paris is the capital.", "It is in France."]
-    assert kinds.index("model_done") > max(i for i, k in enumerate(kinds) if k == "sentence")
-    assert kinds.index("spoken") > kinds.index("model_done") and kinds[-1] == "ended"
+    kinds = [type(u) for u in updates if not isinstance(u, Delta)]
+    assert kinds[0] is FirstToken
+    assert texts(updates) == ["Paris is the capital.", "It is in France."]
+    assert kinds.index(ModelDone) > max(i for i, k in enumerate(kinds) if k is Sentence)
+    assert kinds.index(Spoken) > kinds.index(ModelDone) and kinds[-1] is Ended
     assert [u.at for u in updates] == sorted(u.at for u in updates)  # timestamped as posted
-    assert "".join(u.text for u in updates if u.kind == "delta") == "Paris is the capital. It is in France."
-    spoken = next(u for u in updates if u.kind == "spoken")
+    assert "".join(texts(updates, Delta)) == "Paris is the capital. It is in France."
+    spoken = next(u for u in updates if isinstance(u, Spoken))
     assert spoken.first_audio_at is not None
     assert tts.texts == ["Paris is the capital.", "It is in France."]
     assert sink.played == ["TTS:Paris is the capital.#1", "TTS:Paris is the capital.#2",
                            "TTS:It is in France.#1", "TTS:It is in France.#2"]
-    stats = next(u.stats for u in updates if u.kind == "model_done")
+    stats = next(u.stats for u in updates if isinstance(u, ModelDone))
     assert stats is not None and stats.tokens == 8
 
 
@@ -60,37 +70,35 @@ def test_text_is_cleaned_for_speech_once_and_what_is_spoken_is_what_is_reported(
     chat = FakeChat("**Paris** is the capital 🇫🇷. See https://example.com for more.\n- It is big.")
     tts = FakeTts()
     updates = collect(responder(chat, tts).think("capital?", FakeSink()))
-    sentences = [u.text for u in updates if u.kind == "sentence"]
+    sentences = texts(updates)
     assert sentences == tts.texts  # the voice gets exactly what was reported, nothing cleaned again
     assert sentences[0] == "Paris is the capital." and sentences[-1] == "It is big."
     assert not any("*" in s or "http" in s or "🇫🇷" in s or s.startswith("-") for s in sentences)
 
 
-def test_a_skill_reply_is_spoken_cleaned_through_the_same_path() -> None:
-    r = responder()
-    reply = r.skill("what time is it")
-    assert reply is not None and r.skill("capital of France") is None
-    tts = FakeTts()
-    r.tts = tts
-    updates = collect(r.say([reply.text], FakeSink()))
-    assert [u.text for u in updates if u.kind == "sentence"] == ["It's 7:20 PM."] == tts.texts
+def test_fixed_words_are_spoken_cleaned_through_the_same_path_without_the_model() -> None:
+    tts, chat = FakeTts(), FakeChat()
+    answer = responder(chat, tts).say(["It's **7:20** PM."], FakeSink())
+    updates = collect(answer)
+    assert texts(updates) == ["It's 7:20 PM."] == tts.texts
+    assert chat.questions == [] and any(isinstance(u, Spoken) for u in updates) and answer.route == "skill"
 
 
 def test_without_a_sink_the_answer_is_written_and_nothing_is_spoken() -> None:
     tts = FakeTts()
     updates = collect(responder(tts=tts).think("capital?", None))
-    assert [u.text for u in updates if u.kind == "sentence"] == ["Paris is the capital.", "It is in France."]
-    assert tts.texts == [] and not any(u.kind == "spoken" for u in updates)
+    assert texts(updates) == ["Paris is the capital.", "It is in France."]
+    assert tts.texts == [] and not any(isinstance(u, Spoken) for u in updates)
 
 
 def test_a_failing_model_is_reported_then_the_answer_ends() -> None:
     chat = FakeChat()
     chat.fail_after = 2
     updates = collect(responder(chat).think("capital?", FakeSink()))
-    errors = [u for u in updates if u.kind == "error"]
-    assert len(errors) == 1 and errors[0].part == "model" and "llama_decode" in str(errors[0].error)
+    errors = [u for u in updates if isinstance(u, Failed)]
+    assert len(errors) == 1 and errors[0].part is Part.MODEL and "llama_decode" in str(errors[0].error)
     assert errors[0].traceback and "RuntimeError" in errors[0].traceback
-    assert sorted(u.part for u in updates if u.kind == "ended") == ["model", "speech"]
+    assert sorted(u.part.value for u in updates if isinstance(u, Ended)) == ["model", "speech"]
 
 
 def test_stop_cuts_the_answer_off_the_speaker_at_once() -> None:
@@ -112,7 +120,7 @@ def test_the_chat_runs_one_answer_at_a_time_and_the_second_waits_for_the_first()
     wait_for(lambda: chat.active == 1, "the first answer to start")
     first.stop()
     second = r.think("second", FakeSink())
-    assert [u.text for u in collect(second) if u.kind == "sentence"] == ["One.", "Two."]
+    assert texts(collect(second)) == ["One.", "Two."]
     assert chat.questions == ["first", "second"] and chat.most_active == 1
 
 

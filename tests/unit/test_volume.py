@@ -18,6 +18,7 @@ from appliance.audio.playback import WavSink
 from appliance.audio.speaker import SpeakerSink
 from appliance.audio.volume import STATE_FILE, Volume, gain_for, shared
 from appliance.config import Config
+from appliance.conversation.policy import Policy, Say
 from appliance.conversation.responder import Responder
 from appliance.thinking import honesty, skills
 from appliance.thinking.volume_skill import RANGE_REPLY
@@ -169,11 +170,10 @@ def test_other_questions_are_not_volume_requests(tmp_path: Path, text: str) -> N
 
 
 def test_without_home_assistant_the_volume_is_still_the_hubs_own_never_refused(tmp_path: Path) -> None:
-    responder = Responder(FakeChat("Turning up the volume."), ToneVoice(), lambda: None, hub(tmp_path),
-                          time.monotonic, home=None)
+    policy = Policy(hub(tmp_path), home=None)
     for text in ("Turn up the volume.", "Turn the volume down.", "Mute.", "Unmute.", "Set the volume to 6."):
-        reply = responder.skill(text)
-        assert reply is not None and reply.intent == "volume" and reply.text != honesty.NO_HOME_ASSISTANT
+        step = policy.begin(text)
+        assert isinstance(step, Say) and step.reply.intent == "volume" and step.reply.text != honesty.NO_HOME_ASSISTANT
 
 
 # ---- what is heard -------------------------------------------------------------------
@@ -211,15 +211,16 @@ def test_the_speaker_plays_at_the_volume(tmp_path: Path) -> None:
 
 
 def test_the_confirmation_is_heard_at_the_new_level(tmp_path: Path) -> None:
-    responder = Responder(FakeChat(), ToneVoice(), lambda: None, hub(tmp_path), time.monotonic)
+    responder = Responder(FakeChat(), ToneVoice(), lambda: None, time.monotonic)
+    policy = Policy(hub(tmp_path), home=None)
     volume = shared(tmp_path)
     loudness = {}
     for name, request in (("full", "set the volume to 10"), ("low", "set the volume to 2"),
                           ("muted", "mute"), ("unmuted", "unmute")):
-        reply = responder.skill(request)
-        assert reply is not None
+        step = policy.begin(request)
+        assert isinstance(step, Say)
         with WavSink(tmp_path / f"{name}.wav", volume=volume) as sink:
-            answer = responder.say([reply.text], sink)
+            answer = responder.say([step.reply.text], sink)
             deadline = time.monotonic() + WAIT_S
             while not answer.done and time.monotonic() < deadline:
                 answer.next_update(0.05)

@@ -19,7 +19,8 @@ from appliance.audio.volume import Volume, gain_for, shared
 from appliance.config import Config, SatelliteConfig, SkillsConfig, WyomingConfig
 from appliance.contracts import Callers, Link, Skills, Stages, Synthesizer
 from appliance.conversation.floor import Floor
-from appliance.conversation.rooms import BUSY_REPLY, Rooms
+from appliance.conversation.policy import BUSY_REPLY
+from appliance.conversation.rooms import Rooms
 from appliance.conversation.turn import TurnRecord
 from appliance.links.wyoming_satellites import WyomingSatellites
 from appliance.thinking.skills import build as build_skills
@@ -458,14 +459,25 @@ def test_a_satellite_that_waits_too_long_for_the_model_hears_that_the_hub_is_bus
 # ---------------------------------------------------------------- the policy itself
 
 
+class Asking:
+    """One who waits for the model: `stopped` is set when the hub's own microphone preempts it."""
+
+    def __init__(self) -> None:
+        self.stopped = threading.Event()
+        self.gone = False
+
+    def preempt(self) -> None:
+        self.stopped.set()
+
+
 def test_the_floor_serves_satellites_first_come_one_at_a_time() -> None:
     floor = Floor(wait_s=WAIT_S)
-    first = floor.take(lambda: None)
+    first = floor.take(Asking())
     assert first is not None
     order: list[str] = []
 
     def asker(name: str) -> None:
-        ticket = floor.take(lambda: None)
+        ticket = floor.take(Asking())
         order.append(name)
         floor.give(ticket)
 
@@ -482,13 +494,13 @@ def test_the_floor_serves_satellites_first_come_one_at_a_time() -> None:
 
 def test_the_hubs_own_microphone_goes_first() -> None:
     floor = Floor(wait_s=WAIT_S)
-    stopped = threading.Event()
-    ticket = floor.take(stopped.set)
+    asking = Asking()
+    ticket = floor.take(asking)
     floor.local_turn(True)
-    assert stopped.is_set(), "a satellite's answer under way is stopped when the hub itself wakes"
+    assert asking.stopped.is_set(), "a satellite's answer under way is stopped when the hub itself wakes"
     floor.give(ticket)
     got: list[object] = []
-    waiter = threading.Thread(target=lambda: got.append(floor.take(lambda: None)))
+    waiter = threading.Thread(target=lambda: got.append(floor.take(Asking())))
     waiter.start()
     time.sleep(0.2)
     assert not got, "a satellite does not start while the hub's own turn runs"
@@ -500,7 +512,7 @@ def test_the_hubs_own_microphone_goes_first() -> None:
 def test_a_wait_has_a_limit() -> None:
     floor = Floor(wait_s=0.1)
     floor.local_turn(True)
-    assert floor.take(lambda: None) is None
+    assert floor.take(Asking()) is None
     assert floor.waiting == 0
 
 

@@ -25,11 +25,14 @@ from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped
 
 from appliance.config import WyomingConfig
+from appliance.conversation.policy import BUSY_REPLY, Policy
 from appliance.links.wyoming_info import Engines
-from appliance.links.wyoming_services import BUSY_REPLY, WyomingServices
+from appliance.links.wyoming_services import WyomingServices
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeTts, chunk
 from tests.fixtures.waits import WAIT_S
 from tests.fixtures.wyoming_garbage import BAD, header
+
+MODEL_ONLY = Policy(None, None)  # Home Assistant's questions are the model's (Policy.handle)
 
 _T = TypeVar("_T")
 
@@ -50,7 +53,7 @@ class Hub:
 def hub() -> Iterator[Hub]:
     asr, tts, chat = FakeAsr(), FakeTts(), FakeChat()
     engines = Engines(asr=asr, tts=tts, chat=chat, asr_name="fake", voice_name="test-voice", model_name="fake-llm")
-    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0", idle_timeout_s=2.0), engines)
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0", idle_timeout_s=2.0), engines, MODEL_ONLY)
     server.start()
     assert server.listening.wait(WAIT_S), "the services port did not start listening"
     yield Hub(server, asr, tts, chat)
@@ -286,7 +289,7 @@ def test_an_empty_question_is_not_handled_without_asking_the_model(hub: Hub) -> 
 
 def test_stop_right_after_start_ends_the_thread() -> None:
     engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="f", voice_name="v", model_name="m")
-    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines)
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines, MODEL_ONLY)
     server.start()
     server.stop(timeout=WAIT_S)
     assert server._thread is not None and not server._thread.is_alive()
@@ -353,7 +356,7 @@ def test_a_peer_that_stops_inside_an_event_is_closed_after_the_idle_timeout(hub:
 
 def test_stop_closes_the_port_and_open_connections() -> None:
     engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="fake", voice_name="v", model_name="m")
-    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines)
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0"), engines, MODEL_ONLY)
     server.start()
     assert server.listening.wait(WAIT_S)
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=WAIT_S)
@@ -372,7 +375,7 @@ def test_a_port_in_use_is_retried_without_stopping_anything(caplog: pytest.LogCa
         taken.listen()
         port = taken.getsockname()[1]
         engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="f", voice_name="v", model_name="m")
-        server = WyomingServices(WyomingConfig(services=f"tcp://127.0.0.1:{port}"), engines)
+        server = WyomingServices(WyomingConfig(services=f"tcp://127.0.0.1:{port}"), engines, MODEL_ONLY)
         server.start()
         deadline = time.monotonic() + WAIT_S
         while "cannot listen" not in caplog.text and time.monotonic() < deadline:
@@ -384,7 +387,7 @@ def test_a_port_in_use_is_retried_without_stopping_anything(caplog: pytest.LogCa
 
 def test_connections_over_the_limit_are_closed_and_served_again_once_one_ends() -> None:
     engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="f", voice_name="v", model_name="m")
-    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0", max_connections=1), engines)
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0", max_connections=1), engines, MODEL_ONLY)
     server.start()
     try:
         assert server.listening.wait(WAIT_S)
@@ -412,7 +415,7 @@ def test_zeroconf_without_its_package_is_one_warning_and_the_port_still_serves(
     monkeypatch.setitem(sys.modules, "zeroconf", None)  # as if not installed
     monkeypatch.setitem(sys.modules, "zeroconf.asyncio", None)
     engines = Engines(asr=FakeAsr(), tts=FakeTts(), chat=FakeChat(), asr_name="f", voice_name="v", model_name="m")
-    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0", zeroconf=True), engines)
+    server = WyomingServices(WyomingConfig(services="tcp://127.0.0.1:0", zeroconf=True), engines, MODEL_ONLY)
     server.start()
     try:
         assert server.listening.wait(WAIT_S)

@@ -1,0 +1,273 @@
+"""Who answers a question, and what is said when nothing can: one policy for every way a question
+comes in (the hub's own microphone, a satellite in another room, `ask`, `listen`, and Home
+Assistant's handle requests on the Wyoming services port).
+
+The order, decided here and nowhere else (Policy.begin, then Policy.settle):
+  1. a local skill, when skills are on;
+  2. the owner's Home Assistant, when configured: a request it handles, or any device request, gets
+     its words; a device request that names no room is asked again in the room it was heard in;
+  3. the language model, with the early answer if it heard the same words (EarlyAnswers);
+  4. an honest refusal instead of the model where the model could only pretend: a device request
+     without Home Assistant, a question only the internet could answer (thinking/honesty.py).
+A failure is answered with the apology, a time limit with its own, and a model that another answer
+holds with the busy reply (reply_to_failure).
+
+The callers keep only how a question comes in and where its answer goes: they follow the steps
+(Say, AskHome, Think) by their type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from appliance.config import Config
+from appliance.contracts import Chat, HandleReply, Home, HomeReply, SkillReply, Skills, Transcript
+from appliance.conversation.responder import Answer, Failed, HomeAnswered
+from appliance.errors import HomeAssistantRefused, ModelBusy
+from appliance.thinking import honesty
+from appliance.thinking.requests import controls_device
+
+_LOGGER = logging.getLogger(__name__)
+
+APOLOGY: Final = "Sorry, something went wrong."
+TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
+BUSY_REPLY: Final = "Sorry, I'm busy answering someone else. Please ask me again in a moment."
+NOTHING_REPLY: Final = "I didn't catch a question."
+
+CONVERSATION_KEPT_S: Final = 300.0  # seconds Home Assistant keeps a conversation going (its own limit)
+UNPLACED: Final = ("no_intent_match", "no_valid_targets")
+"""Home Assistant's codes for a request it could not tie to a device: "turn on the light" with no room
+gets no_valid_targets ("Sorry, I couldn't understand that") from Home Assistant 2025.4."""
+
+SKILL: Final = "skill"
+HOME_ASSISTANT: Final = "home_assistant"
+LLM: Final = "llm"
+
+
+def apology(outcome: str) -> str:
+    """What the person hears when a turn ended in `outcome` ('timeout' or 'error') instead of an answer."""
+    return TIMEOUT_APOLOGY if outcome == "timeout" else APOLOGY
+
+
+def reply_to_failure(error: BaseException) -> str:
+    """What an answer that failed is replaced with: the busy reply when another answer holds the model."""
+    return BUSY_REPLY if isinstance(error, ModelBusy) else APOLOGY
+
+
+def same_words(a: str, b: str) -> bool:
+    """Whether two transcripts say the same thing (spacing and letter case aside)."""
+    return a.casefold().split() == b.casefold().split()
+
+
+def in_area(question: str, area: str) -> str:
+    """The request said in the room: "Turn on the light." in Kitchen -> "Turn on the light in the Kitchen"."""
+    return f"{question.strip().rstrip('.!?').rstrip()} in the {area}"
+
+
+@dataclass(frozen=True)
+class HomeQuestion:
+    """A question for Home Assistant, asked in a room (`area`: a satellite's, or the hub's own
+    home_assistant.area): a device request that names nothing Home Assistant can place ("turn on the
+    light") is asked again in that room, as Home Assistant places a request from a voice device in its
+    area; a room or device named in the request goes first."""
+
+    home: Home
+    text: str
+    conversation_id: str | None = None
+    area: str = ""
+
+    def ask(self) -> HomeReply:
+        """Home Assistant's reply; raises as Home.process."""
+        reply = self.home.process(self.text, self.conversation_id)
+        if self.area and not reply.handled and reply.code in UNPLACED and controls_device(self.text):
+            in_room = self.home.process(in_area(self.text, self.area), self.conversation_id)
+            if in_room.handled:
+                reply = dataclasses.replace(in_room, ms=reply.ms + in_room.ms)
+        return reply
+
+
+class HomeConversation:
+    """One place's conversation with Home Assistant (the hub's, a satellite's room, `ask`'s): a
+    follow-up asked within CONVERSATION_KEPT_S goes on with it."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self._kept: tuple[str, float] | None = None
+
+    def current(self) -> str | None:
+        kept = self._kept
+        return kept[0] if kept is not None and self.clock() - kept[1] < CONVERSATION_KEPT_S else None
+
+    def keep(self, reply: HomeReply) -> None:
+        if reply.conversation_id:
+            self._kept = (reply.conversation_id, self.clock())
+
+
+@dataclass(frozen=True)
+class Say:
+    """Fixed words answer: a skill's reply, a refusal, or Home Assistant's words (`route`)."""
+
+    reply: SkillReply
+    route: str
+
+
+@dataclass(frozen=True)
+class AskHome:
+    """Home Assistant is asked first; its reply goes to Policy.settle."""
+
+    question: HomeQuestion
+
+
+@dataclass(frozen=True)
+class Think:
+    """The language model answers `question`."""
+
+    question: str
+
+
+Step = Say | AskHome | Think
+
+
+class Policy:
+    """Who answers: a local skill, then Home Assistant when configured, then the model, or the truth
+    when nothing here can answer. Holds no state of a turn, so every way a question comes in shares it."""
+
+    def __init__(self, skills: Skills | None, home: Home | None, fallback: str = "model", area: str = "") -> None:
+        self.skills = skills
+        """None when skills are switched off."""
+        self.home = home
+        self.fallback = fallback
+        """home_assistant.fallback: 'home_assistant' lets its words answer whatever it says."""
+        self.area = area
+        """The hub's own room (home_assistant.area)."""
+
+    @classmethod
+    def configured(cls, cfg: Config, skills: Skills | None, home: Home | None) -> Policy:
+        """The policy the configuration asks for (skills.enabled is looked at here)."""
+        return cls(skills if cfg.skills.enabled else None, home, cfg.home_assistant.fallback, cfg.home_assistant.area)
+
+    def begin(self, text: str, room: str = "", area: str | None = None,
+              conversation: HomeConversation | None = None) -> Step:
+        """The first step for a question: what answers it at once, or who is asked. `room`: a satellite's
+        name, where a timer set now rings; `area`: where Home Assistant places it (default the hub's).
+        A failing skill raises."""
+        reply = self.skills.match(text, room) if self.skills is not None else None
+        if reply is None and self.home is None:
+            reply = honesty.cannot_act(text) or honesty.offline(text)
+        if reply is not None:
+            return Say(reply, SKILL)
+        if self.home is not None:
+            conversation_id = conversation.current() if conversation is not None else None
+            return AskHome(HomeQuestion(self.home, text, conversation_id, self.area if area is None else area))
+        return Think(text)
+
+    def settle(self, question: str, update: HomeAnswered | Failed,
+               conversation: HomeConversation | None = None) -> Say | Think:
+        """Who speaks once Home Assistant has answered `question` (or failed to)."""
+        if isinstance(update, HomeAnswered):
+            if conversation is not None:
+                conversation.keep(update.reply)
+            reply = self.after_home(question, update.reply)
+        else:
+            _LOGGER.warning("%s", update.error)
+            reply = self.after_home(question, None, isinstance(update.error, HomeAssistantRefused))
+        if reply is None:
+            return Think(question)
+        return Say(reply, SKILL if reply.intent == "no_internet" else HOME_ASSISTANT)
+
+    def after_home(self, question: str, reply: HomeReply | None, refused: bool = False) -> SkillReply | None:
+        """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.
+
+        Decided by what was asked: a request it handled, or any device request, gets its words (a
+        device it does not know included); anything else goes to the model. Home Assistant down: a
+        device request is told so.
+        """
+        if reply is None:
+            return honesty.unreachable(question, refused) or honesty.offline(question)
+        if reply.speech and (reply.handled or controls_device(question) or self.fallback == "home_assistant"):
+            return SkillReply(reply.speech, "home_assistant")
+        return honesty.offline(question)
+
+    def handle(self, question: str, chat: Chat, cancel: threading.Event) -> HandleReply:
+        """Home Assistant's own question (the Wyoming handle): only the model answers it. Home Assistant
+        has tried its own sentences first, asking it back would go round in a circle, and a timer
+        set from there would ring on a hub nobody is near."""
+        if not question.strip():
+            return HandleReply(NOTHING_REPLY, handled=False)
+        try:
+            text = "".join(chat.stream(question, cancel)).strip()
+        except ModelBusy:
+            _LOGGER.info("Wyoming: a question came while the language model was busy; answered that it is busy")
+            return HandleReply(BUSY_REPLY, handled=False, error_code="model-busy", error_text=BUSY_REPLY)
+        except Exception as exc:
+            _LOGGER.warning("Wyoming: the language model failed: %s", exc)
+            return HandleReply(APOLOGY, handled=False, error_code="handle-failed",
+                               error_text=f"The language model failed: {exc}")
+        return HandleReply(text, handled=True)
+
+
+class HeldAnswers(Protocol):
+    """Starts the model's answer to an early transcript, held back from the speaker until released."""
+
+    def held_answer(self, text: str) -> Answer: ...
+
+
+class EarlyAnswers:
+    """A turn's early answers: at most one at a time, started, dropped or taken over.
+
+    Answering before the question is confirmed over: once the speaker has paused for
+    asr.early_silence_s, the answer starts on the early transcript, its audio held back; when the
+    endpoint confirms the same words it is heard, already under way. When the person goes on
+    speaking (or the final words differ, or a local answer speaks), it is stopped unheard and its
+    turn taken back out of `chat`'s history (Chat.forget, whether or not the model has returned).
+    Nothing here waits for a thread: a dropped answer is handed back to the caller, who may watch
+    its model call return.
+    """
+
+    def __init__(self, starter: HeldAnswers, chat: Chat) -> None:
+        self.starter = starter
+        self.chat = chat
+        self.pending: Answer | None = None
+        self.counts = {"started": 0, "used": 0, "dropped": 0}
+        """Early answers started, and what became of them (bench figures)."""
+        self._seen: Transcript | None = None
+
+    def follow(self, early: Transcript | None) -> Answer | None:
+        """Track the utterance's early transcript: drop a stale answer (returned), start one for a new pause."""
+        dropped = None
+        if self.pending is not None and (early is None or not same_words(early.text, self.pending.text)):
+            dropped = self.drop("the person went on speaking")
+        if early is None or early is self._seen or not early.text.strip():
+            return dropped
+        self._seen = early
+        if self.pending is None:
+            self.pending = self.starter.held_answer(early.text.strip())
+            self.counts["started"] += 1
+            _LOGGER.debug("Answering early from %r", self.pending.text)
+        return dropped
+
+    def take(self, transcript: str) -> Answer | None:
+        """The early answer when its words are the confirmed `transcript`, released to be heard; else None."""
+        pre = self.pending
+        if pre is None or not same_words(pre.text, transcript):
+            return None
+        self.pending = None
+        self.counts["used"] += 1
+        pre.release()
+        return pre
+
+    def drop(self, reason: str) -> Answer | None:
+        """Stop the early answer unheard (if any) and forget its turn; returns it."""
+        pre, self.pending = self.pending, None
+        if pre is None:
+            return None
+        self.counts["dropped"] += 1
+        _LOGGER.debug("Early answer dropped: %s", reason)
+        pre.stop()  # first: a model call that has not begun yet then leaves nothing to forget
+        self.chat.forget(pre.text)
+        return pre
