@@ -127,11 +127,9 @@ class LlmConfig:
     """Sampling seed; -1 draws a new one each start."""
     answer_timeout_s: float = _f(20.0, 1.0, 600)
     """Seconds an answer may take before it is ended cleanly."""
-    system_prompt: str = (
-        "You are a helpful voice assistant in a home. Answer in one or two short spoken "
-        "sentences. Do not use lists, markdown, emoji or links."
-    )
-    """Kept byte-identical every turn (no clock in it), so its KV cache is reused."""
+    system_prompt: str | None = None
+    """The model's instructions, kept byte-identical every turn (no clock in it) so its KV cache is
+    reused; null takes the language pack's (appliance/language/)."""
     facts_file: str | None = _f(None, exists=True)
     """A few lines about the home (who lives here, rooms, guest Wi-Fi) added to the system prompt."""
     facts_max_tokens: int = _f(200, 0, 2048)
