@@ -20,6 +20,8 @@ from appliance.config_wyoming import satellite_address as satellite_address
 from appliance.config_wyoming import satellite_name as satellite_name
 from appliance.config_wyoming import wyoming_address as wyoming_address
 from appliance.errors import BadConfig
+from appliance.language import DEFAULT as DEFAULT_LANGUAGE
+from appliance.language import KNOWN as KNOWN_LANGUAGES
 
 SYSTEM_CONFIG: Final = Path("/etc/appliance/appliance.yaml")
 SHIPPED_CONFIG: Final = Path(__file__).resolve().parent.parent / "config" / "appliance.yaml"
@@ -127,11 +129,9 @@ class LlmConfig:
     """Sampling seed; -1 draws a new one each start."""
     answer_timeout_s: float = _f(20.0, 1.0, 600)
     """Seconds an answer may take before it is ended cleanly."""
-    system_prompt: str = (
-        "You are a helpful voice assistant in a home. Answer in one or two short spoken "
-        "sentences. Do not use lists, markdown, emoji or links."
-    )
-    """Kept byte-identical every turn (no clock in it), so its KV cache is reused."""
+    system_prompt: str | None = None
+    """The model's instructions, kept byte-identical every turn (no clock in it) so its KV cache is
+    reused; null takes the language pack's (appliance/language/)."""
     facts_file: str | None = _f(None, exists=True)
     """A few lines about the home (who lives here, rooms, guest Wi-Fi) added to the system prompt."""
     facts_max_tokens: int = _f(200, 0, 2048)
@@ -256,6 +256,8 @@ class ServiceConfig:
 
 @dataclass(frozen=True)
 class Config:
+    language: str = DEFAULT_LANGUAGE
+    """The language the hub speaks and understands: its words are in appliance/language/<language>.py."""
     audio: AudioConfig = field(default_factory=AudioConfig)
     wake: WakeConfig = field(default_factory=WakeConfig)
     asr: AsrConfig = field(default_factory=AsrConfig)
@@ -343,6 +345,9 @@ def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
         if not ha.token_file:
             validator.add("home_assistant.token_file", "must name the file holding a long-lived access token "
                           "when home_assistant.enabled is true (HA: your profile -> Security)")
+    if cfg is not None and cfg.language not in KNOWN_LANGUAGES:
+        validator.add("language", "must be a language the hub has words for: "
+                      f"{', '.join(KNOWN_LANGUAGES)}; got {cfg.language!r}")
     if cfg is not None:
         check_wyoming(cfg.wyoming, validator)
     if cfg is None or validator.problems:

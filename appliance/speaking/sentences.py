@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from appliance.language import SentenceWords, pack
+
 # An ASCII terminator ends a sentence only when whitespace follows it (so 3.14 and example.com stay whole).
 TERMINATORS: Final = ".!?…"
 # CJK full-width terminators end a sentence without a following space.
@@ -18,23 +20,8 @@ _PIECE_ENDS: Final = frozenset(TERMINATORS + CLAUSE_MARKS)
 # Openers stripped before looking a word up as an abbreviation.
 _OPENERS: Final = "\"'“‘([{«「『"
 
-# Abbreviations after which a period never ends a sentence (titles are followed by a name).
-NEVER_SPLIT: Final = frozenset({
-    "mr", "mrs", "ms", "mx", "dr", "prof", "st", "jr", "sr", "sgt", "capt", "gen", "gov", "rev",
-    "vs", "e.g", "i.e", "cf", "approx", "fig", "u.s", "u.k", "u.n", "mt", "ft", "dept", "est",
-})
-# Abbreviations that may also end a sentence: split only when the next word starts with a capital.
-SPLIT_IF_CAPITAL: Final = frozenset({"etc", "a.m", "p.m", "inc", "ltd", "co", "corp", "jan", "feb",
-                                     "aug", "sept", "oct", "nov", "dec", "min", "max"})
+# Dotted initials ("u.s.a."): like the abbreviations that may end a sentence.
 _DOTTED: Final = re.compile(r"(?:[a-z]\.)+[a-z]")
-# Words that begin a new phrase: the first piece may leave just before one of them when no
-# punctuation comes early ("The capital of France | is Paris."), as RealtimeTTS's
-# force_first_fragment_after_words does, but at a phrase boundary rather than at any word.
-PHRASE_STARTS: Final = frozenset({
-    "is", "are", "was", "were", "has", "have", "had", "can", "will", "would", "because", "which",
-    "who", "that", "and", "but", "so", "with", "by", "for", "in", "on", "at", "from", "about",
-    "when", "where", "while", "than", "like", "after", "before", "during", "into", "through",
-})
 LIST_NUMBER_MAX_DIGITS: Final = 3
 
 
@@ -46,12 +33,17 @@ class SentenceSplitter:
     of an answer may end at a clause mark (comma, semicolon, colon) after `first_clause_min_words`
     words, so speech can start sooner; 0 turns that off. With `first_phrase_max_words`, a first
     piece with no punctuation in its first words also leaves before the first phrase-starting
-    word (PHRASE_STARTS) from word `first_clause_min_words` to word `first_phrase_max_words`.
+    word (the language's phrase_starts; the first piece may leave there when no punctuation comes
+    early, "The capital of France | is Paris.", as RealtimeTTS's force_first_fragment_after_words does,
+    but at a phrase boundary rather than at any word) from word `first_clause_min_words` to word
+    `first_phrase_max_words`. Abbreviations come from `words` (the default pack's unless given).
     """
 
-    def __init__(self, first_clause_min_words: int = 0, first_phrase_max_words: int = 0) -> None:
+    def __init__(self, first_clause_min_words: int = 0, first_phrase_max_words: int = 0,
+                 words: SentenceWords | None = None) -> None:
         self.first_clause_min_words = first_clause_min_words
         self.first_phrase_max_words = first_phrase_max_words
+        self.words = words or pack().sentences
         self._text = ""
         self._start = 0
         self._pieces = 0
@@ -117,7 +109,7 @@ class SentenceSplitter:
                 return None  # a line break or punctuation decides this piece
             if end == len(self._text) and not final:
                 return None  # the word may go on
-            if n >= self.first_clause_min_words and word.group().lower() in PHRASE_STARTS:
+            if n >= self.first_clause_min_words and word.group().lower() in self.words.phrase_starts:
                 begin = self._start + word.start()
                 return self._start + words[n - 1].end(), begin
         return None
@@ -181,13 +173,13 @@ class SentenceSplitter:
         token = text[start:i].lstrip(_OPENERS)
         token_start = i - len(token)
         lower = token.lower()
-        if lower in NEVER_SPLIT:
+        if lower in self.words.never_split:
             return False
         if token.isdigit() and len(token) <= LIST_NUMBER_MAX_DIGITS and token_start == piece_start:
             return False  # "1. Preheat the oven" (a list number)
         if len(token) == 1 and token.isalpha() and token.isupper():
             return False  # an initial: "J. Smith"
-        if lower in SPLIT_IF_CAPITAL or _DOTTED.fullmatch(lower):
+        if lower in self.words.split_if_capital or _DOTTED.fullmatch(lower):
             return nxt == "" or nxt.isupper()
         return True
 
@@ -205,7 +197,8 @@ def _skip(text: str, i: int, chars: str) -> int:
     return i
 
 
-def split_all(text: str, first_clause_min_words: int = 0, first_phrase_max_words: int = 0) -> list[str]:
+def split_all(text: str, first_clause_min_words: int = 0, first_phrase_max_words: int = 0,
+              words: SentenceWords | None = None) -> list[str]:
     """Split a whole text at once (what streaming the same text produces)."""
-    splitter = SentenceSplitter(first_clause_min_words, first_phrase_max_words)
+    splitter = SentenceSplitter(first_clause_min_words, first_phrase_max_words, words)
     return splitter.add(text) + splitter.finish()

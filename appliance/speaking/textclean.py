@@ -6,57 +6,14 @@ import re
 import unicodedata
 from typing import Final
 
-# Symbol-like characters a voice should still say (espeak-ng reads them well, or they are
-# spelled out below before emoji are dropped).
+from appliance.language import SpeechWords, pack
+
+# Symbol-like characters a voice should still say (espeak-ng reads them well, or the language
+# pack spells them out once emoji are dropped).
 _KEEP_SYMBOLS: Final = frozenset("©®™°℃℉")
 _INVISIBLE: Final = frozenset("\u200b\u200c\u200d\u2060\ufeff\u20e3")  # zero-width joiners, keycap
 
 _NUMBER: Final = r"\d+(?:[.,]\d+)*"
-_SCALE: Final = r"(?:\s+(?:thousand|million|billion|trillion))?"
-
-# Units after a number that espeak-ng spells letter by letter ("5 km" -> "five K M").
-_UNITS: Final = {
-    "km/h": "kilometres per hour", "m/s": "metres per second", "kWh": "kilowatt hours",
-    "kW": "kilowatts", "km": "kilometres", "kg": "kilograms", "cm": "centimetres",
-    "mm": "millimetres", "ml": "millilitres", "mg": "milligrams", "lbs": "pounds",
-    "lb": "pounds", "oz": "ounces", "ft": "feet", "hrs": "hours", "mins": "minutes",
-}
-_FRACTIONS: Final = {"1/2": "a half", "1/3": "a third", "2/3": "two thirds",
-                     "1/4": "a quarter", "3/4": "three quarters"}
-_CURRENCIES: Final = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "pounds")}
-
-# Plain replacements, applied after the markdown is gone (order matters little: no overlaps).
-_SPELLED: Final = [
-    (re.compile(r"\s*(?:→|->|⟶|=>)\s*"), " to "),
-    (re.compile(r"\s*(?:←|<-)\s*"), " from "),
-    (re.compile(r"\s*[℃]"), " degrees Celsius"),
-    (re.compile(r"\s*[℉]"), " degrees Fahrenheit"),
-    (re.compile(r"\s*[°º]\s*C\b"), " degrees Celsius"),
-    (re.compile(r"\s*[°º]\s*F\b"), " degrees Fahrenheit"),
-    (re.compile(r"(?<=\d)\s*[°º]"), " degrees"),
-    (re.compile(r"[°º]"), " degrees "),
-    (re.compile(r"\s*%"), " percent"),
-    (re.compile(r"\s*&\s*"), " and "),
-    (re.compile(r"\s*\+\s*"), " plus "),
-    (re.compile(r"\s*±\s*"), " plus or minus "),
-    (re.compile(r"\s*(?:≈|~=)\s*"), " about "),
-    (re.compile(r"\s*[≠]\s*"), " is not "),
-    (re.compile(r"\s*[≤]\s*|\s*<=\s*"), " at most "),
-    (re.compile(r"\s*[≥]\s*|\s*>=\s*"), " at least "),
-    (re.compile(r"\s*=+\s*"), " equals "),
-    (re.compile(r"\s*×\s*"), " times "),
-    (re.compile(r"\s*÷\s*"), " divided by "),
-    (re.compile(r"(?<=\d)\s*<\s*(?=\d)"), " is less than "),
-    (re.compile(r"(?<=\d)\s*>\s*(?=\d)"), " is more than "),
-    (re.compile(r"~\s*(?=\d)"), "about "),
-    (re.compile(r"~"), " "),
-    (re.compile(r"(?<=\w)@(?=\w)"), " at "),
-    (re.compile(r"#\s*(?=\d)"), "number "),
-    (re.compile(r"#"), " "),
-    (re.compile(r"\bi\.e\.", re.IGNORECASE), "that is"),
-    (re.compile(r"\be\.g\.", re.IGNORECASE), "for example"),
-    (re.compile(r"\bvs\.?(?=\s)", re.IGNORECASE), "versus"),
-]
 
 _FENCE: Final = re.compile(r"(?:`{3,}|~{3,})[\w+#.-]*")
 _INLINE_CODE: Final = re.compile(r"`+([^`\n]*?)`+")
@@ -76,18 +33,19 @@ _QUOTE: Final = re.compile(r"^\s*(?:>\s?)+")
 _RULE: Final = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")
 _TABLE_RULE: Final = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _RANGE: Final = re.compile(rf"(?<![\d\-/.])({_NUMBER})\s*[-–]\s*({_NUMBER})(?![\d\-/])")
-_CURRENCY: Final = re.compile(rf"([$€£])[$€£\s]*({_NUMBER})({_SCALE})")
 _SLASH_NUMBERS: Final = re.compile(r"(?<![\d/])(\d+)/(\d+)(?![\d/])")
 _SLASH_WORDS: Final = re.compile(r"(?<=[A-Za-z])\s*/\s*(?=[A-Za-z])")
 _END_PUNCT: Final = ".!?:;,"
 
 
-def for_speech(text: str) -> str:
-    """Plain, speakable text: markdown, emoji and URLs gone, awkward symbols spelled out.
+def for_speech(text: str, words: SpeechWords | None = None) -> str:
+    """Plain, speakable text: markdown, emoji and URLs gone, awkward symbols spelled out in `words`
+    (the default pack's unless given).
 
     Works on whole answers and on single streamed sentences alike; an empty result means
     there is nothing to say (an emoji alone, a bare link).
     """
+    words = words or pack().speech
     text = unicodedata.normalize("NFC", text)
     text = _ESCAPE.sub(lambda m: _escaped(m.group(1)), text)
     text = _FENCE.sub("\n", text)
@@ -101,16 +59,16 @@ def for_speech(text: str) -> str:
     text = _STRIKE.sub(r"\1", text)
     text = _ITALIC_STAR.sub(r"\1", text)
     text = _ITALIC_UNDER.sub(r"\1", text)
-    text = re.sub(r"(?<=\d)\s*[×x*]\s*(?=\d)", " times ", text)
+    text = re.sub(r"(?<=\d)\s*[×x*]\s*(?=\d)", words.times, text)
     text = re.sub(r"[*_`|\[\]{}\\^]", " ", text)  # markdown left over
     text = _drop_emoji(text)
-    text = _numbers(text)
-    for pattern, spoken in _SPELLED:
+    text = _numbers(text, words)
+    for pattern, spoken in words.spelled:
         text = pattern.sub(spoken, text)
     text = re.sub(r"[<>]", " ", text)
     text = re.sub(r"\s*[()]\s*", ", ", text)  # a parenthesis is a pause, not a word
     text = re.sub(r"(?:^|\s+)[-–—]+(?=[\s,.;:!?]|$)|—", ", ", text)  # a dash between words is a pause
-    text = _SLASH_WORDS.sub(" or ", text)
+    text = _SLASH_WORDS.sub(words.or_, text)
     return _tidy(text)
 
 
@@ -159,26 +117,29 @@ def _drop_emoji(text: str) -> str:
     return "".join(kept)
 
 
-def _numbers(text: str) -> str:
+def _numbers(text: str, words: SpeechWords) -> str:
     """Currencies, units, ranges, fractions and slashes around numbers and words."""
+    symbols = "".join(words.currencies)
+    scale = rf"(?:\s+(?:{'|'.join(words.scales)}))?"
+
     def money(m: re.Match[str]) -> str:
-        one, many = _CURRENCIES[m.group(1)]
+        one, many = words.currencies[m.group(1)]
         amount, scale = m.group(2), m.group(3)
         return f"{amount}{scale} {one if amount == '1' and not scale else many}"
 
-    text = _CURRENCY.sub(money, text)
-    for unit, spoken in _UNITS.items():
+    def fraction(m: re.Match[str]) -> str:
+        whole = f"{m.group(1)}/{m.group(2)}"
+        if whole in words.fractions:
+            return words.fractions[whole]
+        return words.out_of.format(a=m.group(1), b=m.group(2))
+
+    currency = re.compile(rf"([{re.escape(symbols)}])[{re.escape(symbols)}\s]*({_NUMBER})({scale})")
+    text = currency.sub(money, text)
+    for unit, spoken in words.units.items():
         text = re.sub(rf"(?<=\d)\s*{re.escape(unit)}\b", f" {spoken}", text)
-    text = _RANGE.sub(r"\1 to \2", text)
-    text = _SLASH_NUMBERS.sub(_fraction, text)
+    text = _RANGE.sub(rf"\1{words.range_to}\2", text)
+    text = _SLASH_NUMBERS.sub(fraction, text)
     return text
-
-
-def _fraction(m: re.Match[str]) -> str:
-    whole = f"{m.group(1)}/{m.group(2)}"
-    if whole in _FRACTIONS:
-        return _FRACTIONS[whole]
-    return f"{m.group(1)} out of {m.group(2)}"
 
 
 def _strongest(m: re.Match[str]) -> str:

@@ -6,26 +6,36 @@ from __future__ import annotations
 from typing import Final
 
 from appliance.contracts import SkillReply
+from appliance.language import LanguagePack, pack
 from appliance.thinking.requests import controls_device, needs_internet
 
-NO_HOME_ASSISTANT: Final = "I can't control devices; Home Assistant isn't connected."
-HOME_ASSISTANT_DOWN: Final = "I can't reach Home Assistant right now, so I can't do that."
-HOME_ASSISTANT_REFUSED: Final = "Home Assistant refused my access token, so I can't do that."
-NO_INTERNET: Final = "I have no internet connection, so I can't look that up."
+# The default pack's sentences, for callers that name them.
+NO_HOME_ASSISTANT: Final = pack().replies.no_home_assistant
+HOME_ASSISTANT_DOWN: Final = pack().replies.home_assistant_down
+HOME_ASSISTANT_REFUSED: Final = pack().replies.home_assistant_refused
+NO_INTERNET: Final = pack().replies.no_internet
 
 
-def cannot_act(text: str) -> SkillReply | None:
+def cannot_act(text: str, words: LanguagePack | None = None) -> SkillReply | None:
     """Without Home Assistant: a device request gets the truth, never a claimed action."""
-    return SkillReply(NO_HOME_ASSISTANT, "no_home_assistant") if controls_device(text) else None
-
-
-def unreachable(text: str, refused: bool = False) -> SkillReply | None:
-    """Home Assistant down, or refusing the token: a device request is told which; anything else goes on."""
-    if not controls_device(text):
+    words = words or pack()
+    if not controls_device(text, words.requests):
         return None
-    return SkillReply(HOME_ASSISTANT_REFUSED if refused else HOME_ASSISTANT_DOWN, "home_assistant_down")
+    return SkillReply(words.replies.no_home_assistant, "no_home_assistant")
 
 
-def offline(text: str) -> SkillReply | None:
+def unreachable(text: str, refused: bool = False, words: LanguagePack | None = None) -> SkillReply | None:
+    """Home Assistant down, or refusing the token: a device request is told which; anything else goes on."""
+    words = words or pack()
+    if not controls_device(text, words.requests):
+        return None
+    said = words.replies.home_assistant_refused if refused else words.replies.home_assistant_down
+    return SkillReply(said, "home_assistant_down")
+
+
+def offline(text: str, words: LanguagePack | None = None) -> SkillReply | None:
     """A question only the internet could answer gets "no internet", not an invented answer."""
-    return SkillReply(NO_INTERNET, "no_internet") if needs_internet(text) else None
+    words = words or pack()
+    if not needs_internet(text, words.requests):
+        return None
+    return SkillReply(words.replies.no_internet, "no_internet")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import ctypes
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -15,6 +14,7 @@ from typing import Any, Final
 from appliance.config import Config, LlmConfig
 from appliance.contracts import Chat
 from appliance.errors import ModelBusy
+from appliance.language import LanguagePack, pack
 from appliance.thinking.llm_open import LlmError, open_llama, read_facts
 from appliance.thinking.llm_session import ChatSession
 from appliance.thinking.llm_stats import LlmStats
@@ -32,10 +32,10 @@ from appliance.thinking.prompt import (
 
 _LOGGER = logging.getLogger(__name__)
 
-TOO_LONG_REPLY: Final = "Sorry, that question is too long for me. Could you ask it in fewer words?"
-# Questions that ask for more than a sentence or two get the longer token budget.
-LONG_ANSWER: Final = re.compile(
-    r"\b(tell me more|explain|in detail|describe|elaborate|a story|step by step|longer answer)\b", re.IGNORECASE)
+# The default pack's reply to a question too long for the context, and the questions that ask for
+# more than a sentence or two (the longer token budget).
+TOO_LONG_REPLY: Final = pack().replies.too_long
+LONG_ANSWER: Final = pack().prompt.long_answer
 TOP_K: Final = 40  # llama.cpp's default candidate cut before top_p
 MIN_P: Final = 0.05  # llama.cpp's default
 PIECE_BYTES: Final = 64  # a token's text is at most a few dozen bytes
@@ -49,8 +49,11 @@ class LlamaChat:
     """A conversation with one llama.cpp model, streamed token by token (the Chat protocol)."""
 
     def __init__(self, cfg: LlmConfig, model_path: str | Path, *, idle_reset_s: float = 300.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, words: LanguagePack | None = None) -> None:
         self.cfg = cfg
+        self.words = words or pack()
+        self.system_prompt = (self.words.prompt.system if cfg.system_prompt is None else cfg.system_prompt).strip()
+        """llm.system_prompt, else the language's own: the prompt without the house facts."""
         self.model_path = Path(model_path)
         self.idle_reset_s = idle_reset_s
         self.clock = clock
@@ -60,7 +63,7 @@ class LlamaChat:
         self.n_threads_first = cfg.n_threads_first or self.n_threads_batch
         self._set_threads: Callable[[int, int], None] = lambda generation, batch: None
         self.history = History()
-        self.system = cfg.system_prompt
+        self.system = self.system_prompt
         self.system_tokens = 0
         self._llama: Any = None
         self._format: Any = None
@@ -80,7 +83,8 @@ class LlamaChat:
         """Resolve the model file and load it (one Llama for the life of the process)."""
         from appliance.setup import models
 
-        chat = cls(cfg.llm, models.resolve("llm", cfg).path, idle_reset_s=cfg.conversation.idle_reset_s)
+        chat = cls(cfg.llm, models.resolve("llm", cfg).path, idle_reset_s=cfg.conversation.idle_reset_s,
+                   words=pack(cfg.language))
         chat.load()
         return chat
 
@@ -102,10 +106,11 @@ class LlamaChat:
 
     def _system_prompt(self) -> str:
         facts = read_facts(self.cfg)
-        return self.cfg.system_prompt.strip() if facts is None else self._with_facts(facts, self.cfg.facts_file)
+        return self.system_prompt if facts is None else self._with_facts(facts, self.cfg.facts_file)
 
     def _with_facts(self, facts: str, source: str) -> str:
-        system, whole = with_facts(self.cfg.system_prompt, facts, self.cfg.facts_max_tokens, self.count_text)
+        system, whole = with_facts(self.system_prompt, facts, self.cfg.facts_max_tokens, self.count_text,
+                                   self.words.prompt.facts_header)
         if not whole:
             _LOGGER.warning("Facts in %s are longer than llm.facts_max_tokens (%d); the rest is left out",
                             source, self.cfg.facts_max_tokens)
@@ -113,7 +118,7 @@ class LlamaChat:
 
     def set_facts(self, facts: str | None) -> None:
         """Replace the house facts in the system prompt (None: none), start afresh and re-warm the cache."""
-        self.system = self._with_facts(facts, "the facts given") if facts else self.cfg.system_prompt.strip()
+        self.system = self._with_facts(facts, "the facts given") if facts else self.system_prompt
         self.reset()
         self.warm()
 
@@ -249,7 +254,7 @@ class LlamaChat:
     def budget_for(self, question: str, long: bool | None = None) -> int:
         """Tokens the answer may use: the long budget when asked for ("explain", "tell me more")."""
         if long is None:
-            long = bool(LONG_ANSWER.search(question))
+            long = bool(self.words.prompt.long_answer.search(question))
         return self.cfg.max_new_tokens_long if long else self.cfg.max_new_tokens
 
     def session(self) -> Chat:
@@ -301,7 +306,7 @@ class LlamaChat:
                             stats.prompt_tokens, cfg.n_ctx, budgets[-1])
             stats.ttft_ms = (time.monotonic() - started) * 1000
             stats.total_ms = stats.ttft_ms
-            yield TOO_LONG_REPLY
+            yield self.words.replies.too_long
             return None
         first, _, budget = fit
         stats.max_new_tokens = budget

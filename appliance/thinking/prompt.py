@@ -7,9 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from appliance.language import pack
+
 Message = dict[str, str]
 
-FACTS_HEADER: Final = "\n\nFacts about this home:\n"
+FACTS_HEADER: Final = pack().prompt.facts_header
+"""The default pack's line before the house facts."""
 
 
 @dataclass(frozen=True)
@@ -85,11 +88,12 @@ def trim_to_tokens(text: str, max_tokens: int, count: Callable[[str], int]) -> s
     return "\n".join(kept).strip()
 
 
-def with_facts(system: str, facts: str, max_tokens: int, count: Callable[[str], int]) -> tuple[str, bool]:
-    """(the system prompt with the house facts that fit max_tokens, whether they all did)."""
+def with_facts(system: str, facts: str, max_tokens: int, count: Callable[[str], int],
+               header: str = FACTS_HEADER) -> tuple[str, bool]:
+    """(the system prompt with the house facts that fit max_tokens after `header`, whether they all did)."""
     kept = trim_to_tokens(facts, max_tokens, count)
     system = system.strip()
-    return (system + FACTS_HEADER + kept if kept else system), len(kept) >= len(facts.strip())
+    return (system + header + kept if kept else system), len(kept) >= len(facts.strip())
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

@@ -15,19 +15,9 @@ from typing import TYPE_CHECKING, Final
 from appliance.audio.volume import shared as shared_volume
 from appliance.config import SkillsConfig, WakeConfig
 from appliance.contracts import SkillReply
+from appliance.language import LanguagePack, pack
 from appliance.thinking.clock_skill import ClockSkill
-from appliance.thinking.skillparse import (
-    TIMER_WORDS,
-    Span,
-    find_durations,
-    normalize,
-    parse_number,
-    rest_name,
-    say_duration,
-    say_remaining,
-    segments,
-    timer_name,
-)
+from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span
 from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
 from appliance.thinking.volume_skill import VolumeSkill
 from appliance.wake_name import wake_words
@@ -39,39 +29,6 @@ _LOGGER = logging.getLogger(__name__)
 
 PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
 REPORT_MAX: Final = 4  # timers read out one by one; more are counted
-# Words recognisers write for "timer"; repaired only where a timer request fits around them.
-_TIMER_SOUNDALIKES: Final = frozenset({"tiger", "timber", "timor", "timmer", "tamer", "dimer", "time"})
-_CANCEL_VERBS: Final = frozenset({"cancel", "stop", "delete", "remove", "clear", "kill", "end", "dismiss",
-                                  "abort", "forget", "reset"})
-_SET_VERBS: Final = frozenset({"set", "start", "make", "create", "put", "add", "begin", "run", "give",
-                               "need", "want", "new", "get"})
-_FILLERS: Final = frozenset({"um", "uh", "er", "erm", "hmm", "uhm"})
-# The wake phrase and its name ("hey jarvis", "jarvis") are added per wake model (LocalSkills).
-_LEADING: Final = [("hey",), ("ok",), ("okay",), ("so",), ("please",),
-                   ("can", "you"), ("could", "you"), ("would", "you"), ("will", "you"), ("and",)]
-_TRAILING: Final = [("please",), ("thanks",), ("thank", "you")]
-_STOP: Final = (
-    r"^(?:(?:no|ok|okay|oh|just|alright|all right{name}) )*"
-    r"(?:stop(?: it| that| talking| speaking| now)?|cancel(?: that| it)?|never mind|forget (?:it|about it)"
-    r"|be quiet|quiet|shut up|hush|shush|silence|enough|that is enough|that will do|nothing|dismiss"
-    r"|stop the (?:alarm|sound|noise|ringing|beeping)|turn (?:it|that) off)"
-    r"(?: (?:stop|please|now|thanks|thank you{name}))*$")
-_LEFT_RE: Final = re.compile(
-    r"\b(?:how (?:much|long|many (?:minutes|seconds|hours))|what is the time|time|minutes)\b.*"
-    r"\b(?:left|remaining|to go|until|till|before|on)\b|\bhow much longer\b|\bcheck (?:on )?(?:the|my)\b"
-    r"|\bhow is (?:the|my)\b|\bstatus\b|\bwhen (?:will|does|is)\b")
-_LEFT_ALONE_RE: Final = re.compile(
-    r"\b(?:how (?:much time|long|many (?:minutes|seconds|hours)))\b(?: \w+)*? (?:left|remaining|to go)$"
-    r"|^(?:time|how much) (?:left|longer)$|^how much longer$|^(?:what is the )?time (?:left|remaining)(?: on \w+)?$")
-# A question about timers in general ("what is a timer", "how do timers work") is for the model.
-_GENERIC_TIMER_RE: Final = re.compile(r"\b(?:a|an) (?:\w+ )?timer\b|\b(?:work|invent\w*|history|buy|best|app)\b")
-_LIST_RE: Final = re.compile(
-    r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"
-    r"|\b(?:do i have|are there|is there|have i got|got) any (?:\w+ )?timers?\b|\bhow many timers\b"
-    r"|\btimers (?:are )?(?:running|set|going|on)\b|^(?:my |the |all )?timers$|\bwhat are my timers\b")
-_QUESTION_START: Final = frozenset({"how", "what", "why", "who", "when", "where", "does", "do", "is", "are", "which"})
-_CLOCK_TIME_RE: Final = re.compile(r"\b(?:am|pm|oclock|morning|tonight|tomorrow|noon|midnight)\b"
-                                   r"|\b(?:at|for) \d{1,2}(?::\d\d)?$|\b\d{1,2}:\d\d\b")
 
 
 @dataclass
@@ -87,19 +44,26 @@ class LocalSkills:
 
     def __init__(self, config: SkillsConfig, timers: Timers, clock: Clock = time.time,
                  tz: tzinfo | None = None, wake: tuple[str, ...] = wake_words(WakeConfig().model),
-                 volume: VolumeSkill | None = None) -> None:
+                 volume: VolumeSkill | None = None, words: LanguagePack | None = None) -> None:
         self.config = config
+        self.words = words or pack()
+        self.parse = SkillParser(self.words)
+        self._w = self.words.timers
+        self._say = self.words.say
+        common = self.words.skills
         name = wake[-1:]  # "jarvis" of "hey jarvis": the name people add ("thanks, jarvis")
-        self._leading = [wake, name, *_LEADING] if wake else list(_LEADING)
-        self._trailing = [*_TRAILING, name] if wake else list(_TRAILING)
-        self._stop_re = re.compile(_STOP.format(name=f"|{re.escape(name[0])}" if name else ""))
+        self._fillers = common.fillers
+        self._leading = [wake, name, *common.leading] if wake else list(common.leading)
+        self._trailing = [*common.trailing, name] if wake else list(common.trailing)
+        self._stop_re = re.compile(common.stop.format(name=f"|{re.escape(name[0])}" if name else ""))
+        self._yes = common.yes
         self.timers = timers
         self.clock = clock
         self._pending: dict[str, _Pending] = {}
         """Each room's question waiting for its answer ("how long should the timer be?")."""
         self._asked: _Pending | None = None
         self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
-        self.clock_skill = ClockSkill(config, clock, tz)
+        self.clock_skill = ClockSkill(config, clock, tz, words=self.words)
         self.volume = volume  # the speaker in the room asked: first after stop, never a device for Home Assistant
 
     def match(self, transcript: str, room: str = "") -> SkillReply | None:
@@ -107,7 +71,7 @@ class LocalSkills:
         (a satellite's name) rings there."""
         if not self.config.enabled:
             return None
-        tokens = _strip(normalize(transcript), self._leading, self._trailing)
+        tokens = _strip(self.parse.normalize(transcript), self._fillers, self._leading, self._trailing)
         if not tokens:
             return None
         text = " ".join(tokens)
@@ -138,76 +102,76 @@ class LocalSkills:
     # ---- timers --------------------------------------------------------------------
 
     def _timer_intent(self, tokens: list[str], room: str = "") -> SkillReply | None:
-        spans = find_durations(tokens)
-        tokens = _repair_timer_word(tokens, spans)
+        w, parse = self._w, self.parse
+        spans = parse.find_durations(tokens)
+        tokens = self._repair_timer_word(tokens, spans)
         text = " ".join(tokens)
-        has_timer = any(t in TIMER_WORDS for t in tokens)
+        has_timer = any(t in w.timer_words for t in tokens)
         first = tokens[0]
-        cancel_verb = first in _CANCEL_VERBS or text.startswith(("turn off", "switch off", "get rid of",
-                                                                  "never mind the", "i dont need the"))
+        cancel_verb = first in w.cancel_verbs or text.startswith(w.cancel_starts)
         if cancel_verb and has_timer:
             return self._cancel(tokens, spans)
-        if cancel_verb and len(tokens) > 1 and self._timers_named(rest_name(tokens[1:])):
+        if cancel_verb and len(tokens) > 1 and self._timers_named(parse.rest_name(tokens[1:])):
             return self._cancel(tokens, spans)
-        if has_timer and _LIST_RE.search(text) and not spans:
+        if has_timer and w.list_re.search(text) and not spans:
             return self._report("timer_list", None)
-        wants_set = (first in _SET_VERBS or text.startswith(("i need", "i want", "can i have", "can i get"))
-                     or bool(re.match(r"^(?:time|count down|countdown) ", text))
-                     or bool(re.search(r"\b(?:remind|wake|tell|alert|let) me(?: up| know)? in\b", text)))
-        asks_left = (has_timer and (_LEFT_RE.search(text) or first in ("is", "are"))) \
-            or _LEFT_ALONE_RE.search(text)
+        wants_set = (first in w.set_verbs or text.startswith(w.set_starts)
+                     or bool(w.set_start_re.match(text)) or bool(w.remind_re.search(text)))
+        asks_left = (has_timer and (w.left_re.search(text) or first in w.is_words)) \
+            or w.left_alone_re.search(text)
         if asks_left and not (spans and wants_set):
-            return self._report("timer_left", timer_name(tokens, spans) if has_timer else None)
-        alarm_at = ("alarm" in tokens or "alarms" in tokens or "wake" in tokens or "remind" in tokens) \
-            and bool(_CLOCK_TIME_RE.search(text))
+            return self._report("timer_left", parse.timer_name(tokens, spans) if has_timer else None)
+        alarm_at = bool(w.alarm_words & set(tokens)) and bool(w.clock_time_re.search(text))
         if alarm_at:
-            return self._clarify("I can only set timers for a length of time, like ten minutes. "
-                                 "How long should it be?", "set", timer_name(tokens, spans))
+            return self._clarify(w.alarm_at, "set", parse.timer_name(tokens, spans))
         if spans and (has_timer or wants_set):
             return self._set(tokens, spans, room)
-        if has_timer and first in _QUESTION_START and not wants_set and not _GENERIC_TIMER_RE.search(text):
-            return self._report("timer_left", timer_name(tokens, spans))  # "what's the timer at"
-        if has_timer and (wants_set or first not in _QUESTION_START):
-            return self._clarify("How long should the timer be, for example ten minutes?", "set", timer_name(tokens, spans))
+        if has_timer and first in w.question_start and not wants_set and not w.generic_re.search(text):
+            return self._report("timer_left", parse.timer_name(tokens, spans))  # "what's the timer at"
+        if has_timer and (wants_set or first not in w.question_start):
+            return self._clarify(w.how_long, "set", parse.timer_name(tokens, spans))
         return None
 
     def _set(self, tokens: list[str], spans: list[Span], room: str = "") -> SkillReply:
-        wanted = [(span.seconds, timer_name(seg, seg_spans)) for span, seg, seg_spans in segments(tokens, spans)]
+        w, say = self._w, self._say
+        wanted = [(span.seconds, self.parse.timer_name(seg, seg_spans))
+                  for span, seg, seg_spans in self.parse.segments(tokens, spans)]
         for seconds, name in wanted:
             if not MIN_DURATION_S <= seconds <= MAX_DURATION_S:
-                return self._clarify(f"A timer can run from one second to {say_duration(MAX_DURATION_S)}. "
-                                     "How long should it be?", "set", name)
+                return self._clarify(w.out_of_range.format(longest=say.duration(MAX_DURATION_S)), "set", name)
         try:
             made = [self.timers.add(seconds, name, room) for seconds, name in wanted]
         except TimerError as exc:
             _LOGGER.error("Cannot set a timer: %s", exc)
-            return SkillReply(f"Sorry, I couldn't set that timer: {exc}.", "timer_error", data={"error": str(exc)})
+            return SkillReply(w.cannot_set.format(error=exc), "timer_error", data={"error": str(exc)})
         if len(made) == 1:
             t = made[0]
-            text = f"{t.name.capitalize()} timer set for" if t.name else "Timer set for"
-            text += f" {say_duration(t.duration_s)}."
+            duration = say.duration(t.duration_s)
+            text = w.set_named.format(Name=t.name.capitalize(), duration=duration) if t.name else \
+                w.set_one.format(duration=duration)
         else:
-            parts = [f"{t.name} for {say_duration(t.duration_s)}" if t.name else say_duration(t.duration_s)
-                     for t in made]
-            text = f"{len(made)} timers set: {_join(parts)}."
+            parts = [w.set_piece_named.format(name=t.name, duration=say.duration(t.duration_s)) if t.name
+                     else say.duration(t.duration_s) for t in made]
+            text = w.set_many.format(count=len(made), timers=say.join(parts))
         return SkillReply(text, "timer_set", data={"timers": [_timer_data(t, self.clock()) for t in made]})
 
     def _cancel(self, tokens: list[str], spans: list[Span]) -> SkillReply:
-        everything = bool({"all", "every", "both", "everything"} & set(tokens))
-        name = timer_name(tokens, spans)
-        guess = rest_name(tokens[1:])
+        w = self._w
+        everything = bool(w.all_words & set(tokens))
+        name = self.parse.timer_name(tokens, spans)
+        guess = self.parse.rest_name(tokens[1:])
         if name is None and self._timers_named(guess):  # "cancel pasta", "cancel the paste a timer"
             name = guess
-        everything = everything or (name is None and not spans and bool({"timers", "alarms"} & set(tokens)))
+        everything = everything or (name is None and not spans and bool(w.plural_words & set(tokens)))
         timers = self.timers.all()
         if not timers:
-            return SkillReply("You don't have any timers.", "timer_cancel", data={"cancelled": []})
+            return SkillReply(w.none, "timer_cancel", data={"cancelled": []})
         if everything:
             chosen = timers
         elif name:
             chosen = self._timers_named(name)
             if not chosen:
-                return self._clarify(f"I can't find a {name} timer. {_which(timers)}", "cancel", None)
+                return self._clarify(w.not_found.format(name=name, which=self._which(timers)), "cancel", None)
         elif spans:
             chosen = [t for t in timers if abs(t.duration_s - spans[0].seconds) < 1.0]
         elif self.timers.ringing():
@@ -215,33 +179,36 @@ class LocalSkills:
         else:
             chosen = timers if len(timers) == 1 else []
         if not chosen:
-            return self._clarify(_which(timers), "cancel", None)
+            return self._clarify(self._which(timers), "cancel", None)
         gone = self.timers.cancel([t.id for t in chosen])
         if len(gone) == 1:
-            text = f"{gone[0].label.capitalize()} cancelled."
+            text = w.cancelled_one.format(Label=self._label(gone[0]).capitalize())
         else:
-            text = f"All {len(gone)} timers cancelled." if len(gone) == len(timers) else \
-                f"{len(gone)} timers cancelled: {_join([t.label for t in gone])}."
+            text = w.cancelled_all.format(count=len(gone)) if len(gone) == len(timers) else \
+                w.cancelled_some.format(count=len(gone), labels=self._say.join([self._label(t) for t in gone]))
         return SkillReply(text, "timer_cancel", data={"cancelled": [t.id for t in gone]})
 
     def _report(self, intent: str, name: str | None) -> SkillReply:
+        w = self._w
         now = self.clock()
         timers = self.timers.all()
         if name:
             timers = self._timers_named(name) or timers
         data = {"timers": [_timer_data(t, now) for t in timers]}
         if not timers:
-            return SkillReply("You don't have any timers.", intent, data=data)
+            return SkillReply(w.none, intent, data=data)
 
         def state(t: Timer) -> str:
-            return "is done" if t.ends_at <= now else f"has {say_remaining(t.remaining(now))} left"
+            return w.done_state if t.ends_at <= now else w.left_state.format(
+                remaining=self._say.remaining(t.remaining(now)))
 
         if len(timers) == 1:
-            return SkillReply(f"Your {timers[0].label} {state(timers[0])}.", intent, data=data)
-        parts = [f"the {t.label} {state(t)}" for t in timers[:REPORT_MAX]]
+            return SkillReply(w.report_one.format(label=self._label(timers[0]), state=state(timers[0])),
+                              intent, data=data)
+        parts = [w.report_piece.format(label=self._label(t), state=state(t)) for t in timers[:REPORT_MAX]]
         if len(timers) > REPORT_MAX:  # a long list is no use spoken: the soonest ones, and a count
-            parts.append(f"{len(timers) - REPORT_MAX} more")
-        return SkillReply(f"You have {len(timers)} timers: {_join(parts)}.", intent, data=data)
+            parts.append(w.report_more.format(count=len(timers) - REPORT_MAX))
+        return SkillReply(w.report_many.format(count=len(timers), timers=self._say.join(parts)), intent, data=data)
 
     def _timers_named(self, name: str | None) -> list[Timer]:
         if not name:
@@ -259,37 +226,70 @@ class LocalSkills:
         return SkillReply(text, "timer_clarify", data={"waiting_for": kind})
 
     def _answer_pending(self, pending: _Pending, tokens: list[str], room: str = "") -> SkillReply | None:
-        spans = find_durations(tokens)
+        w = self._w
+        spans = self.parse.find_durations(tokens)
         if pending.kind == "set" and spans:
-            if any(t in TIMER_WORDS for t in tokens) or tokens[0] in _SET_VERBS:
+            if any(t in w.timer_words for t in tokens) or tokens[0] in w.set_verbs:
                 return self._set(tokens, spans, room)
             seconds = sum(s.seconds for s in spans)
-            return self._set(["<d>"], [Span(0, 1, seconds)], room) if pending.name is None else \
-                self._set(["<d>", "for", *pending.name.split()], [Span(0, 1, seconds)], room)
-        if pending.kind == "set" and any(parse_number(tokens, i) for i in range(len(tokens))):
-            return self._clarify("Sorry, how long should it be, for example ten minutes?", "set", pending.name)
+            return self._set([DURATION_MARK], [Span(0, 1, seconds)], room) if pending.name is None else \
+                self._set([DURATION_MARK, w.name_for, *pending.name.split()], [Span(0, 1, seconds)], room)
+        if pending.kind == "set" and any(self.parse.parse_number(tokens, i) for i in range(len(tokens))):
+            return self._clarify(w.how_long_again, "set", pending.name)
         if pending.kind == "cancel":
-            if tokens[0] in ("yes", "yeah", "yep", "sure", "ok", "okay") and len(self.timers.all()) == 1:
-                return self._cancel(["cancel", "timer"], [])
-            if {"all", "both", "every", "everything"} & set(tokens) or spans \
-                    or self._timers_named(rest_name(tokens)):
-                return self._cancel(["cancel", *tokens], spans)
+            if tokens[0] in self._yes and len(self.timers.all()) == 1:
+                return self._cancel([w.cancel_word, w.timer_word], [])
+            if w.all_words & set(tokens) or spans or self._timers_named(self.parse.rest_name(tokens)):
+                return self._cancel([w.cancel_word, *tokens], spans)
         return None
+
+    def _repair_timer_word(self, tokens: list[str], spans: list[Span]) -> list[str]:
+        """'set a tiger for 5 minutes' -> timer, but never in 'how fast is a tiger'."""
+        w = self._w
+        if any(t in w.timer_words for t in tokens):
+            return tokens
+        starts_like_request = tokens[0] in w.set_verbs or tokens[0] in w.cancel_verbs
+        out = list(tokens)
+        for i, tok in enumerate(tokens):
+            if tok not in w.soundalikes or i == 0:
+                continue
+            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            in_span = any(s.start <= i < s.end for s in spans)
+            fits = after in w.soundalike_after or any(s.start == i + 1 for s in spans)
+            if not in_span and fits and starts_like_request and (spans or tokens[0] in w.cancel_verbs):
+                out[i] = w.timer_word
+        return out
+
+    def _which(self, timers: list[Timer]) -> str:
+        """The question after an unclear cancel: names the timers when there are few."""
+        w = self._w
+        if len(timers) == 1:
+            return w.which_one.format(label=self._label(timers[0]))
+        listed = w.which_listed.format(labels=self._say.join([w.which_piece.format(label=self._label(t))
+                                                                for t in timers])) if len(timers) <= 4 else ""
+        return w.which_many.format(count=len(timers), listed=listed)
+
+    def _label(self, timer: Timer) -> str:
+        return self._say.timer_label(timer.name, timer.duration_s)
+
 
 # --------------------------------------------------------------------------------------
 # Helpers
 
 
 def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> LocalSkills:
-    """The skills with their timers and the rooms' volumes kept in cfg.service.state_dir."""
+    """The skills in cfg.language, with their timers and the rooms' volumes kept in cfg.service.state_dir."""
     state_dir = Path(cfg.service.state_dir)
-    return LocalSkills(cfg.skills, Timers(state_dir, cfg.skills, clock), clock, tz, wake=wake_words(cfg.wake.model),
-                       volume=VolumeSkill(lambda room: shared_volume(state_dir, room)))
+    words = pack(cfg.language)
+    return LocalSkills(cfg.skills, Timers(state_dir, cfg.skills, clock, words=words), clock, tz,
+                       wake=wake_words(cfg.wake.model),
+                       volume=VolumeSkill(lambda room: shared_volume(state_dir, room), words=words), words=words)
 
 
-def _strip(tokens: list[str], leading: list[tuple[str, ...]], trailing: list[tuple[str, ...]]) -> list[str]:
+def _strip(tokens: list[str], fillers: frozenset[str], leading: list[tuple[str, ...]],
+           trailing: list[tuple[str, ...]]) -> list[str]:
     """Drop the wake word, politeness and hesitations around the request."""
-    tokens = [t for t in tokens if t not in _FILLERS]
+    tokens = [t for t in tokens if t not in fillers]
     changed = True
     while changed and tokens:
         changed = False
@@ -300,35 +300,6 @@ def _strip(tokens: list[str], leading: list[tuple[str, ...]], trailing: list[tup
             if tuple(tokens[-len(phrase):]) == phrase and len(tokens) > len(phrase):
                 tokens, changed = tokens[: -len(phrase)], True
     return tokens
-
-
-def _repair_timer_word(tokens: list[str], spans: list[Span]) -> list[str]:
-    """'set a tiger for 5 minutes' -> timer, but never in 'how fast is a tiger'."""
-    if any(t in TIMER_WORDS for t in tokens):
-        return tokens
-    starts_like_request = tokens[0] in _SET_VERBS or tokens[0] in _CANCEL_VERBS
-    out = list(tokens)
-    for i, tok in enumerate(tokens):
-        if tok not in _TIMER_SOUNDALIKES or i == 0:
-            continue
-        after = tokens[i + 1] if i + 1 < len(tokens) else ""
-        in_span = any(s.start <= i < s.end for s in spans)
-        fits = after in ("", "for", "called", "named", "and") or any(s.start == i + 1 for s in spans)
-        if not in_span and fits and starts_like_request and (spans or tokens[0] in _CANCEL_VERBS):
-            out[i] = "timer"
-    return out
-
-
-def _which(timers: list[Timer]) -> str:
-    """The question after an unclear cancel: names the timers when there are few."""
-    if len(timers) == 1:
-        return f"You have one timer, the {timers[0].label}. Should I cancel it?"
-    listed = f": {_join(['the ' + t.label for t in timers])}" if len(timers) <= 4 else ""
-    return f"You have {len(timers)} timers{listed}. Which one should I cancel?"
-
-
-def _join(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _timer_data(t: Timer, now: float) -> dict:

@@ -31,8 +31,8 @@ from typing import Final
 
 from appliance.config import SkillsConfig
 from appliance.errors import TimerError
+from appliance.language import LanguagePack, pack
 from appliance.state_file import write_json
-from appliance.thinking.skillparse import duration_label, say_duration
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -73,8 +73,8 @@ class Timer:
 
     @property
     def label(self) -> str:
-        """How it is spoken of: 'pasta timer' or '10 minute timer'."""
-        return f"{self.name} timer" if self.name else f"{duration_label(self.duration_s)} timer"
+        """How the default pack speaks of it ('pasta timer', '10 minute timer'): for the log."""
+        return pack().say.timer_label(self.name, self.duration_s)
 
     def remaining(self, now: float) -> float:
         return max(0.0, self.ends_at - now)
@@ -108,8 +108,11 @@ class _State:
 class Timers:
     """Timers persisted as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
 
-    def __init__(self, state_dir: Path, config: SkillsConfig | None = None, clock: Clock = time.time) -> None:
+    def __init__(self, state_dir: Path, config: SkillsConfig | None = None, clock: Clock = time.time,
+                 words: LanguagePack | None = None) -> None:
         cfg = config or SkillsConfig()
+        self.words = words or pack()
+        """The language the announcements are said in."""
         self.state_dir = Path(state_dir)
         self.path = self.state_dir / STATE_FILE
         self.clock = clock
@@ -145,8 +148,9 @@ class Timers:
     def add(self, duration_s: float, name: str | None = None, room: str = "") -> Timer:
         """Start a timer (set in `room`); TimerError when the duration is out of range or there are too many."""
         if not MIN_DURATION_S <= duration_s <= MAX_DURATION_S:
-            raise TimerError(f"a timer must run between {say_duration(MIN_DURATION_S)} and "
-                             f"{say_duration(MAX_DURATION_S)}, not {say_duration(duration_s)}")
+            say = self.words.say
+            raise TimerError(f"a timer must run between {say.duration(MIN_DURATION_S)} and "
+                             f"{say.duration(MAX_DURATION_S)}, not {say.duration(duration_s)}")
         with self._locked(write=True):
             if len(self._state.timers) >= MAX_TIMERS:
                 raise TimerError(f"{MAX_TIMERS} timers are already set; cancel one first")
@@ -223,11 +227,12 @@ class Timers:
 
     def _announce(self, timer: Timer, repeat: int, now: float) -> Announcement:
         missed = timer.ends_at < self.started_at
+        w, label = self.words.timers, self.words.say.timer_label(timer.name, timer.duration_s)
         if missed:
-            ago = say_duration(now - timer.ends_at, precision_s=60 if now - timer.ends_at >= 120 else 1)
-            text = f"Your {timer.label} ended while I was off, {ago} ago."
+            ago = self.words.say.duration(now - timer.ends_at, precision_s=60 if now - timer.ends_at >= 120 else 1)
+            text = w.ended_while_off.format(label=label, ago=ago)
         else:
-            text = f"Your {timer.label} is done."
+            text = w.ended.format(label=label)
         if repeat == 0:
             _LOGGER.info("Timer %d done: %s%s", timer.id, timer.label, " (ended while off)" if missed else "")
         return Announcement(timer, text, repeat, missed)

@@ -9,81 +9,87 @@ not heard at all). Works on text already normalised and stripped of "hey jarvis"
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Final
 
 from appliance.audio.volume import MAX_LEVEL, MIN_LEVEL, Volume
 from appliance.contracts import SkillReply
-from appliance.thinking.skillparse import parse_number
+from appliance.language import LanguagePack, VolumeWords, pack
+from appliance.thinking.skillparse import SkillParser
 
-_SOUND: Final = r"(?:the |your )?(?:volume|sound)"
-_BIT: Final = r"(?: a)?(?: little| bit| lot| tad)?(?: bit)?(?: more)?"
-_A_BIT: Final = r"(?:(?:a )?(?:little |bit |lot |tad )(?:bit )?)?"
-_UP_RE: Final = re.compile(
-    rf"^(?:(?:turn|crank|pump|bump) (?:it|that|{_SOUND}|yourself) up|(?:turn|crank|pump|bump) up {_SOUND}"
-    rf"|(?:increase|raise) {_SOUND}|{_SOUND} up|(?:(?:be|speak|talk) )?{_A_BIT}louder"
-    rf"|(?:speak|talk) up|i cant hear you){_BIT}$")
-_DOWN_RE: Final = re.compile(
-    rf"^(?:turn (?:it|that|{_SOUND}|yourself) down|turn down {_SOUND}|(?:lower|decrease|reduce) {_SOUND}"
-    rf"|{_SOUND} down|(?:(?:be|speak|talk) )?{_A_BIT}(?:quieter|softer|more quietly)"
-    rf"|(?:you are |youre |that is |it is )?(?:too|very) loud|not so loud){_BIT}$")
-_MUTE_RE: Final = re.compile(rf"^(?:mute(?: yourself| {_SOUND}| the speaker)?|go mute|be muted)$")
-_UNMUTE_RE: Final = re.compile(rf"^(?:un ?mute(?: yourself| {_SOUND}| the speaker)?|{_SOUND} (?:back )?on)$")
-_SET_RE: Final = re.compile(
-    rf"^(?:(?:set|change|put|turn|make|bring) )?{_SOUND}(?: level)?(?: (?:up|down))?(?: (?:to|at|on))?"
-    r" (?P<level>.+)$"
-    r"|^(?:set|change|put|turn) (?:it|yourself) (?:up |down )?to (?P<level2>.+)$")
-_ASK_RE: Final = re.compile(rf"^(?:what is {_SOUND}(?: level)?(?: at| set to)?|how loud are you"
-                            r"|what volume (?:are you|is it)(?: at| on)?)$")
-_WORD_LEVELS: Final = {"max": MAX_LEVEL, "maximum": MAX_LEVEL, "full": MAX_LEVEL, "loudest": MAX_LEVEL,
-                       "min": MIN_LEVEL + 1, "minimum": MIN_LEVEL + 1, "lowest": MIN_LEVEL + 1,
-                       "quietest": MIN_LEVEL + 1, "half": MAX_LEVEL // 2, "zero": MIN_LEVEL}
-RANGE_REPLY: Final = f"The volume goes from {MIN_LEVEL} to {MAX_LEVEL}."
+_LEVELS: Final = {"max": MAX_LEVEL, "min": MIN_LEVEL + 1, "half": MAX_LEVEL // 2, "zero": MIN_LEVEL}
+"""The levels a word may name (VolumeWords.word_levels)."""
+RANGE_REPLY: Final = pack().volume.range.format(low=MIN_LEVEL, high=MAX_LEVEL)
+"""The default pack's answer to a level out of range."""
 
 
 class VolumeSkill:
     """Turns volume requests into changes of the asking room's volume and a short spoken confirmation."""
 
-    def __init__(self, volume_of: Callable[[str], Volume]) -> None:
+    def __init__(self, volume_of: Callable[[str], Volume], words: LanguagePack | None = None) -> None:
         self.volume_of = volume_of
         """The volume of a room: '' the hub's own speaker, else a satellite's name."""
+        self.words = words or pack()
+        self._w: VolumeWords = self.words.volume
+        self._parse = SkillParser(self.words)
+
+    @property
+    def range_reply(self) -> str:
+        """What a level out of range is answered with."""
+        return self._w.range.format(low=MIN_LEVEL, high=MAX_LEVEL)
 
     def match(self, text: str, room: str = "") -> SkillReply | None:
         """The reply to a volume request in `text` (normalised words) asked in `room`, or None when it is
         not one (the room's volume is not looked at then)."""
-        if _UNMUTE_RE.match(text):
+        w = self._w
+        if w.unmute_re.match(text):
             volume = self.volume_of(room)
-            return _reply(f"Unmuted, volume {volume.unmute()}.", volume)
-        if _MUTE_RE.match(text):
+            return _reply(w.unmuted.format(level=volume.unmute()), volume)
+        if w.mute_re.match(text):
             volume = self.volume_of(room)
             volume.mute()
-            return _reply("Muted.", volume)
-        if _ASK_RE.match(text):
+            return _reply(w.muted, volume)
+        if w.ask_re.match(text):
             volume = self.volume_of(room)
             level, muted = volume.level, volume.muted
-            return _reply(f"Muted. Volume {level} when unmuted." if muted else f"Volume {level}.", volume)
-        for pattern, by in ((_UP_RE, +1), (_DOWN_RE, -1)):
+            return _reply(w.muted_level.format(level=level) if muted else w.level.format(level=level), volume)
+        for pattern, by in ((w.up_re, +1), (w.down_re, -1)):
             if pattern.match(text):
-                return _stepped(self.volume_of(room), by)
-        m = _SET_RE.match(text)
+                return self._stepped(self.volume_of(room), by)
+        m = w.set_re.match(text)
         if m is None:
             return None
         volume = self.volume_of(room)
-        level = _level(m["level"] or m["level2"])
+        level = self._level(m["level"] or m["level2"])
         if level is None or not MIN_LEVEL <= level <= MAX_LEVEL:
-            return _reply(RANGE_REPLY, volume)
-        return _reply(f"Volume {volume.set_level(level)}.", volume)
+            return _reply(self.range_reply, volume)
+        return _reply(w.level.format(level=volume.set_level(level)), volume)
 
+    def _stepped(self, volume: Volume, by: int) -> SkillReply:
+        w = self._w
+        before = volume.level
+        level = volume.step(by)
+        if level == before and by > 0:
+            return _reply(w.loudest.format(level=level), volume)
+        if level == before and by < 0:
+            return _reply(w.quietest.format(level=level), volume)
+        return _reply(w.level.format(level=level), volume)
 
-def _stepped(volume: Volume, by: int) -> SkillReply:
-    before = volume.level
-    level = volume.step(by)
-    if level == before and by > 0:
-        return _reply(f"Volume {level}, as loud as I go.", volume)
-    if level == before and by < 0:
-        return _reply(f"Volume {level}, as quiet as I go.", volume)
-    return _reply(f"Volume {level}.", volume)
+    def _level(self, words: str) -> int | None:
+        """A level from "6", "six", "max", "50 percent"; None when the words are not one."""
+        tokens = words.split()
+        if len(tokens) == 1 and tokens[0] in self._w.word_levels:
+            return _LEVELS[self._w.word_levels[tokens[0]]]
+        parsed = self._parse.parse_number(tokens, 0)
+        if parsed is None:
+            return None
+        value, end = parsed
+        rest = tuple(tokens[end:])
+        if rest in self._w.percent:
+            return round(value / 100 * MAX_LEVEL)
+        if rest not in self._w.after_level or value != int(value):
+            return None
+        return int(value)
 
 
 def _reply(text: str, volume: Volume) -> SkillReply:
@@ -91,20 +97,3 @@ def _reply(text: str, volume: Volume) -> SkillReply:
     if volume.room:
         data["room"] = volume.room
     return SkillReply(text, "volume", data=data)
-
-
-def _level(words: str) -> int | None:
-    """A level from "6", "six", "max", "50 percent"; None when the words are not one."""
-    tokens = words.split()
-    if len(tokens) == 1 and tokens[0] in _WORD_LEVELS:
-        return _WORD_LEVELS[tokens[0]]
-    parsed = parse_number(tokens, 0)
-    if parsed is None:
-        return None
-    value, end = parsed
-    rest = tokens[end:]
-    if rest in (["percent"], ["per", "cent"], ["%"]):
-        return round(value / 100 * MAX_LEVEL)
-    if rest not in ([], ["please"]) or value != int(value):
-        return None
-    return int(value)

@@ -20,7 +20,8 @@ LAYERS: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ("Stages/Links", ("appliance.hearing", "appliance.thinking", "appliance.speaking", "appliance.links")),
     ("Audio", ("appliance.audio",)),
     ("Ground", ("appliance", "appliance.chunk", "appliance.config", "appliance.config_validation",
-                "appliance.config_wyoming", "appliance.contracts", "appliance.errors", "appliance.log",
+                "appliance.config_wyoming", "appliance.contracts", "appliance.errors", "appliance.language",
+                "appliance.log",
                 "appliance.state_file", "appliance.wake_name", "appliance.setup")),
 )
 SEPARATE_PARTS: Final = frozenset({"Stages/Links"})

@@ -1,0 +1,422 @@
+"""The hub's words, one pack per language: every sentence it says and every phrase it matches.
+
+A pack is chosen once, by the `language:` setting, and handed to the parts that speak or listen
+for words (the skills, the honest refusals, the model's prompt, the sentence splitter, the text
+cleaner). The parts hold the logic; the pack holds the words, the patterns and the grammar that
+differs from one language to the next (how a number, a duration or the time is said).
+
+Packs are keyed by the language codes Home Assistant uses for its sentence library ("en", "de",
+"fr", ...; home-assistant-intents and hassil load sentences by the same code), so that library can
+be looked up from `LanguagePack.code` as it is. A second language is one new module beside en.py,
+registered in `_MODULES`, plus its models (a Vosk or Whisper model and a Piper voice for it).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from re import Pattern
+from typing import Final, Protocol
+
+DEFAULT: Final = "en"
+_MODULES: Final[Mapping[str, str]] = {"en": "appliance.language.en"}
+"""Each known code and the module holding its pack (a module-level `PACK`)."""
+KNOWN: Final[tuple[str, ...]] = tuple(_MODULES)
+"""The language codes the hub has a pack for."""
+
+
+class UnknownLanguage(ValueError):
+    """A language code with no pack; the message names the known ones."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        super().__init__(f"no language pack for {code!r}; known languages: {', '.join(KNOWN)}")
+
+
+class Phrasing(Protocol):
+    """How numbers, durations, days and the time are said: grammar, not only words, so each language
+    writes its own."""
+
+    def number(self, value: int) -> str:
+        """0..99 in words."""
+
+    def duration(self, seconds: float, precision_s: int = 1) -> str:
+        """A length of time, rounded to precision_s ('1 hour and 10 minutes')."""
+
+    def remaining(self, seconds: float) -> str:
+        """Time left on a timer, as exact as is worth hearing."""
+
+    def duration_label(self, seconds: float) -> str:
+        """What an unnamed timer is called by ('10 minute')."""
+
+    def timer_label(self, name: str | None, duration_s: float) -> str:
+        """How a timer is spoken of ('pasta timer', '10 minute timer')."""
+
+    def ordinal(self, day: int) -> str:
+        """A day of the month as said in a date ('4th')."""
+
+    def time(self, now: datetime, style: str, clock: int) -> str:
+        """The time of day, in digits or words, on a 12- or 24-hour clock."""
+
+    def join(self, parts: Sequence[str]) -> str:
+        """A spoken list: 'a, b and c'."""
+
+
+@dataclass(frozen=True)
+class NumberWords:
+    """Numbers and durations as people say them, for reading them out of a request."""
+
+    ones: Mapping[str, int]
+    tens: Mapping[str, int]
+    homophones: Mapping[str, int]
+    """Words recognisers write for a number they misheard; trusted only right before a unit."""
+    units: Mapping[str, str]
+    """Each way of saying a unit -> 'second', 'minute' or 'hour'."""
+    fuzzy_units: tuple[str, ...]
+    """Unit words a misspelling (5 letters or more) is matched against."""
+    letters: str
+    """The letters of the language as a regex class body: what a word is made of."""
+    oclock: tuple[str, str]
+    """(pattern, replacement): "o'clock" as one word."""
+    contractions: Sequence[tuple[str, str]]
+    """(pattern, replacement) pairs that open contractions ("what's" -> "what is")."""
+    phrase_fixes: Sequence[tuple[str, str]]
+    """Whole-phrase misrecognitions that are always safe to repair."""
+    articles: frozenset[str]
+    """'a minute', 'an hour': an article that counts as one."""
+    hundred: str
+    point: str
+    couple: str
+    of: str
+    and_: str
+    """The word joining 'a hundred and twenty'."""
+    one_for_hundred: frozenset[str]
+    """Words for one before 'hundred' ('a hundred', 'one hundred')."""
+    bare_joins: frozenset[str]
+    """'5 and 10 minutes', '5 or 10 minutes': a bare number taking the next term's unit."""
+    half: str
+    and_a_half: tuple[str, ...]
+    quarters: frozenset[str]
+    """'quarter', 'quarters'."""
+    plural_quarters: str
+    """'three quarters of an hour'."""
+    a_quarter: frozenset[str]
+    """Words before 'quarter' that mean one of them ('a', 'one')."""
+    three: frozenset[str]
+    """Three before 'quarters' ('three quarters of an hour')."""
+    quarter_fillers: frozenset[str]
+    """Words between 'quarter' and 'hour' ('of', 'an')."""
+    doubled_four: str
+    """A number word recognisers hear twice for a homophone ("for for minutes": four)."""
+
+
+@dataclass(frozen=True)
+class SkillWords:
+    """What every local skill's request is wrapped in, and "stop"."""
+
+    fillers: frozenset[str]
+    """Hesitations dropped anywhere ("um")."""
+    leading: Sequence[tuple[str, ...]]
+    """Politeness before a request ("could you"); the wake phrase and its name are added per model."""
+    trailing: Sequence[tuple[str, ...]]
+    """Politeness after it ("thank you")."""
+    stop: str
+    """A regex for "stop" and its kin, with {name} where the wake word's name may be said."""
+    yes: frozenset[str]
+
+
+@dataclass(frozen=True)
+class TimerWords:
+    """Kitchen timers: how they are asked for, named and spoken of."""
+
+    timer_word: str
+    """The one word a repaired request uses ("timer")."""
+    cancel_word: str
+    """The verb a cancel request is rebuilt with ("cancel")."""
+    timer_words: frozenset[str]
+    soundalikes: frozenset[str]
+    """Words recognisers write for "timer"; repaired only where a timer request fits around them."""
+    soundalike_after: frozenset[str]
+    """Words that may follow a repaired soundalike ('set a tiger for 5 minutes')."""
+    cancel_verbs: frozenset[str]
+    cancel_starts: tuple[str, ...]
+    """Cancel requests that start with a phrase rather than a verb ("turn off")."""
+    set_verbs: frozenset[str]
+    set_starts: tuple[str, ...]
+    set_start_re: Pattern[str]
+    remind_re: Pattern[str]
+    """'remind me in', 'wake me up in': a timer asked for by what it does."""
+    is_words: frozenset[str]
+    """A question starting with these asks how a timer is doing ("is the pasta timer done")."""
+    alarm_words: frozenset[str]
+    """Asking for one of these at a time of day is an alarm, which timers are not."""
+    all_words: frozenset[str]
+    """'cancel all timers', 'both', 'everything'."""
+    plural_words: frozenset[str]
+    """'cancel the timers': every one when none is named."""
+    question_start: frozenset[str]
+    left_re: Pattern[str]
+    left_alone_re: Pattern[str]
+    generic_re: Pattern[str]
+    """A question about timers in general ("what is a timer") is for the model."""
+    list_re: Pattern[str]
+    clock_time_re: Pattern[str]
+    name_stop: frozenset[str]
+    """Words that are never part of a timer's name."""
+    name_introducers: frozenset[str]
+    """'a timer called pasta', 'for the pasta'."""
+    name_articles: frozenset[str]
+    name_ends: frozenset[str]
+    """What may follow a name after its introducer."""
+    name_for: str
+    """The introducer a pending timer's name is rebuilt with ("for")."""
+    piece_joins: frozenset[str]
+    """Words between two timers in one request ("and", "then")."""
+    piece_starts: frozenset[str]
+    """Words that start the next timer of a request ("another")."""
+    # replies
+    alarm_at: str
+    how_long: str
+    how_long_again: str
+    out_of_range: str
+    """With {longest}."""
+    cannot_set: str
+    """With {error}."""
+    set_one: str
+    """With {duration}."""
+    set_named: str
+    """With {name} and {duration}."""
+    set_many: str
+    """With {count} and {timers}."""
+    set_piece_named: str
+    """One timer of many: {name} and {duration}."""
+    none: str
+    not_found: str
+    """With {name} and {which}."""
+    cancelled_one: str
+    """With {Label} (capitalised)."""
+    cancelled_all: str
+    """With {count}."""
+    cancelled_some: str
+    """With {count} and {labels}."""
+    done_state: str
+    left_state: str
+    """With {remaining}."""
+    report_one: str
+    """With {label} and {state}."""
+    report_piece: str
+    report_more: str
+    """With {count}: timers beyond those read out."""
+    report_many: str
+    """With {count} and {timers}."""
+    which_one: str
+    """With {label}: the only timer, is it that one."""
+    which_piece: str
+    """One of the few timers named: {label}."""
+    which_listed: str
+    """With {labels}, the few timers named."""
+    which_many: str
+    """With {count} and {listed} (empty or {which_listed})."""
+    ended: str
+    """The announcement: {label}."""
+    ended_while_off: str
+    """With {label} and {ago}."""
+
+
+@dataclass(frozen=True)
+class ClockWords:
+    """The time, the date and the day, asked for and said."""
+
+    time_res: Sequence[Pattern[str]]
+    """Asking the time; a `rest` group holds what follows ("in Tokyo")."""
+    here_words: frozenset[str]
+    """A rest that still asks the time here ("now", "at the moment")."""
+    elsewhere_starts: tuple[str, ...]
+    """A rest that asks the time somewhere else ("in ", "over ")."""
+    date_res: Sequence[Pattern[str]]
+    day_res: Sequence[Pattern[str]]
+    """Asking the date or the day; `ref...` groups name a day_offsets key."""
+    month_year_re: Pattern[str]
+    """Groups `what`/`what2`: month_word or another word (the year)."""
+    month_word: str
+    is_day_re: Pattern[str]
+    """"is it Monday": group `day`, a weekday in lower case."""
+    tomorrow: str
+    day_offsets: Mapping[str, int]
+    """'today' 0, 'tomorrow' 1, 'yesterday' -1."""
+    today: str
+    weekdays: tuple[str, ...]
+    """Monday first, as datetime.weekday() counts."""
+    months: tuple[str, ...]
+    """January first."""
+    time_reply: str
+    """With {time}."""
+    time_here_only: str
+    """With {time}: asked for elsewhere."""
+    month_year_reply: str
+    """With {month} and {year}."""
+    year_reply: str
+    """With {year}."""
+    day_leads: Mapping[str, str]
+    """Per day_offsets key: 'It's', 'Tomorrow is'."""
+    day_reply: str
+    """With {lead} and {weekday}."""
+    date_reply: str
+    """With {lead}, {weekday}, {month}, {day} (an ordinal) and {year}."""
+    yes: str
+    no: str
+    is_day_reply: str
+    """With {answer}, {lead} and {weekday}."""
+    is_day_leads: Mapping[str, str]
+    """Per day_offsets key, the lead of is_day_reply."""
+
+
+@dataclass(frozen=True)
+class VolumeWords:
+    """The hub's own volume: up, down, a level, mute."""
+
+    up_re: Pattern[str]
+    down_re: Pattern[str]
+    mute_re: Pattern[str]
+    unmute_re: Pattern[str]
+    set_re: Pattern[str]
+    """Groups `level`/`level2`: the words of the level asked for."""
+    ask_re: Pattern[str]
+    word_levels: Mapping[str, str]
+    """Each word for a level -> 'max', 'min', 'half' or 'zero'."""
+    percent: Sequence[tuple[str, ...]]
+    """What follows a number said in percent."""
+    after_level: Sequence[tuple[str, ...]]
+    """What may follow a plain level ("please")."""
+    unmuted: str
+    """With {level}."""
+    muted: str
+    muted_level: str
+    """With {level}: the level once unmuted."""
+    level: str
+    """With {level}."""
+    loudest: str
+    quietest: str
+    range: str
+    """With {low} and {high}."""
+
+
+@dataclass(frozen=True)
+class RequestWords:
+    """What a request is about, where that decides who may answer it (thinking/requests.py)."""
+
+    not_plain: Pattern[str]
+    """Characters that are not part of a plain word (replaced by spaces before matching)."""
+    controls: Pattern[str]
+    """A request to switch, set or read a device in the home."""
+    own_speaker: Pattern[str]
+    """The hub's own volume: never a device for Home Assistant."""
+    internet: Pattern[str]
+    """What only the internet knows (the weather, the news)."""
+    why: Pattern[str]
+    """An explanation the model can give offline."""
+
+
+@dataclass(frozen=True)
+class Replies:
+    """Whole sentences said when nothing else answers: apologies, refusals, busy."""
+
+    apology: str
+    timeout_apology: str
+    busy: str
+    """A satellite's question waited too long for the model."""
+    busy_services: str
+    """A question to the services port while the model is busy."""
+    failed: str
+    """The services port's answer failed."""
+    nothing_heard: str
+    """The services port got no question."""
+    too_long: str
+    """The question does not fit the model's context."""
+    no_home_assistant: str
+    home_assistant_down: str
+    home_assistant_refused: str
+    no_internet: str
+    in_area: str
+    """A request said in a room: {question} (its end mark dropped) and {area}."""
+
+
+@dataclass(frozen=True)
+class PromptWords:
+    """The model's instructions."""
+
+    system: str
+    """Kept byte-identical every turn (no clock in it), so its KV cache is reused."""
+    facts_header: str
+    long_answer: Pattern[str]
+    """Questions that ask for more than a sentence or two (the longer token budget)."""
+
+
+@dataclass(frozen=True)
+class SentenceWords:
+    """Where a sentence ends, for the streaming splitter."""
+
+    never_split: frozenset[str]
+    """Abbreviations after which a period never ends a sentence (lower case, no final dot)."""
+    split_if_capital: frozenset[str]
+    """Abbreviations that may end a sentence: split only before a capital."""
+    phrase_starts: frozenset[str]
+    """Words that begin a new phrase: the first piece may leave just before one."""
+
+
+@dataclass(frozen=True)
+class SpeechWords:
+    """Symbols, units and numbers spelled out for the voice."""
+
+    scales: tuple[str, ...]
+    """'thousand', 'million': kept with a currency amount."""
+    units: Mapping[str, str]
+    """Unit after a number -> its spoken words."""
+    fractions: Mapping[str, str]
+    currencies: Mapping[str, tuple[str, str]]
+    """Symbol -> (one, many)."""
+    spelled: Sequence[tuple[Pattern[str], str]]
+    """Plain replacements after the markdown is gone."""
+    times: str
+    """Said for 3×4 (with spaces around)."""
+    range_to: str
+    """Said between the two ends of a range (with spaces around)."""
+    out_of: str
+    """A ratio: {a} and {b}."""
+    or_: str
+    """Said for a slash between words (with spaces around)."""
+
+
+@dataclass(frozen=True)
+class LanguagePack:
+    """Every word the hub says or matches in one language."""
+
+    code: str
+    """The language code, as Home Assistant's sentence library keys it ("en")."""
+    name: str
+    """The language's name, in itself."""
+    say: Phrasing
+    numbers: NumberWords
+    skills: SkillWords
+    timers: TimerWords
+    clock: ClockWords
+    volume: VolumeWords
+    requests: RequestWords
+    replies: Replies
+    prompt: PromptWords
+    sentences: SentenceWords
+    speech: SpeechWords
+
+
+_LOADED: dict[str, LanguagePack] = {}
+
+
+def pack(code: str = DEFAULT) -> LanguagePack:
+    """The pack for a language code; UnknownLanguage when there is none. Each is built once."""
+    if code not in _LOADED:
+        if code not in _MODULES:
+            raise UnknownLanguage(code)
+        _LOADED[code] = importlib.import_module(_MODULES[code]).PACK
+    return _LOADED[code]

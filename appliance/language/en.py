@@ -1,0 +1,489 @@
+"""English: every word the hub says or matches, and how English says numbers, durations and the time."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Final
+
+from appliance.language import (
+    ClockWords,
+    LanguagePack,
+    NumberWords,
+    PromptWords,
+    Replies,
+    RequestWords,
+    SentenceWords,
+    SkillWords,
+    SpeechWords,
+    TimerWords,
+    VolumeWords,
+)
+
+# --------------------------------------------------------------------------------------
+# Numbers
+
+ONES: Final = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+TENS: Final = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+               "seventy": 70, "eighty": 80, "ninety": 90}
+
+NUMBERS: Final = NumberWords(
+    ones=ONES,
+    tens=TENS,
+    homophones={"to": 2, "too": 2, "won": 1, "ate": 8, "tree": 3, "fore": 4},
+    units={
+        "second": "second", "seconds": "second", "sec": "second", "secs": "second",
+        "minute": "minute", "minutes": "minute", "min": "minute", "mins": "minute",
+        "minuets": "minute", "minuet": "minute", "minits": "minute", "minit": "minute", "minuts": "minute",
+        "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour",
+    },
+    fuzzy_units=("seconds", "minutes"),
+    letters="a-z",
+    oclock=(r"\bo'?\s?clock\b", " oclock "),
+    contractions=[
+        (r"\b(today|tomorrow|yesterday)'?s\b", r"\1"),
+        (r"\bwhat's\b|\bwhats\b", "what is"), (r"\bthat's\b|\bthats\b", "that is"),
+        (r"\bit's\b", "it is"), (r"\bhow's\b", "how is"), (r"\bhere's\b", "here is"),
+        (r"\bthere's\b", "there is"), (r"\btime's\b", "time is"), (r"\bi've\b", "i have"),
+        (r"\bwhat're\b", "what are"), (r"\blet's\b", "let us"),
+    ],
+    phrase_fixes=[("time her", "timer"), ("time hers", "timers"), ("time are", "timer"),
+                  ("a m", "am"), ("p m", "pm"), ("count down", "countdown"),
+                  ("nevermind", "never mind")],
+    articles=frozenset({"a", "an"}),
+    hundred="hundred",
+    point="point",
+    couple="couple",
+    of="of",
+    and_="and",
+    one_for_hundred=frozenset({"a", "an", "one"}),
+    bare_joins=frozenset({"and", "or"}),
+    half="half",
+    and_a_half=("and", "a", "half"),
+    quarters=frozenset({"quarter", "quarters"}),
+    plural_quarters="quarters",
+    a_quarter=frozenset({"a", "one"}),
+    three=frozenset({"three", "3"}),
+    quarter_fillers=frozenset({"of", "an", "a"}),
+    doubled_four="for",
+)
+
+# --------------------------------------------------------------------------------------
+# Saying numbers, durations and the time
+
+_WORDS_ONES: Final = [w for w, _ in sorted(ONES.items(), key=lambda kv: kv[1])]
+_WORDS_TENS: Final = {v: w for w, v in TENS.items() if w != "fourty"}
+_UNITS_SAID: Final = (("hour", 3600), ("minute", 60), ("second", 1))
+
+
+def _plural(value: int, unit: str) -> str:
+    return f"{value} {unit}" + ("" if value == 1 else "s")
+
+
+def _parts(seconds: int) -> list[tuple[int, str]]:
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return [(v, u) for v, u in ((hours, "hour"), (minutes, "minute"), (secs, "second")) if v]
+
+
+class English:
+    """English grammar for numbers, durations, dates and the time (the Phrasing protocol)."""
+
+    def number(self, value: int) -> str:
+        """0..99 in words: 'twenty-three'."""
+        if value < 20:
+            return _WORDS_ONES[value]
+        tens, ones = divmod(value, 10)
+        return _WORDS_TENS[tens * 10] + (f"-{_WORDS_ONES[ones]}" if ones else "")
+
+    def duration(self, seconds: float, precision_s: int = 1) -> str:
+        """'1 hour and 10 minutes', '1 minute and 30 seconds', rounded to precision_s."""
+        total = int(round(seconds / precision_s) * precision_s)
+        if total <= 0:
+            return "0 seconds" if precision_s == 1 else _plural(0, "minute")
+        parts = [_plural(v, u) for v, u in _parts(total)]
+        if len(parts) == 1:
+            return parts[0]
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+    def remaining(self, seconds: float) -> str:
+        """Time left, exact to the second under 5 minutes, to the minute after."""
+        if seconds < 300:
+            return self.duration(max(1.0, seconds))
+        return self.duration(seconds, precision_s=60)
+
+    def duration_label(self, seconds: float) -> str:
+        """'10 minute', '1 hour 30 minute', '90 second': what an unnamed timer is called by."""
+        return " ".join(f"{v} {u}" for v, u in _parts(round(seconds))) or "0 second"
+
+    def timer_label(self, name: str | None, duration_s: float) -> str:
+        """'pasta timer' or '10 minute timer'."""
+        return f"{name} timer" if name else f"{self.duration_label(duration_s)} timer"
+
+    def ordinal(self, day: int) -> str:
+        """4 -> '4th', 22 -> '22nd'."""
+        suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+        return f"{day}{suffix}"
+
+    def time(self, now: datetime, style: str, clock: int) -> str:
+        """'7:20 PM' / '19:20' (digits) or 'twenty past seven' / 'nineteen twenty' (words)."""
+        h, m = now.hour, now.minute
+        if style == "digits":
+            if clock == 12:
+                return f"{h % 12 or 12}:{m:02d} {'AM' if h < 12 else 'PM'}"
+            return f"{h}:{m:02d}"
+        if m == 0 and h in (0, 12):
+            return "midnight" if h == 0 else "noon"
+        if clock == 24:
+            if m == 0:
+                return f"{self.number(h)} hundred"
+            return f"{self.number(h)} {'oh ' if m < 10 else ''}{self.number(m)}"
+        hour = self.number(h % 12 or 12)
+        next_hour = self.number((h + 1) % 12 or 12)
+        if m == 0:
+            return f"{hour} o'clock"
+        if m in (15, 45):
+            return f"quarter past {hour}" if m == 15 else f"quarter to {next_hour}"
+        if m == 30:
+            return f"half past {hour}"
+        minutes = m if m < 30 else 60 - m
+        amount = self.number(minutes) + ("" if minutes % 5 == 0 else " minute" if minutes == 1 else " minutes")
+        return f"{amount} past {hour}" if m < 30 else f"{amount} to {next_hour}"
+
+    def join(self, parts: Sequence[str]) -> str:
+        """'a', 'a and b', 'a, b and c'."""
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+# --------------------------------------------------------------------------------------
+# Every skill, and timers
+
+SKILLS: Final = SkillWords(
+    fillers=frozenset({"um", "uh", "er", "erm", "hmm", "uhm"}),
+    leading=[("hey",), ("ok",), ("okay",), ("so",), ("please",),
+             ("can", "you"), ("could", "you"), ("would", "you"), ("will", "you"), ("and",)],
+    trailing=[("please",), ("thanks",), ("thank", "you")],
+    stop=(
+        r"^(?:(?:no|ok|okay|oh|just|alright|all right{name}) )*"
+        r"(?:stop(?: it| that| talking| speaking| now)?|cancel(?: that| it)?|never mind|forget (?:it|about it)"
+        r"|be quiet|quiet|shut up|hush|shush|silence|enough|that is enough|that will do|nothing|dismiss"
+        r"|stop the (?:alarm|sound|noise|ringing|beeping)|turn (?:it|that) off)"
+        r"(?: (?:stop|please|now|thanks|thank you{name}))*$"),
+    yes=frozenset({"yes", "yeah", "yep", "sure", "ok", "okay"}),
+)
+
+_NAME_STOP_TEXT: Final = (
+    "a an the my our your this that these those another new second quick one some any all every both each "
+    "set start make create put add begin run give need want get cancel stop delete remove clear kill end "
+    "dismiss abort forget reset turn switch off on up for to of and or me us it i you can could would will "
+    "please now called named labeled labelled timer timers alarm alarms countdown countdowns is are what "
+    "how much long many left remaining check in at do does have has with")
+
+TIMERS: Final = TimerWords(
+    timer_word="timer",
+    cancel_word="cancel",
+    timer_words=frozenset({"timer", "timers", "alarm", "alarms", "countdown", "countdowns"}),
+    soundalikes=frozenset({"tiger", "timber", "timor", "timmer", "tamer", "dimer", "time"}),
+    soundalike_after=frozenset({"", "for", "called", "named", "and"}),
+    cancel_verbs=frozenset({"cancel", "stop", "delete", "remove", "clear", "kill", "end", "dismiss",
+                            "abort", "forget", "reset"}),
+    cancel_starts=("turn off", "switch off", "get rid of", "never mind the", "i dont need the"),
+    set_verbs=frozenset({"set", "start", "make", "create", "put", "add", "begin", "run", "give",
+                         "need", "want", "new", "get"}),
+    set_starts=("i need", "i want", "can i have", "can i get"),
+    set_start_re=re.compile(r"^(?:time|count down|countdown) "),
+    remind_re=re.compile(r"\b(?:remind|wake|tell|alert|let) me(?: up| know)? in\b"),
+    is_words=frozenset({"is", "are"}),
+    alarm_words=frozenset({"alarm", "alarms", "wake", "remind"}),
+    all_words=frozenset({"all", "every", "both", "everything"}),
+    plural_words=frozenset({"timers", "alarms"}),
+    question_start=frozenset({"how", "what", "why", "who", "when", "where", "does", "do", "is", "are", "which"}),
+    left_re=re.compile(
+        r"\b(?:how (?:much|long|many (?:minutes|seconds|hours))|what is the time|time|minutes)\b.*"
+        r"\b(?:left|remaining|to go|until|till|before|on)\b|\bhow much longer\b|\bcheck (?:on )?(?:the|my)\b"
+        r"|\bhow is (?:the|my)\b|\bstatus\b|\bwhen (?:will|does|is)\b"),
+    left_alone_re=re.compile(
+        r"\b(?:how (?:much time|long|many (?:minutes|seconds|hours)))\b(?: \w+)*? (?:left|remaining|to go)$"
+        r"|^(?:time|how much) (?:left|longer)$|^how much longer$"
+        r"|^(?:what is the )?time (?:left|remaining)(?: on \w+)?$"),
+    generic_re=re.compile(r"\b(?:a|an) (?:\w+ )?timer\b|\b(?:work|invent\w*|history|buy|best|app)\b"),
+    list_re=re.compile(
+        r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"
+        r"|\b(?:do i have|are there|is there|have i got|got) any (?:\w+ )?timers?\b|\bhow many timers\b"
+        r"|\btimers (?:are )?(?:running|set|going|on)\b|^(?:my |the |all )?timers$|\bwhat are my timers\b"),
+    clock_time_re=re.compile(r"\b(?:am|pm|oclock|morning|tonight|tomorrow|noon|midnight)\b"
+                             r"|\b(?:at|for) \d{1,2}(?::\d\d)?$|\b\d{1,2}:\d\d\b"),
+    name_stop=frozenset(_NAME_STOP_TEXT.split()),
+    name_introducers=frozenset({"called", "named", "labeled", "labelled", "for"}),
+    name_articles=frozenset({"the", "my", "a", "an", "our"}),
+    name_ends=frozenset({"and", "please", "timer", "for", "now"}),
+    name_for="for",
+    piece_joins=frozenset({"and", "then", "plus"}),
+    piece_starts=frozenset({"a", "an", "another", "one", "the"}),
+    alarm_at="I can only set timers for a length of time, like ten minutes. How long should it be?",
+    how_long="How long should the timer be, for example ten minutes?",
+    how_long_again="Sorry, how long should it be, for example ten minutes?",
+    out_of_range="A timer can run from one second to {longest}. How long should it be?",
+    cannot_set="Sorry, I couldn't set that timer: {error}.",
+    set_one="Timer set for {duration}.",
+    set_named="{Name} timer set for {duration}.",
+    set_many="{count} timers set: {timers}.",
+    set_piece_named="{name} for {duration}",
+    none="You don't have any timers.",
+    not_found="I can't find a {name} timer. {which}",
+    cancelled_one="{Label} cancelled.",
+    cancelled_all="All {count} timers cancelled.",
+    cancelled_some="{count} timers cancelled: {labels}.",
+    done_state="is done",
+    left_state="has {remaining} left",
+    report_one="Your {label} {state}.",
+    report_piece="the {label} {state}",
+    report_more="{count} more",
+    report_many="You have {count} timers: {timers}.",
+    which_one="You have one timer, the {label}. Should I cancel it?",
+    which_piece="the {label}",
+    which_listed=": {labels}",
+    which_many="You have {count} timers{listed}. Which one should I cancel?",
+    ended="Your {label} is done.",
+    ended_while_off="Your {label} ended while I was off, {ago} ago.",
+)
+
+# --------------------------------------------------------------------------------------
+# The clock
+
+_REF: Final = "today|tomorrow|yesterday"
+
+CLOCK: Final = ClockWords(
+    time_res=[re.compile(p) for p in (
+        r"\bwhat time is it(?P<rest>(?: \w+)*)$", r"\bwhat is the (?:current )?time(?P<rest>(?: \w+)*)$",
+        r"^(?:the )?(?:current )?time(?: now| please| check)?$", r"\b(?:tell|give) me the time\b",
+        r"\bdo you (?:know|have) (?:what time it is|the time)\b", r"\bwhat time do you have\b",
+        r"\bhave you got the time\b", r"^what time$")],
+    here_words=frozenset({"now", "right now", "here", "at the moment", "currently"}),
+    elsewhere_starts=("in ", "over "),
+    date_res=[re.compile(p) for p in (
+        rf"^(?:what is )?(?:the )?(?:date|(?P<ref1>{_REF}) date)(?: (?P<ref2>{_REF})| now)?(?: please)?$",
+        rf"\bwhat is (?:the )?(?:date|(?P<ref1>{_REF}) date)(?: (?P<ref2>{_REF})| now)?$",
+        rf"\bwhat date is it(?: (?P<ref1>{_REF}))?$", rf"\bwhat date is (?P<ref1>{_REF})$",
+        rf"\b(?:tell|give) me (?:the|(?P<ref1>{_REF})) date\b", r"\bwhat day of the month is it\b")],
+    day_res=[re.compile(p) for p in (
+        (rf"\b(?:what|which) day (?:of the week )?(?:is it|is (?P<ref1>{_REF})|was (?P<ref2>{_REF})"
+         rf"|will it be (?P<ref3>{_REF}))(?: (?P<ref4>{_REF}))?$"), rf"^what is (?P<ref1>{_REF})$",
+        rf"^(?:what|which) day(?: (?P<ref1>{_REF}))?$", rf"^what is the day(?: (?P<ref1>{_REF}))?$")],
+    month_year_re=re.compile(r"^what (?P<what>month|year) is it(?: now| today)?$"
+                             r"|^what is the (?:current )?(?P<what2>month|year)$"),
+    month_word="month",
+    is_day_re=re.compile(
+        r"^(?:is|will) (?:it|today|tomorrow)(?: be)? "
+        r"(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: today| tomorrow)?$"),
+    tomorrow="tomorrow",
+    day_offsets={"today": 0, "tomorrow": 1, "yesterday": -1},
+    today="today",
+    weekdays=("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    months=("January", "February", "March", "April", "May", "June", "July", "August", "September",
+            "October", "November", "December"),
+    time_reply="It's {time}.",
+    time_here_only="I only know the time here. It's {time}.",
+    month_year_reply="It's {month} {year}.",
+    year_reply="It's {year}.",
+    day_leads={"today": "It's", "tomorrow": "Tomorrow is", "yesterday": "Yesterday was"},
+    day_reply="{lead} {weekday}.",
+    date_reply="{lead} {weekday}, {month} {day}, {year}.",
+    yes="Yes",
+    no="No",
+    is_day_reply="{answer}, {lead} {weekday}.",
+    is_day_leads={"today": "it's", "tomorrow": "tomorrow is"},
+)
+
+# --------------------------------------------------------------------------------------
+# The hub's volume
+
+_SOUND: Final = r"(?:the |your )?(?:volume|sound)"
+_BIT: Final = r"(?: a)?(?: little| bit| lot| tad)?(?: bit)?(?: more)?"
+_A_BIT: Final = r"(?:(?:a )?(?:little |bit |lot |tad )(?:bit )?)?"
+
+VOLUME: Final = VolumeWords(
+    up_re=re.compile(
+        rf"^(?:(?:turn|crank|pump|bump) (?:it|that|{_SOUND}|yourself) up|(?:turn|crank|pump|bump) up {_SOUND}"
+        rf"|(?:increase|raise) {_SOUND}|{_SOUND} up|(?:(?:be|speak|talk) )?{_A_BIT}louder"
+        rf"|(?:speak|talk) up|i cant hear you){_BIT}$"),
+    down_re=re.compile(
+        rf"^(?:turn (?:it|that|{_SOUND}|yourself) down|turn down {_SOUND}|(?:lower|decrease|reduce) {_SOUND}"
+        rf"|{_SOUND} down|(?:(?:be|speak|talk) )?{_A_BIT}(?:quieter|softer|more quietly)"
+        rf"|(?:you are |youre |that is |it is )?(?:too|very) loud|not so loud){_BIT}$"),
+    mute_re=re.compile(rf"^(?:mute(?: yourself| {_SOUND}| the speaker)?|go mute|be muted)$"),
+    unmute_re=re.compile(rf"^(?:un ?mute(?: yourself| {_SOUND}| the speaker)?|{_SOUND} (?:back )?on)$"),
+    set_re=re.compile(
+        rf"^(?:(?:set|change|put|turn|make|bring) )?{_SOUND}(?: level)?(?: (?:up|down))?(?: (?:to|at|on))?"
+        r" (?P<level>.+)$"
+        r"|^(?:set|change|put|turn) (?:it|yourself) (?:up |down )?to (?P<level2>.+)$"),
+    ask_re=re.compile(rf"^(?:what is {_SOUND}(?: level)?(?: at| set to)?|how loud are you"
+                      r"|what volume (?:are you|is it)(?: at| on)?)$"),
+    word_levels={"max": "max", "maximum": "max", "full": "max", "loudest": "max",
+                 "min": "min", "minimum": "min", "lowest": "min", "quietest": "min",
+                 "half": "half", "zero": "zero"},
+    percent=[("percent",), ("per", "cent"), ("%",)],
+    after_level=[(), ("please",)],
+    unmuted="Unmuted, volume {level}.",
+    muted="Muted.",
+    muted_level="Muted. Volume {level} when unmuted.",
+    level="Volume {level}.",
+    loudest="Volume {level}, as loud as I go.",
+    quietest="Volume {level}, as quiet as I go.",
+    range="The volume goes from {low} to {high}.",
+)
+
+# --------------------------------------------------------------------------------------
+# What a request is about (thinking/requests.py)
+
+# Things in a home that Home Assistant switches, sets or reads.
+_DEVICE: Final = (r"lights?|lamps?|bulbs?|heating|heat|heater|radiators?|thermostat|boiler|plugs?|sockets?|"
+                  r"switch(?:es)?|locks?|doors?|garage|gate|blinds?|shades?|shutters?|curtains?|"
+                  r"fans?|air ?con(?:ditioning|ditioner)?|a/?c|tv|telly|television|vacuum(?: cleaner)?|"
+                  r"hoover|kettle|coffee (?:machine|maker)|dishwasher|washing machine|dryer|sprinklers?|"
+                  r"alarm system|scene|humidifier|dehumidifier|oven|camera|doorbell")
+# What is done to them.
+_ACTION: Final = (r"turn|switch|put|dim|brighten|set|open|close|shut|lock|unlock|start|stop|activate|"
+                  r"deactivate|enable|disable|raise|lower|increase|decrease|run|arm|disarm|toggle|"
+                  r"make|change")
+# The state a device is asked into or about.
+_STATE: Final = r"on|off|up|down|open|closed?|locked|unlocked|to \d+"
+# Explanations, not requests: "how does a fan cool you down", "what makes a lamp flicker".
+_EXPLAINING: Final = r"(?:how|why|what|whats|who|when|where)\b"
+# Rooms of a home, for questions about their temperature.
+_ROOM: Final = (r"(?:\w+ )?room|house|flat|home|bedroom|kitchen|lounge|hallway|hall|office|bathroom|nursery|"
+                r"study|basement|attic|garage|conservatory|upstairs|downstairs")
+# What only the internet knows, by subject.
+_WEATHER: Final = (r"weather|forecast|temperature outside|outside temperature"
+                   r"|(?:will|is) it (?:be |going to )?(?:rain|snow)\w*|going to (?:rain|snow)"
+                   r"|(?:rain|snow)\w* (?:today|tonight|tomorrow|later|this (?:morning|afternoon|evening))"
+                   r"|chance of (?:rain|snow)|will it be (?:hot|cold|warm|sunny|windy|cloudy|wet|dry|nice)"
+                   r"|how (?:hot|cold|warm) will it be|need an? (?:umbrella|coat|jacket)")
+_NEWS: Final = r"news|headlines?|latest|trending|election results?"
+_RECENT: Final = r"last night|yesterday|today|tonight|this (?:week|weekend|season)|last (?:week|weekend)"
+_SPORT: Final = (rf"who won\b.*\b(?:{_RECENT})|who won the (?:match|game|race|election)\b(?!.*\d{{4}})"
+                 rf"|(?:the|final|latest) scores?|(?:game|match|race) (?:{_RECENT})")
+_MARKETS: Final = (r"(?:bitcoin|ethereum|crypto\w*|stock|share|gold|oil|petrol|gas) prices?|prices? of"
+                   r"|how much is (?:a |one )?(?:bitcoin|ethereum|share)|exchange rate|stock market")
+_TRAVEL: Final = r"traffic|flight status|train times|next (?:bus|train)"
+_WEB: Final = r"search (?:the web|online|for)|look (?:it |that )?up online|google"
+
+REQUESTS: Final = RequestWords(
+    not_plain=re.compile(r"[^a-z0-9/ ]+"),
+    controls=re.compile(
+        # "turn on the kitchen light", "can you lock the front door", "lights off"
+        rf"^(?!{_EXPLAINING})(?:.*\b(?:{_ACTION})\b.*\b(?:{_DEVICE})\b|.*\b(?:{_DEVICE})\b.*\b(?:{_STATE})\b)"
+        # "is the front door locked", "what is the thermostat set to", "are all the lights off"
+        rf"|\b(?:is|are) (?:the|my|our|all the|any of the|any) (?:(?!of )\w+ ){{0,2}}(?:{_DEVICE})\b"
+        # "which lights are on"
+        rf"|\b(?:{_DEVICE}) (?:is|are)(?: still)? (?:on|off|open|closed|locked|unlocked)\b"
+        # "what's the temperature in the bedroom", "make it warmer"
+        rf"|\b(?:temperature|humidity) (?:(?:in|of) (?:the|my|our) (?:{_ROOM})|in here|inside)\b"
+        rf"|\bhow (?:warm|cold|hot) is (?:it in )?(?:(?:the|my|our) (?:{_ROOM})|here)\b"
+        r"|\bmake it (?:warmer|cooler|colder|brighter|darker)\b",
+        re.IGNORECASE),
+    own_speaker=re.compile(r"\b(?:volume|louder|quieter|softer|mute|unmute)\b", re.IGNORECASE),
+    internet=re.compile(rf"\b(?:{_WEATHER}|{_NEWS}|{_SPORT}|{_MARKETS}|{_TRAVEL}|{_WEB})\b", re.IGNORECASE),
+    # "why does it rain", "why is the news so bad": an explanation the model can give offline.
+    why=re.compile(r"^why\b", re.IGNORECASE),
+)
+
+# --------------------------------------------------------------------------------------
+# Replies, the prompt, sentences and speech
+
+REPLIES: Final = Replies(
+    apology="Sorry, something went wrong.",
+    timeout_apology="Sorry, that took too long.",
+    busy="Sorry, I'm busy answering someone else. Please ask me again in a moment.",
+    busy_services="I'm busy answering another question. Please ask me again in a moment.",
+    failed="Sorry, something went wrong while I was thinking about that.",
+    nothing_heard="I didn't catch a question.",
+    too_long="Sorry, that question is too long for me. Could you ask it in fewer words?",
+    no_home_assistant="I can't control devices; Home Assistant isn't connected.",
+    home_assistant_down="I can't reach Home Assistant right now, so I can't do that.",
+    home_assistant_refused="Home Assistant refused my access token, so I can't do that.",
+    no_internet="I have no internet connection, so I can't look that up.",
+    in_area="{question} in the {area}",
+)
+
+PROMPT: Final = PromptWords(
+    system=("You are a helpful voice assistant in a home. Answer in one or two short spoken "
+            "sentences. Do not use lists, markdown, emoji or links."),
+    facts_header="\n\nFacts about this home:\n",
+    long_answer=re.compile(
+        r"\b(tell me more|explain|in detail|describe|elaborate|a story|step by step|longer answer)\b",
+        re.IGNORECASE),
+)
+
+SENTENCES: Final = SentenceWords(
+    never_split=frozenset({
+        "mr", "mrs", "ms", "mx", "dr", "prof", "st", "jr", "sr", "sgt", "capt", "gen", "gov", "rev",
+        "vs", "e.g", "i.e", "cf", "approx", "fig", "u.s", "u.k", "u.n", "mt", "ft", "dept", "est",
+    }),
+    split_if_capital=frozenset({"etc", "a.m", "p.m", "inc", "ltd", "co", "corp", "jan", "feb",
+                                "aug", "sept", "oct", "nov", "dec", "min", "max"}),
+    phrase_starts=frozenset({
+        "is", "are", "was", "were", "has", "have", "had", "can", "will", "would", "because", "which",
+        "who", "that", "and", "but", "so", "with", "by", "for", "in", "on", "at", "from", "about",
+        "when", "where", "while", "than", "like", "after", "before", "during", "into", "through",
+    }),
+)
+
+SPEECH: Final = SpeechWords(
+    scales=("thousand", "million", "billion", "trillion"),
+    # Units after a number that espeak-ng spells letter by letter ("5 km" -> "five K M").
+    units={
+        "km/h": "kilometres per hour", "m/s": "metres per second", "kWh": "kilowatt hours",
+        "kW": "kilowatts", "km": "kilometres", "kg": "kilograms", "cm": "centimetres",
+        "mm": "millimetres", "ml": "millilitres", "mg": "milligrams", "lbs": "pounds",
+        "lb": "pounds", "oz": "ounces", "ft": "feet", "hrs": "hours", "mins": "minutes",
+    },
+    fractions={"1/2": "a half", "1/3": "a third", "2/3": "two thirds",
+               "1/4": "a quarter", "3/4": "three quarters"},
+    currencies={"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "pounds")},
+    spelled=[
+        (re.compile(r"\s*(?:→|->|⟶|=>)\s*"), " to "),
+        (re.compile(r"\s*(?:←|<-)\s*"), " from "),
+        (re.compile(r"\s*[℃]"), " degrees Celsius"),
+        (re.compile(r"\s*[℉]"), " degrees Fahrenheit"),
+        (re.compile(r"\s*[°º]\s*C\b"), " degrees Celsius"),
+        (re.compile(r"\s*[°º]\s*F\b"), " degrees Fahrenheit"),
+        (re.compile(r"(?<=\d)\s*[°º]"), " degrees"),
+        (re.compile(r"[°º]"), " degrees "),
+        (re.compile(r"\s*%"), " percent"),
+        (re.compile(r"\s*&\s*"), " and "),
+        (re.compile(r"\s*\+\s*"), " plus "),
+        (re.compile(r"\s*±\s*"), " plus or minus "),
+        (re.compile(r"\s*(?:≈|~=)\s*"), " about "),
+        (re.compile(r"\s*[≠]\s*"), " is not "),
+        (re.compile(r"\s*[≤]\s*|\s*<=\s*"), " at most "),
+        (re.compile(r"\s*[≥]\s*|\s*>=\s*"), " at least "),
+        (re.compile(r"\s*=+\s*"), " equals "),
+        (re.compile(r"\s*×\s*"), " times "),
+        (re.compile(r"\s*÷\s*"), " divided by "),
+        (re.compile(r"(?<=\d)\s*<\s*(?=\d)"), " is less than "),
+        (re.compile(r"(?<=\d)\s*>\s*(?=\d)"), " is more than "),
+        (re.compile(r"~\s*(?=\d)"), "about "),
+        (re.compile(r"~"), " "),
+        (re.compile(r"(?<=\w)@(?=\w)"), " at "),
+        (re.compile(r"#\s*(?=\d)"), "number "),
+        (re.compile(r"#"), " "),
+        (re.compile(r"\bi\.e\.", re.IGNORECASE), "that is"),
+        (re.compile(r"\be\.g\.", re.IGNORECASE), "for example"),
+        (re.compile(r"\bvs\.?(?=\s)", re.IGNORECASE), "versus"),
+    ],
+    times=" times ",
+    range_to=" to ",
+    out_of="{a} out of {b}",
+    or_=" or ",
+)
+
+PACK: Final = LanguagePack(
+    code="en", name="English", say=English(), numbers=NUMBERS, skills=SKILLS, timers=TIMERS, clock=CLOCK,
+    volume=VOLUME, requests=REQUESTS, replies=REPLIES, prompt=PROMPT, sentences=SENTENCES, speech=SPEECH,
+)
