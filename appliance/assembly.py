@@ -23,6 +23,7 @@ from appliance.contracts import (
     Stages,
     WakeDetector,
 )
+from appliance.language import pack
 
 if TYPE_CHECKING:
     from appliance.audio.volume import Volume
@@ -143,7 +144,8 @@ def build_links(cfg: Config, stages: Stages, on_turn: Callable[..., None] | None
         engines = Engines(asr=stages.asr, tts=stages.tts, chat=stages.chat, asr_name=stages.asr.name,
                           voice_name=_model_name("voice", cfg), model_name=_model_name("llm", cfg))
         policy = Policy.configured(cfg, stages.skills, stages.home)
-        links.append(WyomingServices(cfg.wyoming, engines, policy, idle_reset_s=cfg.conversation.idle_reset_s))
+        links.append(WyomingServices(cfg.wyoming, engines, policy, idle_reset_s=cfg.conversation.idle_reset_s,
+                                     words=pack(cfg.language)))
     if cfg.wyoming.satellites:
         from appliance.audio.volume import shared
         from appliance.conversation.rooms import Rooms
@@ -175,7 +177,8 @@ def splitter_factory(cfg: Config) -> Callable[[], Splitter]:
     from appliance.speaking.sentences import SentenceSplitter
 
     conv = cfg.conversation
-    return lambda: SentenceSplitter(conv.first_clause_min_words, conv.first_phrase_max_words)
+    words = pack(cfg.language).sentences
+    return lambda: SentenceSplitter(conv.first_clause_min_words, conv.first_phrase_max_words, words)
 
 
 def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source | None = None,

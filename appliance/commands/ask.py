@@ -28,6 +28,7 @@ from appliance.conversation.responder import (
     Spoken,
 )
 from appliance.errors import BadInput, InputMissing, UsageError
+from appliance.language import pack
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -145,7 +146,8 @@ class Asker:
         self.cfg = cfg
         self.chat = LazyChat(chat_factory or self._load_chat)
         self.sink = sink
-        self.responder = Responder(self.chat, voice or _Silent(), splitter_factory(cfg), time.monotonic)
+        self.responder = Responder(self.chat, voice or _Silent(), splitter_factory(cfg), time.monotonic,
+                                   pack(cfg.language).speech)
         self.home = HomeConversation(time.monotonic)
         """The conversation with Home Assistant, kept from one question to the next."""
         self._policy: Policy | None = None

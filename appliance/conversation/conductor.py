@@ -17,7 +17,7 @@ from appliance.contracts import Stages, Utterance, WakeHit
 from appliance.conversation.answers import Answers
 from appliance.conversation.limits import TurnLimits
 from appliance.conversation.memory import release_memory
-from appliance.conversation.policy import Say, apology
+from appliance.conversation.policy import Say
 from appliance.conversation.responder import Failed, HomeAnswered
 from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at
 from appliance.speaking.earcons import Chimes
@@ -293,7 +293,7 @@ class Conductor:
         turn.outcome, turn.error = outcome, f"{stage}: {exc}"
         self._set_state(State.SPEAKING)
         self._earcon("error")
-        self.answers.say([apology(outcome)])
+        self.answers.say([self.answers.policy.apology(outcome)])
         _LOGGER.info("Turn %d ended with %s; apologising", turn.turn_id, outcome)
 
     def _abort_turn(self, outcome: str) -> None:

@@ -10,7 +10,8 @@ The order, decided here and nowhere else (Policy.begin, then Policy.settle):
   4. an honest refusal instead of the model where the model could only pretend: a device request
      without Home Assistant, a question only the internet could answer (thinking/honesty.py).
 A failure is answered with the apology, a time limit with its own, and a model that another answer
-holds with the busy reply (reply_to_failure).
+holds with the busy reply (Policy.reply_to_failure). Every sentence is the language pack's
+(appliance/language/), chosen by the `language:` setting.
 
 The callers keep only how a question comes in and where its answer goes: they follow the steps
 (Say, AskHome, Think) by their type.
@@ -29,15 +30,11 @@ from appliance.config import Config
 from appliance.contracts import Chat, HandleReply, Home, HomeReply, SkillReply, Skills, Transcript
 from appliance.conversation.responder import Answer, Failed, HomeAnswered
 from appliance.errors import HomeAssistantRefused, ModelBusy
+from appliance.language import LanguagePack, pack
 from appliance.thinking import honesty
 from appliance.thinking.requests import controls_device
 
 _LOGGER = logging.getLogger(__name__)
-
-APOLOGY: Final = "Sorry, something went wrong."
-TIMEOUT_APOLOGY: Final = "Sorry, that took too long."
-BUSY_REPLY: Final = "Sorry, I'm busy answering someone else. Please ask me again in a moment."
-NOTHING_REPLY: Final = "I didn't catch a question."
 
 CONVERSATION_KEPT_S: Final = 300.0  # seconds Home Assistant keeps a conversation going (its own limit)
 UNPLACED: Final = ("no_intent_match", "no_valid_targets")
@@ -49,24 +46,9 @@ HOME_ASSISTANT: Final = "home_assistant"
 LLM: Final = "llm"
 
 
-def apology(outcome: str) -> str:
-    """What the person hears when a turn ended in `outcome` ('timeout' or 'error') instead of an answer."""
-    return TIMEOUT_APOLOGY if outcome == "timeout" else APOLOGY
-
-
-def reply_to_failure(error: BaseException) -> str:
-    """What an answer that failed is replaced with: the busy reply when another answer holds the model."""
-    return BUSY_REPLY if isinstance(error, ModelBusy) else APOLOGY
-
-
 def same_words(a: str, b: str) -> bool:
     """Whether two transcripts say the same thing (spacing and letter case aside)."""
     return a.casefold().split() == b.casefold().split()
-
-
-def in_area(question: str, area: str) -> str:
-    """The request said in the room: "Turn on the light." in Kitchen -> "Turn on the light in the Kitchen"."""
-    return f"{question.strip().rstrip('.!?').rstrip()} in the {area}"
 
 
 @dataclass(frozen=True)
@@ -78,14 +60,20 @@ class HomeQuestion:
 
     home: Home
     text: str
+    words: LanguagePack
     conversation_id: str | None = None
     area: str = ""
+
+    def in_area(self) -> str:
+        """The request said in the room: "Turn on the light." in Kitchen -> "Turn on the light in the Kitchen"."""
+        return self.words.replies.in_area.format(question=self.text.strip().rstrip(".!?").rstrip(), area=self.area)
 
     def ask(self) -> HomeReply:
         """Home Assistant's reply; raises as Home.process."""
         reply = self.home.process(self.text, self.conversation_id)
-        if self.area and not reply.handled and reply.code in UNPLACED and controls_device(self.text):
-            in_room = self.home.process(in_area(self.text, self.area), self.conversation_id)
+        if (self.area and not reply.handled and reply.code in UNPLACED
+                and controls_device(self.text, self.words.requests)):
+            in_room = self.home.process(self.in_area(), self.conversation_id)
             if in_room.handled:
                 reply = dataclasses.replace(in_room, ms=reply.ms + in_room.ms)
         return reply
@@ -137,7 +125,10 @@ class Policy:
     """Who answers: a local skill, then Home Assistant when configured, then the model, or the truth
     when nothing here can answer. Holds no state of a turn, so every way a question comes in shares it."""
 
-    def __init__(self, skills: Skills | None, home: Home | None, fallback: str = "model", area: str = "") -> None:
+    def __init__(self, skills: Skills | None, home: Home | None, fallback: str = "model", area: str = "",
+                 words: LanguagePack | None = None) -> None:
+        self.words = words or pack()
+        """The sentences said and the requests told apart, in the hub's language."""
         self.skills = skills
         """None when skills are switched off."""
         self.home = home
@@ -149,7 +140,17 @@ class Policy:
     @classmethod
     def configured(cls, cfg: Config, skills: Skills | None, home: Home | None) -> Policy:
         """The policy the configuration asks for (skills.enabled is looked at here)."""
-        return cls(skills if cfg.skills.enabled else None, home, cfg.home_assistant.fallback, cfg.home_assistant.area)
+        return cls(skills if cfg.skills.enabled else None, home, cfg.home_assistant.fallback, cfg.home_assistant.area,
+                   pack(cfg.language))
+
+    def apology(self, outcome: str) -> str:
+        """What the person hears when a turn ended in `outcome` ('timeout' or 'error') instead of an answer."""
+        replies = self.words.replies
+        return replies.timeout_apology if outcome == "timeout" else replies.apology
+
+    def reply_to_failure(self, error: BaseException) -> str:
+        """What an answer that failed is replaced with: the busy reply when another answer holds the model."""
+        return self.words.replies.busy if isinstance(error, ModelBusy) else self.words.replies.apology
 
     def begin(self, text: str, room: str = "", area: str | None = None,
               conversation: HomeConversation | None = None) -> Step:
@@ -158,12 +159,13 @@ class Policy:
         A failing skill raises."""
         reply = self.skills.match(text, room) if self.skills is not None else None
         if reply is None and self.home is None:
-            reply = honesty.cannot_act(text) or honesty.offline(text)
+            reply = honesty.cannot_act(text, self.words) or honesty.offline(text, self.words)
         if reply is not None:
             return Say(reply, SKILL)
         if self.home is not None:
             conversation_id = conversation.current() if conversation is not None else None
-            return AskHome(HomeQuestion(self.home, text, conversation_id, self.area if area is None else area))
+            return AskHome(HomeQuestion(self.home, text, self.words, conversation_id,
+                                        self.area if area is None else area))
         return Think(text)
 
     def settle(self, question: str, update: HomeAnswered | Failed,
@@ -188,25 +190,27 @@ class Policy:
         device request is told so.
         """
         if reply is None:
-            return honesty.unreachable(question, refused) or honesty.offline(question)
-        if reply.speech and (reply.handled or controls_device(question) or self.fallback == "home_assistant"):
+            return honesty.unreachable(question, refused, self.words) or honesty.offline(question, self.words)
+        device = controls_device(question, self.words.requests)
+        if reply.speech and (reply.handled or device or self.fallback == "home_assistant"):
             return SkillReply(reply.speech, "home_assistant")
-        return honesty.offline(question)
+        return honesty.offline(question, self.words)
 
     def handle(self, question: str, chat: Chat, cancel: threading.Event) -> HandleReply:
         """Home Assistant's own question (the Wyoming handle): only the model answers it. Home Assistant
         has tried its own sentences first, asking it back would go round in a circle, and a timer
         set from there would ring on a hub nobody is near."""
+        replies = self.words.replies
         if not question.strip():
-            return HandleReply(NOTHING_REPLY, handled=False)
+            return HandleReply(replies.nothing_heard, handled=False)
         try:
             text = "".join(chat.stream(question, cancel)).strip()
         except ModelBusy:
             _LOGGER.info("Wyoming: a question came while the language model was busy; answered that it is busy")
-            return HandleReply(BUSY_REPLY, handled=False, error_code="model-busy", error_text=BUSY_REPLY)
+            return HandleReply(replies.busy, handled=False, error_code="model-busy", error_text=replies.busy)
         except Exception as exc:
             _LOGGER.warning("Wyoming: the language model failed: %s", exc)
-            return HandleReply(APOLOGY, handled=False, error_code="handle-failed",
+            return HandleReply(replies.apology, handled=False, error_code="handle-failed",
                                error_text=f"The language model failed: {exc}")
         return HandleReply(text, handled=True)
 

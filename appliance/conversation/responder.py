@@ -30,6 +30,7 @@ from appliance.contracts import (
     Synthesizer,
 )
 from appliance.conversation.gate import Gate
+from appliance.language import SpeechWords
 from appliance.speaking.textclean import for_speech
 from appliance.speaking.tts import SpeechWorker
 
@@ -131,7 +132,8 @@ class Answer:
     """
 
     def __init__(self, text: str, tts: Synthesizer, sink: Sink | None, clock: Callable[[], float], *,
-                 held: bool = False, bell: Bell | None = None, route: str = "llm") -> None:
+                 held: bool = False, bell: Bell | None = None, route: str = "llm",
+                 speech: SpeechWords | None = None) -> None:
         self.text = text
         """The question (or for a spoken message, its first sentence)."""
         self.route = route
@@ -145,6 +147,8 @@ class Answer:
         self.gate = Gate(sink, held, clock) if sink is not None else None
         self._tts = tts
         self._bell = bell
+        self._speech = speech
+        """How text is made sayable in the hub's language (None: the default language's)."""
         self._updates: queue.SimpleQueue[Update] = queue.SimpleQueue()
         self._running: set[Part] = set()
         self._worker: SpeechWorker | None = None
@@ -271,7 +275,7 @@ class Answer:
 
     def _sentence(self, piece: str) -> None:
         """Clean one piece for speech (the only place text is), post it and hand it to speech."""
-        text = for_speech(piece)
+        text = for_speech(piece, self._speech)
         if not text.strip() or self.cancel.is_set():
             return
         self._post(Sentence(self.clock(), text))
@@ -283,7 +287,7 @@ class Answer:
         self._worker.say(text)
         # Asked only once the answer may be heard: a held answer may yet be dropped unheard.
         for message in self._bell.due_texts() if self._bell is not None and self.gate.released else ():
-            spoken = for_speech(message)
+            spoken = for_speech(message, self._speech)
             if spoken.strip():
                 self._worker.say(spoken)
 
@@ -314,16 +318,17 @@ class Responder:
     by sentence; `sink` may be None (`ask` without --speak). What answers a question is policy.py's."""
 
     def __init__(self, chat: Chat, tts: Synthesizer, splitter_factory: Callable[[], Splitter],
-                 clock: Callable[[], float]) -> None:
+                 clock: Callable[[], float], speech: SpeechWords | None = None) -> None:
         self.chat = chat
         self.tts = tts
         self.splitter_factory = splitter_factory
         self.clock = clock
+        self.speech = speech
 
     def consult(self, question: HomeQuestion) -> Answer:
         """Ask the owner's Home Assistant, on a thread of its own; its reply comes as a HomeAnswered
         update (or a Failed one), and the policy decides who speaks."""
-        return Answer(question.text, self.tts, None, self.clock, route="home").consult(question)
+        return Answer(question.text, self.tts, None, self.clock, route="home", speech=self.speech).consult(question)
 
     def think(self, question: str, sink: Sink | None, *, held: bool = False, long: bool | None = None,
               bell: Bell | None = None) -> Answer:
@@ -332,10 +337,11 @@ class Responder:
         held: its audio waits for Answer.release() (an early answer). bell: messages that cannot
         wait for the end of the answer (a timer that has just ended), asked after each sentence.
         """
-        answer = Answer(question, self.tts, sink, self.clock, held=held, bell=bell)
+        answer = Answer(question, self.tts, sink, self.clock, held=held, bell=bell, speech=self.speech)
         return answer.write(self.chat, self.splitter_factory(), long)
 
     def say(self, texts: Iterable[str], sink: Sink | None, route: str = "skill") -> Answer:
         """Speak fixed texts (a skill's reply, Home Assistant's, an apology, a timer's message) as an answer."""
         texts = list(texts)
-        return Answer(texts[0] if texts else "", self.tts, sink, self.clock, route=route).say(texts)
+        return Answer(texts[0] if texts else "", self.tts, sink, self.clock, route=route,
+                      speech=self.speech).say(texts)

@@ -20,16 +20,7 @@ from appliance.config import Config
 from appliance.contracts import Caller, Chat, Recognizer, Stages, WakeDetector
 from appliance.conversation.floor import Claim, Floor
 from appliance.conversation.limits import TurnLimits
-from appliance.conversation.policy import (
-    APOLOGY,
-    BUSY_REPLY,
-    AskHome,
-    HomeConversation,
-    Policy,
-    Say,
-    apology,
-    reply_to_failure,
-)
+from appliance.conversation.policy import AskHome, HomeConversation, Policy, Say
 from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Failed, HomeAnswered, Responder
 from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at
@@ -115,7 +106,7 @@ class Rooms:
             chat = self._chats.get(name)
             if chat is None:
                 chat = self._chats[name] = self.stages.chat.session()
-        return Responder(chat, self.stages.tts, self.stages.splitter_factory, self.clock)
+        return Responder(chat, self.stages.tts, self.stages.splitter_factory, self.clock, self.policy.words.speech)
 
     def _home(self, name: str) -> HomeConversation:
         """The room's own conversation with Home Assistant."""
@@ -147,7 +138,7 @@ class Rooms:
             if not caller.gone:
                 caller.heard(turn.transcript)  # a satellite still streaming stops
                 try:
-                    self._play(caller, turn, self._responder(caller.name).say([APOLOGY], caller.sink), record=False)
+                    self._play(caller, turn, self._responder(caller.name).say([self.policy.words.replies.apology], caller.sink), record=False)
                 except Exception:  # the apology itself failed: the journal has the first error
                     _LOGGER.debug("Satellite %s: the apology failed too", caller.name, exc_info=True)
         finally:
@@ -227,7 +218,7 @@ class Rooms:
                 _LOGGER.info("Satellite %s waited %.0f s for the language model; told it is busy", caller.name,
                              self.floor.wait_s)
                 turn.route, turn.error = "skill", f"llm: busy for {self.floor.wait_s:g} s"
-                self._play(caller, turn, responder.say([BUSY_REPLY], caller.sink), record=False)
+                self._play(caller, turn, responder.say([self.policy.words.replies.busy], caller.sink), record=False)
                 return "timeout"
         claim.stop_reading()  # an early answer that heard other words is dropped
         if answer is None:
@@ -259,7 +250,7 @@ class Rooms:
                 answer.stop()
                 turn.error = f"{overdue.stage}: {overdue.error}"
                 _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
-                self._play(caller, turn, self._responder(caller.name).say([apology("timeout")], caller.sink),
+                self._play(caller, turn, self._responder(caller.name).say([self.policy.apology("timeout")], caller.sink),
                            record=False)
                 return "timeout"
             update = answer.next_update(UPDATE_S)
@@ -276,7 +267,7 @@ class Rooms:
             turn.error = f"{'llm' if answer.route == 'llm' else answer.route}: {failed}"
             _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
             if not turn.answer_parts or busy:
-                self._play(caller, turn, self._responder(caller.name).say([reply_to_failure(failed)], caller.sink),
+                self._play(caller, turn, self._responder(caller.name).say([self.policy.reply_to_failure(failed)], caller.sink),
                            record=False)
             return "timeout" if busy else "error"
         return "cancelled" if answer.cancel.is_set() else "answered"

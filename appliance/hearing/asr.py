@@ -25,7 +25,6 @@ from appliance.hearing.wake_text import wake_words
 _LOGGER = logging.getLogger(__name__)
 
 WHISPER_BEAM: Final = 1  # greedy decoding: tiny.en on short questions loses nothing with beam 5
-WHISPER_LANGUAGE: Final = "en"
 
 
 class _BaseRecognizer:
@@ -174,7 +173,7 @@ class WhisperRecognizer(_BaseRecognizer):
         """Whole float32 16 kHz mono audio to text (used by the engine and by benchmarks)."""
         self.load()
         # A 10 s encoder window instead of 30 s (3x faster); doubtful results are redone in 30 s.
-        return whisper_fast.transcribe(self._model, samples, WHISPER_LANGUAGE, WHISPER_BEAM).text
+        return whisper_fast.transcribe(self._model, samples, self.cfg.language, WHISPER_BEAM).text
 
 
 class _WhisperEngine:

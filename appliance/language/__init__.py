@@ -326,13 +326,9 @@ class Replies:
     apology: str
     timeout_apology: str
     busy: str
-    """A satellite's question waited too long for the model."""
-    busy_services: str
-    """A question to the services port while the model is busy."""
-    failed: str
-    """The services port's answer failed."""
+    """The model is answering someone else (another room, or Home Assistant's handle)."""
     nothing_heard: str
-    """The services port got no question."""
+    """Home Assistant's handle sent no question."""
     too_long: str
     """The question does not fit the model's context."""
     no_home_assistant: str

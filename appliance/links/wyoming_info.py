@@ -19,7 +19,6 @@ from wyoming.info import (
 from appliance import __version__
 from appliance.contracts import Chat, Recognizer, Synthesizer
 
-LANGUAGES: Final = ["en"]  # the hub's recognizer, voice and prompt are English
 _ATTRIBUTION: Final = Attribution(name="appliance", url="")
 
 
@@ -38,20 +37,23 @@ class Engines:
     """The language model's file name."""
 
 
-def describe(name: str, engines: Engines) -> Info:
-    """The `info` answer: speech recognition, a voice (with streaming text) and a conversation agent."""
+def describe(name: str, engines: Engines, language: str) -> Info:
+    """The `info` answer: speech recognition, a voice (with streaming text) and a conversation agent, in
+    the hub's language (its language pack's code, as Home Assistant keys its sentences)."""
+    languages = [language]
+
     def artifact(**extra: Any) -> dict[str, Any]:
         return {"attribution": _ATTRIBUTION, "installed": True, "version": __version__, **extra}
 
     return Info(
         asr=[AsrProgram(name=f"{name} {engines.asr_name}", description=f"Speech recognition ({engines.asr_name})",
                         models=[AsrModel(name=engines.asr_name, description=engines.asr_name,
-                                         languages=LANGUAGES, **artifact())], **artifact())],
+                                         languages=languages, **artifact())], **artifact())],
         tts=[TtsProgram(name=f"{name} piper", description="Piper voice",
                         voices=[TtsVoice(name=engines.voice_name, description=engines.voice_name,
-                                         languages=LANGUAGES, **artifact())],
+                                         languages=languages, **artifact())],
                         supports_synthesize_streaming=True, **artifact())],
         handle=[HandleProgram(name=f"{name} assistant", description="The hub's local language model",
                               models=[HandleModel(name=engines.model_name, description=engines.model_name,
-                                                  languages=LANGUAGES, **artifact())], **artifact())],
+                                                  languages=languages, **artifact())], **artifact())],
     )

@@ -22,6 +22,7 @@ from wyoming.tts import SynthesizeStopped
 from appliance.audio import AudioChunk
 from appliance.config import WyomingConfig, wyoming_address
 from appliance.contracts import Chat, Handler
+from appliance.language import LanguagePack, pack
 from appliance.links.loop_thread import LoopThread
 from appliance.links.wyoming_audio import Recording, chunk_format, pieces
 from appliance.links.wyoming_info import Engines, describe
@@ -46,12 +47,14 @@ class WyomingServices(LoopThread):
     """
 
     def __init__(self, cfg: WyomingConfig, engines: Engines, handler: Handler, *,
-                 idle_reset_s: float = 300.0) -> None:
+                 idle_reset_s: float = 300.0, words: LanguagePack | None = None) -> None:
         self.cfg = cfg
+        self.words = words or pack()
+        """The hub's language: what it tells peers it speaks, and how its text is made sayable."""
         self.engines = engines
         self.handler = handler
         self.host, self.port = wyoming_address(cfg.services)
-        self.info_event = describe(cfg.name, engines).event()
+        self.info_event = describe(cfg.name, engines, self.words.code).event()
         self.idle_reset_s = idle_reset_s
         self.listening = threading.Event()
         """Set once the port is bound (self.port is then the real port, also for port 0)."""
@@ -238,7 +241,7 @@ class _Connection:
         """Speak `text` as audio-start, audio-chunks and audio-stop; False (after an error event) when it
         failed, and the connection is closed: older peers wait for audio-stop and do not read errors."""
         tts = self.server.engines.tts
-        spoken = for_speech(text)
+        spoken = for_speech(text, self.server.words.speech)
         started = time.monotonic()
         queue: asyncio.Queue[AudioChunk | BaseException | None] = asyncio.Queue(maxsize=64)
         loop = asyncio.get_running_loop()

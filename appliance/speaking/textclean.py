@@ -32,7 +32,10 @@ _BULLET: Final = re.compile(r"^\s*(?:[-*+•‣◦▪]\s+|\d{1,3}[.)]\s+(?=[A-Z*
 _QUOTE: Final = re.compile(r"^\s*(?:>\s?)+")
 _RULE: Final = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")
 _TABLE_RULE: Final = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_RANGE: Final = re.compile(rf"(?<![\d\-/.])({_NUMBER})\s*[-–]\s*({_NUMBER})(?![\d\-/])")
+_RANGE: Final = re.compile(rf"(?<![\d\-/.])({_NUMBER})((?:\s*[-–]\s*{_NUMBER})+)(?![\d\-/])")
+"""Numbers joined by dashes; only two of them are a range ("3-4 days"): a longer chain is a code or a
+date, left as it is (and so the same however often the text is cleaned)."""
+_DASH: Final = re.compile(r"\s*[-–]\s*")
 _SLASH_NUMBERS: Final = re.compile(r"(?<![\d/])(\d+)/(\d+)(?![\d/])")
 _SLASH_WORDS: Final = re.compile(r"(?<=[A-Za-z])\s*/\s*(?=[A-Za-z])")
 _END_PUNCT: Final = ".!?:;,"
@@ -137,7 +140,11 @@ def _numbers(text: str, words: SpeechWords) -> str:
     text = currency.sub(money, text)
     for unit, spoken in words.units.items():
         text = re.sub(rf"(?<=\d)\s*{re.escape(unit)}\b", f" {spoken}", text)
-    text = _RANGE.sub(rf"\1{words.range_to}\2", text)
+    def number_range(m: re.Match[str]) -> str:
+        rest = _DASH.split(m.group(2))[1:]
+        return f"{m.group(1)}{words.range_to}{rest[0]}" if len(rest) == 1 else m.group(0)
+
+    text = _RANGE.sub(number_range, text)
     text = _SLASH_NUMBERS.sub(fraction, text)
     return text
 

@@ -10,10 +10,12 @@ import pytest
 
 from appliance.config import Config
 from appliance.conversation.conductor import State
-from appliance.conversation.policy import APOLOGY, TIMEOUT_APOLOGY
 from appliance.conversation.turn import TIMING_KEYS
+from appliance.language import pack
 from tests.fixtures.fakes import QUESTION, FakeChat, Harness, cfg_with, chunk
 from tests.fixtures.waits import WAIT_S, wait_for
+
+REPLIES = pack().replies
 
 
 def test_wake_word_starts_listening_with_earcon_and_preroll() -> None:
@@ -173,7 +175,7 @@ def test_a_question_that_goes_on_past_the_listening_limit_times_out() -> None:
     h.wait_idle()
     assert h.records[0].outcome == "timeout"
     assert "over 20 s" in h.records[0].error
-    assert "EARCON:error" in h.sink.played and h.tts.texts == [TIMEOUT_APOLOGY]
+    assert "EARCON:error" in h.sink.played and h.tts.texts == [REPLIES.timeout_apology]
 
 
 def test_a_recognizer_slower_than_the_listening_limit_is_waited_for_within_the_turn() -> None:
@@ -207,7 +209,7 @@ def test_thinking_time_limit_cancels_a_hung_model() -> None:
     h.clock.t += h.cfg.conversation.think_timeout_s + 1
     h.wait_idle()
     assert h.chat.cancelled.is_set()
-    assert h.records[0].outcome == "timeout" and h.tts.texts == [TIMEOUT_APOLOGY]
+    assert h.records[0].outcome == "timeout" and h.tts.texts == [REPLIES.timeout_apology]
 
 
 def test_thinking_earcon_plays_once_while_waiting() -> None:
@@ -226,7 +228,11 @@ def test_turn_time_limit_cuts_a_long_answer() -> None:
     h.wait(lambda: h.c.state is State.SPEAKING)
     h.clock.t += h.cfg.conversation.turn_timeout_s + 1
     h.wait_idle()
-    assert h.records[0].outcome == "timeout" and h.tts.texts[-1] == TIMEOUT_APOLOGY
+    assert h.records[0].outcome == "timeout"
+    # What is heard last is the apology: a sentence of the cut answer its speech thread was still
+    # synthesizing may come after it, but its gate is shut and it is never played.
+    heard = [p.split("#")[0] for p in h.sink.played if p.startswith("TTS:")]
+    assert heard[-1] == f"TTS:{REPLIES.timeout_apology}"
     assert h.chat.cancelled.wait(WAIT_S)
 
 
@@ -251,7 +257,7 @@ def test_an_exception_in_a_stage_apologises_and_returns_to_idle(stage: str) -> N
     assert rec.outcome == "error" and rec.error
     assert "EARCON:error" in h.sink.played
     if stage != "tts":
-        assert h.tts.texts[-1] == APOLOGY
+        assert h.tts.texts[-1] == REPLIES.apology
     errors = [f for name, f in h.events if name == "error"]
     assert errors and errors[0]["traceback"]
     # And the next question works.

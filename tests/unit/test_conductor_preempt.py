@@ -7,7 +7,8 @@ import time
 
 from appliance.config import Config
 from appliance.conversation.conductor import State
-from appliance.conversation.policy import TIMEOUT_APOLOGY, same_words
+from appliance.conversation.policy import same_words
+from appliance.language import pack
 from tests.fixtures.fakes import (
     FakeChat,
     FakeSink,
@@ -15,6 +16,8 @@ from tests.fixtures.fakes import (
     early_harness,
 )
 from tests.fixtures.waits import WAIT_S, wait_for
+
+REPLIES = pack().replies
 
 
 def answer_played(sink: FakeSink) -> list[str]:
@@ -104,7 +107,7 @@ def test_a_time_limit_while_the_early_answer_waits_drops_it() -> None:
     h.feed(*["SAY:blah"] * round((h.cfg.conversation.listen_timeout_s + 1) / 0.08))
     h.wait_idle()
     assert h.records[0].outcome == "timeout" and h.c.answers.early.counts["dropped"] == 1
-    assert answer_played(h.sink) == [f"TTS:{TIMEOUT_APOLOGY}#1", f"TTS:{TIMEOUT_APOLOGY}#2"]  # only the apology
+    assert answer_played(h.sink) == [f"TTS:{REPLIES.timeout_apology}#1", f"TTS:{REPLIES.timeout_apology}#2"]  # only the apology
     assert not any("Paris" in p for p in h.sink.played)
 
 

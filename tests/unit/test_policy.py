@@ -13,26 +13,23 @@ import pytest
 from appliance.config import Config
 from appliance.contracts import SkillReply, Transcript
 from appliance.conversation.policy import (
-    APOLOGY,
-    BUSY_REPLY,
     CONVERSATION_KEPT_S,
-    NOTHING_REPLY,
-    TIMEOUT_APOLOGY,
     AskHome,
     EarlyAnswers,
     HomeConversation,
     Policy,
     Say,
     Think,
-    apology,
-    reply_to_failure,
 )
 from appliance.conversation.responder import Answer, Failed, HomeAnswered, Part, Responder
 from appliance.errors import HomeAssistantRefused, HomeAssistantUnreachable, ModelBusy
+from appliance.language import pack
 from appliance.speaking.sentences import SentenceSplitter
 from appliance.thinking import honesty
 from tests.fixtures.fakes import Clock, FakeChat, FakeHome, FakeSink, FakeSkills, FakeTts
 from tests.fixtures.waits import WAIT_S
+
+REPLIES = pack().replies
 
 
 def home_said(home: FakeHome, question: str, area: str = "") -> HomeAnswered | Failed:
@@ -183,10 +180,10 @@ def test_after_home_assistant_an_internet_question_is_refused_as_a_local_answer(
 
 
 def test_the_apologies_and_the_busy_reply() -> None:
-    assert apology("timeout") == TIMEOUT_APOLOGY == "Sorry, that took too long."
-    assert apology("error") == APOLOGY == "Sorry, something went wrong."
-    assert reply_to_failure(ModelBusy("the language model has not returned")) == BUSY_REPLY
-    assert reply_to_failure(RuntimeError("llama_decode returned -1")) == APOLOGY
+    assert Policy(None, None).apology("timeout") == REPLIES.timeout_apology == "Sorry, that took too long."
+    assert Policy(None, None).apology("error") == REPLIES.apology == "Sorry, something went wrong."
+    assert Policy(None, None).reply_to_failure(ModelBusy("the language model has not returned")) == REPLIES.busy
+    assert Policy(None, None).reply_to_failure(RuntimeError("llama_decode returned -1")) == REPLIES.apology
 
 
 def test_home_assistants_question_is_answered_by_the_model_only() -> None:
@@ -205,21 +202,21 @@ class BusyChat(FakeChat):
 
 def test_home_assistants_question_while_the_model_is_busy_gets_the_busy_reply() -> None:
     reply = Policy(None, None).handle("capital of France?", BusyChat(), threading.Event())
-    assert (reply.text, reply.handled, reply.error_code) == (BUSY_REPLY, False, "model-busy")
+    assert (reply.text, reply.handled, reply.error_code) == (REPLIES.busy, False, "model-busy")
 
 
 def test_home_assistants_question_that_fails_gets_the_apology_and_the_error() -> None:
     chat = FakeChat()
     chat.fail_after = 1
     reply = Policy(None, None).handle("capital of France?", chat, threading.Event())
-    assert (reply.text, reply.handled, reply.error_code) == (APOLOGY, False, "handle-failed")
+    assert (reply.text, reply.handled, reply.error_code) == (REPLIES.apology, False, "handle-failed")
     assert "llama_decode returned -1" in reply.error_text
 
 
 def test_an_empty_question_is_not_handled_and_the_model_is_not_asked() -> None:
     chat = FakeChat()
     reply = Policy(None, None).handle("  ", chat, threading.Event())
-    assert (reply.text, reply.handled) == (NOTHING_REPLY, False) and chat.questions == []
+    assert (reply.text, reply.handled) == (REPLIES.nothing_heard, False) and chat.questions == []
 
 
 # ---------------------------------------------------------------- the early answer

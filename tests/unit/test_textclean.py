@@ -43,6 +43,7 @@ from appliance.speaking.textclean import for_speech
         ("Drive at 50 km/h for 5 km.", "Drive at 50 kilometres per hour for 5 kilometres."),
         ("Wait ~5 minutes.", "Wait about 5 minutes."),
         ("It takes 5-10 minutes.", "It takes 5 to 10 minutes."),
+        ("Code 5- 5- 5, dated 2024-05-01.", "Code 5- 5- 5, dated 2024-05-01."),  # a chain is no range
         ("Born 1969-07-20.", "Born 1969-07-20."),
         ("It costs $5, or $1, or €3 million.", "It costs 5 dollars, or 1 dollar, or 3 million euros."),
         ("Rated 4/5 with 1/2 cup of sugar.", "Rated 4 out of 5 with a half cup of sugar."),

@@ -19,9 +19,9 @@ from appliance.audio.volume import Volume, gain_for, shared
 from appliance.config import Config, SatelliteConfig, SkillsConfig, WyomingConfig
 from appliance.contracts import Callers, Link, Skills, Stages, Synthesizer
 from appliance.conversation.floor import Floor
-from appliance.conversation.policy import BUSY_REPLY
 from appliance.conversation.rooms import Rooms
 from appliance.conversation.turn import TurnRecord
+from appliance.language import pack
 from appliance.links.wyoming_satellites import WyomingSatellites
 from appliance.thinking.skills import build as build_skills
 from appliance.thinking.timers import Timers
@@ -41,6 +41,8 @@ from tests.fixtures.fakes import (
 from tests.fixtures.satellite import FakeSatellite
 from tests.fixtures.waits import WAIT_S, wait_for
 from tests.fixtures.wyoming_garbage import BAD
+
+REPLIES = pack().replies
 
 
 def stages(tts: Synthesizer | None = None, home: FakeHome | None = None, skills: Skills | None = None,
@@ -445,7 +447,7 @@ def test_a_satellite_that_waits_too_long_for_the_model_hears_that_the_hub_is_bus
         made.link.local_turn(True)  # someone is asking the hub itself
         kitchen = made.satellites["kitchen"]
         _, audio = kitchen.answer(kitchen.ask())
-        assert audio[0].startswith(f"TTS:{BUSY_REPLY}")
+        assert audio[0].startswith(f"TTS:{REPLIES.busy}")
         record = made.turn_of("kitchen")
         assert record.outcome == "timeout" and "busy" in record.error
         made.link.local_turn(False)
@@ -603,7 +605,7 @@ def test_a_model_held_elsewhere_past_its_own_wait_gives_the_busy_answer_too(hub:
     with chat._busy:  # e.g. Home Assistant's conversation on the services port
         kitchen = hub.satellites["kitchen"]
         _, audio = kitchen.answer(kitchen.ask())
-    assert audio[0].startswith(f"TTS:{BUSY_REPLY}")
+    assert audio[0].startswith(f"TTS:{REPLIES.busy}")
     assert hub.turn_of("kitchen").outcome == "timeout"
 
 

@@ -25,12 +25,15 @@ from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped
 
 from appliance.config import WyomingConfig
-from appliance.conversation.policy import BUSY_REPLY, Policy
+from appliance.conversation.policy import Policy
+from appliance.language import pack
 from appliance.links.wyoming_info import Engines
 from appliance.links.wyoming_services import WyomingServices
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeTts, chunk
 from tests.fixtures.waits import WAIT_S
 from tests.fixtures.wyoming_garbage import BAD, header
+
+REPLIES = pack().replies
 
 MODEL_ONLY = Policy(None, None)  # Home Assistant's questions are the model's (Policy.handle)
 
@@ -300,7 +303,7 @@ def test_a_busy_model_is_an_error_event_and_the_port_keeps_serving(hub: Hub) -> 
     with hub.chat._busy:  # the hub's own conversation holds the model
         events = run(lambda: handle(hub.port, "what is the capital of France", "c1"))
     assert events[0].type == "error" and Error.from_event(events[0]).code == "model-busy"
-    assert NotHandled.from_event(events[-1]).text == BUSY_REPLY
+    assert NotHandled.from_event(events[-1]).text == REPLIES.busy
     assert Handled.from_event(run(lambda: handle(hub.port, "and now?", "c1"))[-1]).text == "1: and now?"
 
 
