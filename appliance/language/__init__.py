@@ -9,13 +9,17 @@ Packs are keyed by the language codes Home Assistant uses for its sentence libra
 "fr", ...; home-assistant-intents and hassil load sentences by the same code), so that library can
 be looked up from `LanguagePack.code` as it is. A second language is one new module beside en.py,
 registered in `_MODULES`, plus its models (a Vosk or Whisper model and a Piper voice for it).
+
+The large skills (timers, the clock, the volume) have a dataclass of words each. A small skill
+needs none: its replies and patterns are one `SkillPhrases` in the pack's `phrases`, under the
+skill's name, so adding it changes no dataclass here.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from re import Pattern
 from typing import Final, Protocol
@@ -33,6 +37,39 @@ class UnknownLanguage(ValueError):
     def __init__(self, code: str) -> None:
         self.code = code
         super().__init__(f"no language pack for {code!r}; known languages: {', '.join(KNOWN)}")
+
+
+class MissingWords(LookupError):
+    """A pack without words a skill asks for; the message names the skill, the language and the key."""
+
+    def __init__(self, skill: str, code: str, key: str = "") -> None:
+        self.skill, self.code, self.key = skill, code, key
+        what = f"{key!r} entry for" if key else "words for"
+        super().__init__(f"the {code!r} language pack has no {what} the {skill!r} skill")
+
+
+@dataclass(frozen=True)
+class SkillPhrases:
+    """One small skill's words in one language: its replies (with {fields}) and its patterns, by key.
+
+    A skill gets them with `LanguagePack.skill(name)`, which fills in `skill` and `code` so that a
+    key the pack lacks is reported by name (MissingWords) rather than as a bare KeyError."""
+
+    replies: Mapping[str, str] = field(default_factory=dict)
+    patterns: Mapping[str, Pattern[str]] = field(default_factory=dict)
+    skill: str = ""
+    code: str = ""
+
+    def say(self, key: str, **fields: object) -> str:
+        """The reply `key`, its {fields} filled in."""
+        if key not in self.replies:
+            raise MissingWords(self.skill, self.code, key)
+        return self.replies[key].format(**fields)
+
+    def pattern(self, key: str) -> Pattern[str]:
+        if key not in self.patterns:
+            raise MissingWords(self.skill, self.code, key)
+        return self.patterns[key]
 
 
 class Phrasing(Protocol):
@@ -404,6 +441,14 @@ class LanguagePack:
     prompt: PromptWords
     sentences: SentenceWords
     speech: SpeechWords
+    phrases: Mapping[str, SkillPhrases] = field(default_factory=dict)
+    """The small skills' words, keyed by each skill's name (LanguagePack.skill)."""
+
+    def skill(self, name: str) -> SkillPhrases:
+        """The words of the skill called `name`; MissingWords when this pack has none for it."""
+        if name not in self.phrases:
+            raise MissingWords(name, self.code)
+        return replace(self.phrases[name], skill=name, code=self.code)
 
 
 _LOADED: dict[str, LanguagePack] = {}

@@ -15,6 +15,7 @@ from appliance.language import (
     Replies,
     RequestWords,
     SentenceWords,
+    SkillPhrases,
     SkillWords,
     SpeechWords,
     TimerWords,
@@ -481,7 +482,14 @@ SPEECH: Final = SpeechWords(
     or_=" or ",
 )
 
+# --------------------------------------------------------------------------------------
+# The small skills, each under its name (appliance/thinking/*_skill.py)
+
+PHRASES: Final[dict[str, SkillPhrases]] = {
+}
+
 PACK: Final = LanguagePack(
     code="en", name="English", say=English(), numbers=NUMBERS, skills=SKILLS, timers=TIMERS, clock=CLOCK,
     volume=VOLUME, requests=REQUESTS, replies=REPLIES, prompt=PROMPT, sentences=SENTENCES, speech=SPEECH,
+    phrases=PHRASES,
 )
