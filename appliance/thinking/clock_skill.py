@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, tzinfo
 from appliance.config import SkillsConfig
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, pack
+from appliance.thinking.skillkit import CLOCK, SkillKit, local_skill
 from appliance.thinking.timers import Clock
 
 
@@ -30,7 +31,8 @@ class ClockSkill:
         now = datetime.fromtimestamp(self.clock(), tz=self.tz)
         return now if self.tz is not None else now.astimezone()
 
-    def match(self, text: str) -> SkillReply | None:
+    def match(self, text: str, room: str = "") -> SkillReply | None:
+        """The hub's time or a date; every room shares the hub's clock, so `room` changes nothing."""
         w = self.words.clock
         for pattern in w.time_res:
             m = pattern.search(text)
@@ -80,3 +82,8 @@ class ClockSkill:
         else:
             text = w.day_reply.format(lead=lead, weekday=weekday)
         return SkillReply(text, intent, data={"date": day.date().isoformat(), "weekday": day.strftime("%A")})
+
+
+@local_skill("clock", CLOCK)
+def _build(kit: SkillKit) -> ClockSkill:
+    return ClockSkill(kit.config, kit.clock, kit.tz, words=kit.words)

@@ -1,25 +1,31 @@
-"""Local skills: time, date, day, timers, the hub's volume and stop, answered at once without the model."""
+"""Local skills: time, date, day, timers, the hub's volume and stop, answered at once without the model.
+
+Each skill but the timers is its own `*_skill.py` module, found by skillkit.discover and asked in
+its order; the timers are asked here, at skillkit.TIMERS, for their question back is kept per room
+across turns.
+"""
 
 from __future__ import annotations
 
 import difflib
 import logging
-import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from appliance.audio.volume import Volume
 from appliance.audio.volume import shared as shared_volume
 from appliance.config import SkillsConfig, WakeConfig
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, pack
-from appliance.thinking.clock_skill import ClockSkill
+from appliance.thinking.skillkit import TIMERS, SkillKit, discover
 from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span
+from appliance.thinking.stop_skill import stopped
 from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
-from appliance.thinking.volume_skill import VolumeSkill
 from appliance.wake_name import wake_words
 
 if TYPE_CHECKING:
@@ -44,7 +50,7 @@ class LocalSkills:
 
     def __init__(self, config: SkillsConfig, timers: Timers, clock: Clock = time.time,
                  tz: tzinfo | None = None, wake: tuple[str, ...] = wake_words(WakeConfig().model),
-                 volume: VolumeSkill | None = None, words: LanguagePack | None = None) -> None:
+                 volume_of: Callable[[str], Volume] | None = None, words: LanguagePack | None = None) -> None:
         self.config = config
         self.words = words or pack()
         self.parse = SkillParser(self.words)
@@ -55,16 +61,25 @@ class LocalSkills:
         self._fillers = common.fillers
         self._leading = [wake, name, *common.leading] if wake else list(common.leading)
         self._trailing = [*common.trailing, name] if wake else list(common.trailing)
-        self._stop_re = re.compile(common.stop.format(name=f"|{re.escape(name[0])}" if name else ""))
         self._yes = common.yes
         self.timers = timers
         self.clock = clock
         self._pending: dict[str, _Pending] = {}
         """Each room's question waiting for its answer ("how long should the timer be?")."""
+        self._waiting: _Pending | None = None
+        """The question the room now asking was asked, while its turn is matched."""
         self._asked: _Pending | None = None
         self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
-        self.clock_skill = ClockSkill(config, clock, tz, words=self.words)
-        self.volume = volume  # the speaker in the room asked: first after stop, never a device for Home Assistant
+        kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of)
+        asked = [(TIMERS, "timers", self._timer_turn)]
+        for entry in discover():
+            skill = entry.make(kit)
+            if skill is not None:  # the volume without rooms' volumes to change
+                asked.append((entry.order, entry.name, skill.match))
+        asked.sort(key=lambda step: step[0])
+        self.asked: tuple[str, ...] = tuple(called for _, called, _ in asked)
+        """The skills' names in the order they are asked; the first reply wins."""
+        self._skills = [match for _, _, match in asked]
 
     def match(self, transcript: str, room: str = "") -> SkillReply | None:
         """A local answer, or None to hand the question to the language model; a timer set from `room`
@@ -76,30 +91,23 @@ class LocalSkills:
             return None
         text = " ".join(tokens)
         with self._lock:
-            pending, self._asked = self._pending.pop(room, None), None
-            reply = self._match(tokens, text, pending, room)
+            self._waiting, self._asked = self._pending.pop(room, None), None
+            reply = next((r for match in self._skills if (r := match(text, room)) is not None), None)
             if self._asked is not None:  # a question back, answered next in that room only
                 self._pending[room] = self._asked
             return reply
 
-    def _match(self, tokens: list[str], text: str, pending: _Pending | None, room: str) -> SkillReply | None:
-        if self._stop_re.match(text):
-            return self._stop()
-        if self.volume is not None and (reply := self.volume.match(text, room)) is not None:
-            return reply
+    # ---- timers --------------------------------------------------------------------
+
+    def _timer_turn(self, text: str, room: str = "") -> SkillReply | None:
+        """The answer to the room's question back while it waits, else a timer request."""
+        tokens = text.split()
+        pending = self._waiting
         if pending is not None and pending.expires_at >= self.clock():
             reply = self._answer_pending(pending, tokens, room)
             if reply is not None:
                 return reply
-        return self._timer_intent(tokens, room) or self.clock_skill.match(text)
-
-    # ---- stop ----------------------------------------------------------------------
-
-    def _stop(self) -> SkillReply:
-        stopped = self.timers.acknowledge()
-        return SkillReply("", "stop", end_turn=True, data={"stopped_timers": [t.id for t in stopped]})
-
-    # ---- timers --------------------------------------------------------------------
+        return self._timer_intent(tokens, room)
 
     def _timer_intent(self, tokens: list[str], room: str = "") -> SkillReply | None:
         w, parse = self._w, self.parse
@@ -175,7 +183,7 @@ class LocalSkills:
         elif spans:
             chosen = [t for t in timers if abs(t.duration_s - spans[0].seconds) < 1.0]
         elif self.timers.ringing():
-            return self._stop()
+            return stopped(self.timers)
         else:
             chosen = timers if len(timers) == 1 else []
         if not chosen:
@@ -283,7 +291,7 @@ def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> Lo
     words = pack(cfg.language)
     return LocalSkills(cfg.skills, Timers(state_dir, cfg.skills, clock, words=words), clock, tz,
                        wake=wake_words(cfg.wake.model),
-                       volume=VolumeSkill(lambda room: shared_volume(state_dir, room), words=words), words=words)
+                       volume_of=lambda room: shared_volume(state_dir, room), words=words)
 
 
 def _strip(tokens: list[str], fillers: frozenset[str], leading: list[tuple[str, ...]],

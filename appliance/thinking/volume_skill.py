@@ -15,6 +15,7 @@ from typing import Final
 from appliance.audio.volume import MAX_LEVEL, MIN_LEVEL, Volume
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, VolumeWords, pack
+from appliance.thinking.skillkit import VOLUME, SkillKit, local_skill
 from appliance.thinking.skillparse import SkillParser
 
 _LEVELS: Final = {"max": MAX_LEVEL, "min": MIN_LEVEL + 1, "half": MAX_LEVEL // 2, "zero": MIN_LEVEL}
@@ -97,3 +98,9 @@ def _reply(text: str, volume: Volume) -> SkillReply:
     if volume.room:
         data["room"] = volume.room
     return SkillReply(text, "volume", data=data)
+
+
+@local_skill("volume", VOLUME)
+def _build(kit: SkillKit) -> VolumeSkill | None:
+    """None without rooms' volumes to change: the words are then left for the model."""
+    return None if kit.volume_of is None else VolumeSkill(kit.volume_of, words=kit.words)

@@ -1,0 +1,108 @@
+"""What a local skill is, what it is built from, and how LocalSkills finds every one.
+
+A skill is a module named `*_skill.py` in appliance/thinking/ holding a factory marked with
+`@local_skill(name, order)`. LocalSkills imports every such module (`discover`), so a new skill
+is its own module, its words in the language pack (`LanguagePack.skill(name)`) and its test, with
+no list to extend anywhere else.
+
+The order is the order the skills are asked in, lowest first, and the first reply wins. The
+skills that ship ask in this order: stop, the volume, the timers (with their question back),
+the clock; a new one takes a free number among them (after the clock: above CLOCK).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import tzinfo
+from typing import Final, Protocol
+
+from appliance.audio.volume import Volume
+from appliance.config import SkillsConfig
+from appliance.contracts import SkillReply
+from appliance.language import LanguagePack
+from appliance.thinking.skillparse import SkillParser
+from appliance.thinking.timers import Clock, Timers
+
+STOP: Final = 10
+"""First: "stop" silences a ringing timer whatever else the words could mean."""
+VOLUME: Final = 20
+"""Before the timers: "turn it down" is the speaker, never a timer."""
+TIMERS: Final = 30
+"""The timers and their question back ("how long should the timer be?"), kept in LocalSkills."""
+CLOCK: Final = 40
+
+SKILL_SUFFIX: Final = "_skill"
+"""The ending of the module names `discover` imports."""
+
+
+class Skill(Protocol):
+    """One local skill: a reply to the words it knows, None for any other."""
+
+    def match(self, text: str, room: str = "") -> SkillReply | None:
+        """The reply to `text` (normalised words, the wake word and politeness stripped) asked in
+        `room` ("" the hub's own microphone, else a satellite's name), or None when it is not for this skill."""
+
+
+@dataclass(frozen=True)
+class SkillKit:
+    """Everything the hub gives a skill to be built from: one LocalSkills' settings, words and state."""
+
+    config: SkillsConfig
+    words: LanguagePack
+    parse: SkillParser
+    timers: Timers
+    clock: Clock
+    tz: tzinfo | None
+    """None: the system's time zone."""
+    wake: tuple[str, ...]
+    """The wake phrase's words ("hey", "jarvis"); () for none."""
+    volume_of: Callable[[str], Volume] | None
+    """The volume of a room ('' the hub's own); None where the hub has no volume to change."""
+
+
+SkillFactory = Callable[[SkillKit], Skill | None]
+"""Builds a skill from the kit; None when the hub lacks what it needs (no volume to change)."""
+
+
+@dataclass(frozen=True)
+class Registered:
+    name: str
+    """The skill's name: the key of its words in the pack, and in the logs."""
+    order: int
+    make: SkillFactory
+
+
+_REGISTERED: dict[str, Registered] = {}
+
+
+def local_skill(name: str, order: int) -> Callable[[SkillFactory], SkillFactory]:
+    """Marks a skill module's factory, asked at `order`. Two skills may share neither a name (their
+    words would be one entry of the pack) nor an order (`discover` says which)."""
+
+    def mark(make: SkillFactory) -> SkillFactory:
+        known = _REGISTERED.get(name)
+        if known is not None and known.make.__qualname__ != make.__qualname__:
+            raise ValueError(f"two local skills are called {name!r}")
+        _REGISTERED[name] = Registered(name, order, make)
+        return make
+
+    return mark
+
+
+def discover() -> list[Registered]:
+    """Every skill module's factory, in the order the skills are asked; ValueError when two share an
+    order, for which of them answers would then depend on which module was imported first."""
+    from appliance import thinking
+
+    for module in pkgutil.iter_modules(thinking.__path__):
+        if module.name.endswith(SKILL_SUFFIX):
+            importlib.import_module(f"appliance.thinking.{module.name}")
+    taken = {TIMERS: "timers"}
+    for entry in _REGISTERED.values():
+        if entry.order in taken:
+            raise ValueError(f"local skills {taken[entry.order]!r} and {entry.name!r} are both at order {entry.order}")
+        taken[entry.order] = entry.name
+    return sorted(_REGISTERED.values(), key=lambda entry: entry.order)
