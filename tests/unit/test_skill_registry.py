@@ -19,6 +19,7 @@ from appliance.thinking.skills import LocalSkills
 from appliance.thinking.timers import ManualClock, Timers
 
 TZ = ZoneInfo("Europe/London")
+SHIPPED = ("stop", "volume", "timers", "clock")
 
 
 def make(tmp_path: Path, with_volume: bool = False) -> LocalSkills:
@@ -37,11 +38,17 @@ class Echo:
         return SkillReply(f"echo in {room or 'the hub'}", "echo") if text == self.sentence else None
 
 
+def shipped(names: tuple[str, ...]) -> list[str]:
+    """The skills that ship, in the order given; a new skill is asked among them without changing it."""
+    return [name for name in names if name in SHIPPED]
+
+
 def test_the_shipped_skills_are_found_and_asked_in_their_order(tmp_path: Path) -> None:
-    assert make(tmp_path, with_volume=True).asked == ("stop", "volume", "timers", "clock")
-    assert make(tmp_path).asked == ("stop", "timers", "clock")  # no rooms' volumes: the model hears it
+    assert shipped(make(tmp_path, with_volume=True).asked) == ["stop", "volume", "timers", "clock"]
+    assert shipped(make(tmp_path).asked) == ["stop", "timers", "clock"]  # no rooms' volumes: the model hears it
     found = {entry.name: entry.order for entry in skillkit.discover()}
-    assert found == {"stop": skillkit.STOP, "volume": skillkit.VOLUME, "clock": CLOCK}
+    assert {name: found[name] for name in SHIPPED if name != "timers"} == {
+        "stop": skillkit.STOP, "volume": skillkit.VOLUME, "clock": CLOCK}
 
 
 def test_a_registered_skill_is_asked_at_its_order_and_the_first_reply_wins(
@@ -49,7 +56,7 @@ def test_a_registered_skill_is_asked_at_its_order_and_the_first_reply_wins(
     monkeypatch.setitem(skillkit._REGISTERED, "echo",
                         Registered("echo", TIMERS + 5, lambda kit: Echo("what time is it")))
     skills = make(tmp_path)
-    assert skills.asked == ("stop", "timers", "echo", "clock")
+    assert [name for name in skills.asked if name in (*SHIPPED, "echo")] == ["stop", "timers", "echo", "clock"]
     reply = skills.match("hey jarvis, what time is it?", room="kitchen")
     assert reply is not None and (reply.intent, reply.text) == ("echo", "echo in kitchen")
     timer = skills.match("set a timer for 5 minutes")  # the timers come first
