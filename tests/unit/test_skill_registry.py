@@ -88,7 +88,7 @@ def test_two_skills_at_one_order_are_refused_by_name(monkeypatch: pytest.MonkeyP
 
 def test_a_skill_built_from_the_kit_gets_its_words_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     phrases = SkillPhrases(replies={"hello": "Hello from {where}."}, patterns={"ask": re.compile(r"^say hello$")})
-    words = dataclasses.replace(pack(), phrases={"greet": phrases})
+    words = dataclasses.replace(pack(), phrases={**pack().phrases, "greet": phrases})
 
     class Greet:
         def __init__(self, kit: SkillKit) -> None:
