@@ -1,0 +1,115 @@
+"""Idle: the whole daemon's CPU while it listens to a quiet room, with the wake word's quiet gate off and on.
+
+    .venv/bin/python -m bench.idle [--seconds 60] [--rounds 1] [--json]
+
+`appliance run` (the real CLI, the shipped config with only `wake.quiet_gate` and the state folder
+set) listens through a private PulseAudio whose null sink's monitor is its microphone. For each
+sound (silence: nothing played; room noise: steady pink noise at about -40 dBFS; talk: sentences
+in three voices over a little noise, like a television) and each setting, the daemon is started,
+waited for until it says it is listening, given 5 s to settle, and its CPU time (all threads,
+from /proc) is read over `--seconds`. Settings alternate within a round, so that both see the
+same machine. Figures only, no assertions: share of one core, and the ratio on/off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.hearing import talk_track
+from tests.fixtures import stop_process
+from tests.fixtures.notify import Notifications
+from tests.fixtures.pulse import Pulse
+from tests.fixtures.speech import RATE, SpeechMaker, noise
+from tests.fixtures.waits import LOAD_WAIT_S
+
+SETTLE_S: Final = 5.0
+CLOCK_TICKS: Final = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of the process, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def share(pulse: Pulse, folder: Path, gate: bool, sound: Path | None, seconds: float) -> float:
+    """The daemon's CPU share of one core over `seconds` of `sound` (None: silence), once it listens."""
+    state = folder / f"state-{gate}"
+    state.mkdir(exist_ok=True)
+    config = folder / f"appliance-{gate}.yaml"
+    config.write_text(f"wake:\n  quiet_gate: {'true' if gate else 'false'}\nservice:\n  state_dir: {state}\n")
+    notify_path = folder / f"notify-{time.monotonic_ns()}"
+    notify = Notifications(notify_path)
+    env = dict(pulse.env, NOTIFY_SOCKET=str(notify_path), HF_HUB_OFFLINE="1")
+    player = pulse.play(sound, wait=False) if sound is not None else None
+    log = (folder / "run.log").open("ab")
+    proc = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--config", str(config)], env=env,
+                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT)
+    try:
+        notify.wait(lambda lines: any(line.startswith("STATUS=Listening") for line in lines), LOAD_WAIT_S, proc)
+        time.sleep(SETTLE_S)
+        start_cpu, start = cpu_seconds(proc.pid), time.monotonic()
+        time.sleep(seconds)
+        return (cpu_seconds(proc.pid) - start_cpu) / (time.monotonic() - start)
+    finally:
+        stop_process(proc, 10.0)
+        if player is not None:
+            stop_process(player, 5.0)
+        log.close()
+        notify.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="seconds measured per sound and setting")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
+    n = int(RATE * (args.seconds + LOAD_WAIT_S))  # the sound plays from before the daemon starts to after
+    sounds: dict[str, Path | None] = {
+        "silence": None,
+        "room noise": speech.samples(0.01 * noise("pink", n, seed=1), f"idle-room-{n}"),
+        "talk": speech.samples(talk_track(speech, n), f"idle-talk-{n}"),
+    }
+    figures: dict[str, dict[str, list[float]]] = {name: {"gate off": [], "gate on": []} for name in sounds}
+    with tempfile.TemporaryDirectory(prefix="bench-idle-") as tmp:
+        folder = Path(tmp)
+        pulse = Pulse(folder / "pulse")
+        pulse.start()
+        try:
+            for _ in range(args.rounds):
+                for name, sound in sounds.items():
+                    for setting in ("gate off", "gate on"):
+                        figures[name][setting].append(share(pulse, folder, setting == "gate on", sound,
+                                                            args.seconds))
+        finally:
+            pulse.stop()
+    out: dict = {"daemon_cpu_share_of_one_core": {}, "seconds": args.seconds, "rounds": args.rounds}
+    for name, row in figures.items():
+        off, on = float(np.median(row["gate off"])), float(np.median(row["gate on"]))
+        out["daemon_cpu_share_of_one_core"][name] = {"gate off": round(off, 4), "gate on": round(on, 4),
+                                                     "ratio on/off": round(on / off, 3) if off else None}
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for name, row in out["daemon_cpu_share_of_one_core"].items():
+            print(f"{name}: {row}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
