@@ -261,7 +261,7 @@ class SpeechWorker:
 class _Tee:
     """One Sink that plays into several (the speaker and a WAV file at once)."""
 
-    def __init__(self, sinks: list[Any]) -> None:
+    def __init__(self, sinks: list[Sink]) -> None:
         self.sinks = sinks
 
     def play(self, chunk: AudioChunk) -> None:
@@ -288,14 +288,14 @@ class _Tee:
             sink.close()
 
 
-def speaking_sink(cfg: Config, rate: int, speak: bool, out: str | Path | None) -> Any:
+def speaking_sink(cfg: Config, rate: int, speak: bool, out: str | Path | None) -> Sink:
     """Where `appliance ask` speaks: the speaker (opened now, so the device gets through its start-up
     while the model thinks), a WAV file, or both at once."""
     from appliance.audio.speaker import SpeakerSink, WavSink
     from appliance.audio.volume import shared
 
     volume = shared(Path(cfg.service.state_dir))
-    sinks: list[Any] = []
+    sinks: list[Sink] = []
     if speak:
         speaker = SpeakerSink(cfg.audio, rate=rate, volume=volume)
         speaker.wait_ready(SPEAKER_READY_TIMEOUT_S)
