@@ -86,7 +86,7 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(os.environ.get("APPLIANCE_ARM64_E2E") != "1",
                        reason="very slow (1.5 hours the first time): set APPLIANCE_ARM64_E2E=1 to run "
-                              "install.sh in an emulated arm64 Debian 12 root"),
+                              f"install.sh in an emulated arm64 Debian ({RELEASE}) root"),
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (binfmt_misc, debootstrap, chroot, mount)"),
     pytest.mark.skipif(shutil.which("debootstrap") is None, reason="needs Debian's debootstrap"),
 ]
