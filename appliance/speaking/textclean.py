@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Final
 
 from appliance.language import SpeechWords, pack
@@ -120,15 +121,41 @@ def _drop_emoji(text: str) -> str:
     return "".join(kept)
 
 
+@dataclass(frozen=True)
+class _NumberPatterns:
+    """A pack's currency and unit patterns, compiled once: for_speech runs on every sentence spoken."""
+
+    currency: re.Pattern[str]
+    units: tuple[tuple[re.Pattern[str], str], ...]
+
+
+_COMPILED: dict[int, tuple[SpeechWords, _NumberPatterns]] = {}
+"""By pack: a pack is built once and kept (language.pack), so it is compiled once."""
+
+
+def _patterns(words: SpeechWords) -> _NumberPatterns:
+    kept = _COMPILED.get(id(words))
+    if kept is None or kept[0] is not words:
+        symbols = re.escape("".join(words.currencies))
+        scale = rf"(?:\s+(?:{'|'.join(words.scales)}))?"
+        patterns = _NumberPatterns(
+            re.compile(rf"([{symbols}])[{symbols}\s]*({_NUMBER})({scale})"),
+            tuple((re.compile(rf"(?<=\d)\s*{re.escape(unit)}\b"), f" {spoken}")
+                  for unit, spoken in words.units.items()))
+        kept = _COMPILED[id(words)] = (words, patterns)
+    return kept[1]
+
+
 def _numbers(text: str, words: SpeechWords) -> str:
     """Currencies, units, ranges, fractions and slashes around numbers and words."""
-    symbols = "".join(words.currencies)
-    scale = rf"(?:\s+(?:{'|'.join(words.scales)}))?"
-
     def money(m: re.Match[str]) -> str:
         one, many = words.currencies[m.group(1)]
         amount, scale = m.group(2), m.group(3)
         return f"{amount}{scale} {one if amount == '1' and not scale else many}"
+
+    def number_range(m: re.Match[str]) -> str:
+        rest = _DASH.split(m.group(2))[1:]
+        return f"{m.group(1)}{words.range_to}{rest[0]}" if len(rest) == 1 else m.group(0)
 
     def fraction(m: re.Match[str]) -> str:
         whole = f"{m.group(1)}/{m.group(2)}"
@@ -136,17 +163,12 @@ def _numbers(text: str, words: SpeechWords) -> str:
             return words.fractions[whole]
         return words.out_of.format(a=m.group(1), b=m.group(2))
 
-    currency = re.compile(rf"([{re.escape(symbols)}])[{re.escape(symbols)}\s]*({_NUMBER})({scale})")
-    text = currency.sub(money, text)
-    for unit, spoken in words.units.items():
-        text = re.sub(rf"(?<=\d)\s*{re.escape(unit)}\b", f" {spoken}", text)
-    def number_range(m: re.Match[str]) -> str:
-        rest = _DASH.split(m.group(2))[1:]
-        return f"{m.group(1)}{words.range_to}{rest[0]}" if len(rest) == 1 else m.group(0)
-
+    patterns = _patterns(words)
+    text = patterns.currency.sub(money, text)
+    for unit, spoken in patterns.units:
+        text = unit.sub(spoken, text)
     text = _RANGE.sub(number_range, text)
-    text = _SLASH_NUMBERS.sub(fraction, text)
-    return text
+    return _SLASH_NUMBERS.sub(fraction, text)
 
 
 def _strongest(m: re.Match[str]) -> str:
