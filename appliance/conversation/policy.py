@@ -8,7 +8,9 @@ The order, decided here and nowhere else (Policy.begin, then Policy.settle):
      its words; a device request that names no room is asked again in the room it was heard in;
   3. the language model, with the early answer if it heard the same words (EarlyAnswers);
   4. an honest refusal instead of the model where the model could only pretend: a device request
-     without Home Assistant, a question only the internet could answer (thinking/honesty.py).
+     without Home Assistant, a question only the internet could answer, a request for one of the
+     hub's own skills that none of them could read (thinking/honesty.py). Which request is which,
+     Home Assistant's own sentences tell first (thinking/intents.py).
 A failure is answered with the apology, a time limit with its own, and a model that another answer
 holds with the busy reply (Policy.reply_to_failure). Every sentence is the language pack's
 (appliance/language/), chosen by the `language:` setting.
@@ -41,6 +43,9 @@ UNPLACED: Final = ("no_intent_match", "no_valid_targets")
 """Home Assistant's codes for a request it could not tie to a device: "turn on the light" with no room
 gets no_valid_targets ("Sorry, I couldn't understand that") from Home Assistant 2025.4."""
 
+OWN_WORDS: Final = ("no_internet", "not_understood", "nevermind")
+"""Replies after Home Assistant's turn that are the hub's own words, not Home Assistant's."""
+
 SKILL: Final = "skill"
 HOME_ASSISTANT: Final = "home_assistant"
 LLM: Final = "llm"
@@ -72,7 +77,7 @@ class HomeQuestion:
         """Home Assistant's reply; raises as Home.process."""
         reply = self.home.process(self.text, self.conversation_id)
         if (self.area and not reply.handled and reply.code in UNPLACED
-                and controls_device(self.text, self.words.requests)):
+                and controls_device(self.text, self.words)):
             in_room = self.home.process(self.in_area(), self.conversation_id)
             if in_room.handled:
                 reply = dataclasses.replace(in_room, ms=reply.ms + in_room.ms)
@@ -159,7 +164,7 @@ class Policy:
         A failing skill raises."""
         reply = self.skills.match(text, room) if self.skills is not None else None
         if reply is None and self.home is None:
-            reply = honesty.cannot_act(text, self.words) or honesty.offline(text, self.words)
+            reply = honesty.cannot_act(text, self.words) or honesty.offline(text, self.words) or self._unread(text)
         if reply is not None:
             return Say(reply, SKILL)
         if self.home is not None:
@@ -180,7 +185,7 @@ class Policy:
             reply = self.after_home(question, None, isinstance(update.error, HomeAssistantRefused))
         if reply is None:
             return Think(question)
-        return Say(reply, SKILL if reply.intent == "no_internet" else HOME_ASSISTANT)
+        return Say(reply, SKILL if reply.intent in OWN_WORDS else HOME_ASSISTANT)
 
     def after_home(self, question: str, reply: HomeReply | None, refused: bool = False) -> SkillReply | None:
         """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.
@@ -190,11 +195,16 @@ class Policy:
         device request is told so.
         """
         if reply is None:
-            return honesty.unreachable(question, refused, self.words) or honesty.offline(question, self.words)
-        device = controls_device(question, self.words.requests)
+            return honesty.unreachable(question, refused, self.words) or honesty.offline(question, self.words) \
+                or self._unread(question)
+        device = controls_device(question, self.words)
         if reply.speech and (reply.handled or device or self.fallback == "home_assistant"):
             return SkillReply(reply.speech, "home_assistant")
-        return honesty.offline(question, self.words)
+        return honesty.offline(question, self.words) or self._unread(question)
+
+    def _unread(self, text: str) -> SkillReply | None:
+        """One of the hub's own requests that no skill read is asked again, while skills are on."""
+        return honesty.unread(text, self.words) if self.skills is not None else None
 
     def handle(self, question: str, chat: Chat, cancel: threading.Event) -> HandleReply:
         """Home Assistant's own question (the Wyoming handle): only the model answers it. Home Assistant

@@ -347,13 +347,25 @@ class RequestWords:
     not_plain: Pattern[str]
     """Characters that are not part of a plain word (replaced by spaces before matching)."""
     controls: Pattern[str]
-    """A request to switch, set or read a device in the home."""
+    """A request to switch, set or read a device in the home that Home Assistant's own sentences do not
+    say (those are matched first, thinking/intents.py)."""
     own_speaker: Pattern[str]
     """The hub's own volume: never a device for Home Assistant."""
     internet: Pattern[str]
     """What only the internet knows (the weather, the news)."""
     why: Pattern[str]
     """An explanation the model can give offline."""
+    devices: Mapping[str, str]
+    """The kinds of device people name, each with its Home Assistant domain ("front door" -> "lock"):
+    the home Home Assistant's sentences are matched against (thinking/intents.py)."""
+    rooms: Sequence[str]
+    """The rooms of a home, as Home Assistant's areas."""
+    floors: Sequence[str]
+    warm_up: Sequence[str] = ()
+    """Requests matched once at start-up, so that the first question pays no compiling."""
+    said_as: Mapping[str, str] = field(default_factory=dict)
+    """Home Assistant's intents for the hub's own skills, each in words its skills read ({slot} fields
+    filled from the request): "tell me the current time" is asked again as "what time is it"."""
 
 
 @dataclass(frozen=True)
@@ -374,6 +386,8 @@ class Replies:
     no_internet: str
     in_area: str
     """A request said in a room: {question} (its end mark dropped) and {area}."""
+    unread: str
+    """A request for one of the hub's own skills that its skills could not read: asked again."""
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,18 @@
 """What a request is about, where that decides who may answer it: a device in the home (Home
 Assistant's, never the model's to claim), or something only the internet knows (the weather).
 
-Plain word patterns, on purpose: they must be instant, offline and predictable, and a miss only
+Home Assistant's own sentences decide first (thinking/intents.py): the requests Assist carries
+out are told apart as Assist tells them. The language pack's short patterns catch what those
+sentences do not say ("is the heating on", "make it warmer", the news and the scores). A
+question that asks how or why something works ("how does a thermostat work", "why does it rain")
+is general knowledge, for the model, even when it names a device or the weather. A miss only
 means the question goes on to the next in line (Home Assistant or the model), never an action.
-A question that asks how or why something works ("how does a thermostat work", "why does it
-rain") is general knowledge, for the model, even when it names a device or the weather.
 """
 
 from __future__ import annotations
 
-from appliance.language import RequestWords, pack
+from appliance.language import LanguagePack, RequestWords, pack
+from appliance.thinking.intents import Kind, understanding
 
 
 def _plain(text: str, words: RequestWords) -> str:
@@ -18,17 +21,25 @@ def _plain(text: str, words: RequestWords) -> str:
     return " ".join(words.not_plain.sub(" ", text).split())
 
 
-def controls_device(text: str, words: RequestWords | None = None) -> bool:
+def controls_device(text: str, words: LanguagePack | None = None) -> bool:
     """Whether `text` asks to switch, set or read a device in the home ("turn on the kitchen light",
-    "is the front door locked", "what's the temperature in the bedroom"); in the default pack's words
-    unless given."""
-    words = words or pack().requests
-    plain = _plain(text, words)
-    return bool(words.controls.search(plain)) and not words.own_speaker.search(plain)
+    "is the front door locked", "what's the temperature in the bedroom"); in the default pack unless given."""
+    words = words or pack()
+    plain = _plain(text, words.requests)
+    if words.requests.own_speaker.search(plain):
+        return False
+    found = understanding(words).recognize(text)
+    if found is not None:
+        return found.for_home
+    return bool(words.requests.controls.search(plain))
 
 
-def needs_internet(text: str, words: RequestWords | None = None) -> bool:
+def needs_internet(text: str, words: LanguagePack | None = None) -> bool:
     """Whether only the internet could answer `text` (the weather, the news, scores, prices)."""
-    words = words or pack().requests
-    plain = _plain(text, words)
-    return bool(words.internet.search(plain)) and not words.why.search(plain) and not controls_device(text, words)
+    words = words or pack()
+    found = understanding(words).recognize(text)
+    if found is not None:
+        return found.kind is Kind.WEATHER
+    plain = _plain(text, words.requests)
+    return bool(words.requests.internet.search(plain)) and not words.requests.why.search(plain) \
+        and not controls_device(text, words)

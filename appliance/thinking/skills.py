@@ -22,6 +22,7 @@ from appliance.audio.volume import shared as shared_volume
 from appliance.config import SkillsConfig, WakeConfig
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, pack
+from appliance.thinking.intents import understanding
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
 from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span
 from appliance.thinking.stop_skill import stopped
@@ -83,9 +84,27 @@ class LocalSkills:
 
     def match(self, transcript: str, room: str = "") -> SkillReply | None:
         """A local answer, or None to hand the question to the language model; a timer set from `room`
-        (a satellite's name) rings there."""
+        (a satellite's name) rings there. A request the skills do not read in its own words but Home
+        Assistant's sentences know as theirs ("tell me the current time") is asked again as the pack
+        says it (RequestWords.said_as)."""
         if not self.config.enabled:
             return None
+        reply = self._match(transcript, room)
+        if reply is None and (again := self._said_as(transcript)) is not None:
+            reply = self._match(again, room)
+        return reply
+
+    def _said_as(self, transcript: str) -> str | None:
+        found = understanding(self.words).recognize(transcript)
+        said = self.words.requests.said_as.get(found.intent) if found is not None else None
+        if said is None:
+            return None
+        try:
+            return said.format(**found.slots)
+        except (KeyError, IndexError):  # the request left out a slot these words need
+            return None
+
+    def _match(self, transcript: str, room: str) -> SkillReply | None:
         tokens = _strip(self.parse.normalize(transcript), self._fillers, self._leading, self._trailing)
         if not tokens:
             return None

@@ -176,6 +176,26 @@ def test_after_home_assistant_an_internet_question_is_refused_as_a_local_answer(
     assert step == Say(SkillReply(honesty.NO_INTERNET, "no_internet"), "skill")
 
 
+def test_a_request_for_the_hubs_own_skills_that_none_read_is_asked_again_not_claimed_by_the_model() -> None:
+    policy = Policy(FakeSkills(), None)  # skills on, and none of them reads it
+    for request in ("What's the date today?", "Add milk to my shopping list.", "Mute."):
+        step = policy.begin(request)
+        assert isinstance(step, Say) and step.reply.text == REPLIES.unread and step.reply.intent == "not_understood"
+    home = FakeHome()
+    asked = Policy(FakeSkills(), home)
+    assert asked.settle("What's the date today?", home_said(home, "What's the date today?")) == \
+        Say(SkillReply(REPLIES.unread, "not_understood", data={"intent": "HassGetCurrentDate"}), "skill")
+
+
+def test_never_mind_ends_the_turn_without_a_word() -> None:
+    step = Policy(FakeSkills(), None).begin("Never mind.")
+    assert isinstance(step, Say) and step.reply.text == "" and step.reply.end_turn
+
+
+def test_with_skills_switched_off_the_hubs_own_requests_go_to_the_model() -> None:
+    assert Policy(None, None).begin("Set a timer for ten minutes.") == Think("Set a timer for ten minutes.")
+
+
 # ---------------------------------------------------------------- busy and sorry
 
 
