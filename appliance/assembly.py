@@ -114,6 +114,14 @@ def load_skills(cfg: Config) -> LocalSkills | None:
     return skills.build(cfg)
 
 
+def load_intents(cfg: Config) -> None:
+    """Home Assistant's sentences in cfg.language, compiled now rather than in the first question's turn."""
+    from appliance.language import pack
+    from appliance.thinking.intents import understanding
+
+    understanding(pack(cfg.language))
+
+
 def load_voice(cfg: Config) -> PiperSynthesizer:
     """Piper with the configured voice (it speaks text as given: the answer path cleans it, responder.py)."""
     from appliance.speaking.tts import PiperSynthesizer
@@ -205,6 +213,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
                                                      events=events)
     loads["tts"] = (time.monotonic() - started) * 1000.0
     skills = load_skills(cfg)
+    _timed(loads, "intents", lambda: load_intents(cfg))
     if source is None:
         source = MicSource(cfg.audio, events=events) if mic else NoSource()
     stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,
