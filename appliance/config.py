@@ -82,6 +82,20 @@ class AsrConfig:
     early_silence_s: float = _f(0.2, 0.0, 5.0)
     """Seconds of silence after speech when a transcript is made early, before the question is
     confirmed over (less than endpoint_silence_s); 0 turns it off."""
+    turn_detector: bool = True
+    """Ask a turn-taking model (Smart Turn v3.2) at a pause whether the question is over: a finished
+    one ends at once, an unfinished one waits up to unfinished_silence_s; off, silence alone decides
+    (endpoint_silence_s)."""
+    turn_model: str | None = _f(None, exists=True)
+    """Path to the turn detector's .onnx file; null takes it from the pipecat-ai package."""
+    turn_silence_s: float = _f(0.2, 0.05, 2.0)
+    """Seconds of silence after speech when the turn detector is asked."""
+    unfinished_silence_s: float = _f(1.5, 0.3, 5.0)
+    """Seconds of silence after speech that end a question heard as unfinished, by the turn detector or
+    by its last word (unfinished_words)."""
+    unfinished_words: bool = True
+    """Wait through a pause after a word a question does not end on ("set a timer for... ten minutes"):
+    the language pack's list, read from the words heard so far."""
     no_speech_timeout_s: float = _f(6.0, 1.0, 60)
     """Seconds after the wake word with no speech before the turn gives up."""
     max_utterance_s: float = _f(12.0, 2.0, 120)

@@ -14,6 +14,12 @@ The pipelines run the same conductor, models and recordings, interleaved questio
   one_core_first: with the prefill, but the first phrase written on llm.n_threads like the rest.
   before:     neither (the pipeline as it was before both).
   naive:      whole transcript after the endpoint, whole answer, whole speech synthesized, then play.
+  turn:       streaming, with the end of the question heard from the voice and the words (the turn
+              detector, asr.turn_detector, and asr.unfinished_words); the others end every question
+              after asr.endpoint_silence_s of silence, as before.
+With --paused N (default 10), N more questions are said with a pause of 0.4-0.8 s inside them
+(bench/paused.py): each pipeline's answer counts as cut off when its transcript lacks the words
+after the pause. Their latency is left out of the figures of the whole questions.
 Each recording ("Hey Jarvis. <question>") is paced in real time, so the end-of-speech time is real.
 The speaker is a clock that "plays" each chunk in real time, so drain() waits as a speaker would.
 Prints medians and 95th percentiles of each term and the ratio streaming/naive (lower is better),
@@ -54,7 +60,7 @@ QUESTIONS: Final = [  # short and long, as people ask: 3 to 19 words
     "What language is spoken in Brazil?",
     "Can you explain in a few words how a refrigerator keeps the food inside it cold?",
 ]
-PIPELINES: Final = ("streaming", "no_prefill", "one_core_first", "before", "naive")
+PIPELINES: Final = ("streaming", "no_prefill", "one_core_first", "before", "naive", "turn")
 KEY: Final = "speech_end_to_first_audio"
 TOKEN_KEY: Final = "speech_end_to_first_token"
 
@@ -294,7 +300,7 @@ def draw_timeline(turns: dict[str, tuple[Any, list[tuple[float, float]]]], path:
 def ratio_of(rows: dict[str, list[dict[str, Any]]], a: str, b: str, key: str) -> tuple[float | None, int]:
     """Median over questions of pipeline a's figure divided by pipeline b's (both answered), and how many."""
     pairs = [x["timings_ms"][key] / y["timings_ms"][key] for x, y in zip(rows[a], rows[b])
-             if x["timings_ms"][key] and y["timings_ms"][key]]
+             if x["timings_ms"][key] and y["timings_ms"][key] and not x.get("paused")]
     return (statistics.median(pairs) if pairs else None), len(pairs)
 
 
@@ -311,9 +317,18 @@ def variant(cfg: Any, stages: Any, **conversation: Any) -> tuple[Any, Any]:
     return changed, dataclasses.replace(stages, asr=asr)
 
 
+def with_asr(cfg: Any, stages: Any, **asr: Any) -> tuple[Any, Any]:
+    """The pipeline with other speech recognition settings (the end of a question), on the same models."""
+    changed = dataclasses.replace(cfg, asr=dataclasses.replace(cfg.asr, **asr))
+    recognizer = copy.copy(stages.asr)
+    recognizer.cfg = changed
+    return changed, dataclasses.replace(stages, asr=recognizer)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=20)
+    parser.add_argument("--paused", type=int, default=10, help="questions with a pause inside them (at most 12)")
     parser.add_argument("--model", default="qwen", help="qwen (the stand-in), smollm2, or a GGUF path")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--png", metavar="PATH", default=str(OUT / "timeline.png"))
@@ -347,6 +362,14 @@ def main() -> int:
     stages = build_stages(cfg, sink=ClockSink(), mic=False)
     print(f"models loaded in {time.monotonic() - started:.1f} s; model {Path(cfg.llm.model).name}", flush=True)
     wavs = make_questions(stages.tts, args.questions, OUT / "questions")
+    from bench.paused import make_paused
+    from tests.fixtures.paused import heard_whole
+
+    paused = make_paused(stages.tts, OUT / "questions", args.paused)
+    rests = {str(path): (question, after) for path, question, after in paused}
+    wavs += [path for path, _question, _after in paused]
+    turn_cfg, turn_stages = variant(cfg, stages, prefill=True)
+    cfg, stages = with_asr(turn_cfg, turn_stages, turn_detector=False, unfinished_words=False)
     cfg, stages = variant(cfg, stages, prefill=True)
     naive_cfg, naive_stages = variant(cfg, stages, preemptive=False, prefill=False)
     naive_cfg = dataclasses.replace(naive_cfg, asr=dataclasses.replace(cfg.asr, early_silence_s=0.0))
@@ -360,7 +383,8 @@ def main() -> int:
     without = variant(cfg, stages, prefill=False)
     every = {"streaming": (cfg, stages, all_cores), "no_prefill": (*without, all_cores),
              "one_core_first": (cfg, stages, one_fewer), "before": (*without, one_fewer),
-             "naive": (naive_cfg, naive_stages, one_fewer)}
+             "naive": (naive_cfg, naive_stages, one_fewer),
+             "turn": (turn_cfg, dataclasses.replace(turn_stages, chat=timed), all_cores)}
     pipelines = {name: every[name] for name in args.pipelines.split(",")}
     print(f"first phrase on {all_cores} threads, the rest on {one_fewer}", flush=True)
     if args.first_phrase_max_words is not None:
@@ -388,6 +412,8 @@ def main() -> int:
             records: list[Any] = []
             timed.spans.clear()
             result = listen_turn(str(wav), pipe_cfg, pipe_stages, records=records)
+            result["paused"] = str(wav) in rests
+            result["cut_off"] = result["paused"] and not heard_whole(result.get("transcript") or "", *rests[str(wav)])
             rows[name].append(result)
             if i == 0 and records:
                 example[name] = (records[0], list(timed.spans))
@@ -398,16 +424,20 @@ def main() -> int:
                   f"first audio {t[KEY]!s:>7} ms  prefilled {llm.get('prefilled_tokens')!s:>3} "
                   f"left {left!s:>3}  "
                   f"{(result['answer'] or '')[:50]!r}", flush=True)
-    figures = {name: summarize([r for r in rs if r["outcome"] == "answered"]) for name, rs in rows.items()}
+    figures = {name: summarize([r for r in rs if r["outcome"] == "answered" and not r["paused"]])
+               for name, rs in rows.items()}
+    cut = {name: sum(r["cut_off"] for r in rs) for name, rs in rows.items()}
     names = list(rows)
     print(f"\n{'term (ms)':34}" + "".join(f" {n + ' med':>15} {'p95':>7}" for n in names))
     for term in figures[names[0]]:
         cells = (figures[n][term] for n in names)
         print(f"{term:34}" + "".join(f" {c['median'] or 0:15.0f} {c['p95'] or 0:7.0f}" for c in cells))
+    print(f"{'questions cut off (of ' + str(len(paused)) + ' paused)':34}" + "".join(
+        f" {cut[n]:15d} {'':7}" for n in names))
     print(f"{'prompt tokens read while spoken':34}" + "".join(
         f" {tokens_of(rows[n], 'prefilled_tokens') or 0:15.0f} {'':7}" for n in names))
     ratios: dict[str, Any] = {}
-    extra = [(name, "streaming") for name in rows if name.startswith("phrase")]
+    extra = [(name, "streaming") for name in rows if name.startswith("phrase") or name == "turn"]
     for a, b in (("streaming", "no_prefill"), ("streaming", "one_core_first"), ("streaming", "before"),
                  ("no_prefill", "before"), ("streaming", "naive"), ("before", "naive"), *extra):
         if a in rows and b in rows:
@@ -432,7 +462,7 @@ def main() -> int:
         shutil.copyfile(args.png, DOCS_PNG)
         print(f"timeline: {args.png} (copied to {DOCS_PNG.relative_to(ROOT)})")
     if args.json:
-        save_json(args.json, figures=figures, ratios=ratios, rows=rows, model=cfg.llm.model)
+        save_json(args.json, figures=figures, ratios=ratios, cut_off=cut, rows=rows, model=cfg.llm.model)
     return 0
 
 

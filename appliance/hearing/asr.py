@@ -18,13 +18,27 @@ from appliance.config import Config
 from appliance.errors import MissingLibrary
 from appliance.hearing import whisper_fast
 from appliance.hearing.asr_worker import Inline, Worker
-from appliance.hearing.endpoint import Endpointer, SpeechProbability
+from appliance.hearing.endpoint import Endpointer, SpeechProbability, TurnJudge
 from appliance.hearing.utterance import Engine, Runner, Utterance
 from appliance.hearing.wake_text import wake_words
+from appliance.language import pack
 
 _LOGGER = logging.getLogger(__name__)
 
 WHISPER_BEAM: Final = 1  # greedy decoding: tiny.en on short questions loses nothing with beam 5
+
+
+def _turn_detector(cfg: Config) -> TurnJudge | None:
+    """The turn detector, loaded; None (questions end by silence alone) when its model is missing."""
+    from appliance.errors import ModelMissing
+    from appliance.hearing.turn import SmartTurn, TurnDetector
+
+    try:
+        return TurnDetector(SmartTurn(cfg)).load()
+    except (ModelMissing, MissingLibrary) as exc:
+        _LOGGER.warning("No turn detector: %s; questions end after %.1f s of silence (asr.endpoint_silence_s)",
+                        exc, cfg.asr.endpoint_silence_s)
+        return None
 
 
 class _BaseRecognizer:
@@ -35,6 +49,7 @@ class _BaseRecognizer:
         self.model_path = model_path
         self._vad_factory = vad_factory
         self._vad: SpeechProbability | None = None
+        self._turn: TurnJudge | None = None
         self._model: Any = None
         self.runner: Runner = Inline()
         """Where the utterances' transcriptions run (WhisperRecognizer: its worker thread)."""
@@ -47,6 +62,8 @@ class _BaseRecognizer:
                 from appliance.hearing.vad import SileroVad
 
                 self._vad = SileroVad(self.cfg).load()
+        if self._turn is None and self.cfg.asr.turn_detector:
+            self._turn = self._load_turn()
         if self._model is None:
             started = time.monotonic()
             self._model = self._load_model()
@@ -60,7 +77,10 @@ class _BaseRecognizer:
         assert self._vad is not None
         self._vad.reset()
         conversation = self.cfg.conversation
-        return Utterance(self._engine(), Endpointer(self.cfg.asr, self._vad), list(preroll), self.runner,
+        asr = self.cfg.asr
+        unfinished = pack(self.cfg.language).sentences.unfinished if asr.unfinished_words else frozenset()
+        endpointer = Endpointer(asr, self._vad, self._turn if asr.turn_detector else None, unfinished)
+        return Utterance(self._engine(), endpointer, list(preroll), self.runner,
                           wake_words(self.cfg.wake.model),
                           conversation.prefill_pace_s if conversation.prefill else None)
 
@@ -86,6 +106,9 @@ class _BaseRecognizer:
 
     def _load_model(self) -> Any:
         raise NotImplementedError
+
+    def _load_turn(self) -> TurnJudge | None:
+        return _turn_detector(self.cfg)
 
     def _engine(self) -> Engine:
         raise NotImplementedError

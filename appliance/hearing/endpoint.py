@@ -1,11 +1,19 @@
-"""The endpointer: when a question is over, from the VAD's speech probability on each chunk."""
+"""The endpointer: when a question is over, from the VAD's speech probability on each chunk and, at a
+pause, the turn detector's verdict on the voice (turn.py)."""
 
 from __future__ import annotations
 
+import logging
+from concurrent.futures import Future
 from typing import Final, Protocol
+
+import numpy as np
 
 from appliance.audio import AudioChunk
 from appliance.config import AsrConfig
+from appliance.hearing.turn import Verdict
+
+_LOGGER = logging.getLogger(__name__)
 
 MIN_SPEECH_S: Final = 0.16  # seconds of voiced chunks in a row before it counts as speech (not a click)
 
@@ -18,21 +26,49 @@ class SpeechProbability(Protocol):
     def reset(self) -> None: ...
 
 
+class TurnJudge(Protocol):
+    """What the endpointer needs from the turn detector (turn.TurnDetector, or a fake in unit tests)."""
+
+    def ask(self, audio: np.ndarray) -> Future[Verdict]:
+        """Whether the question in `audio` (16 kHz mono float) is over, judged off the caller's thread."""
+
+
 class Endpointer:
     """Decides when an utterance is over: trailing silence after speech, no speech at all, or too long.
+
+    With a turn detector, the silence that ends the question depends on what the voice says: at
+    asr.turn_silence_s of a pause the detector is asked about the question so far; a finished
+    question ends as soon as it says so, an unfinished one (or one not judged yet) only after
+    asr.unfinished_silence_s. A detector that fails leaves the pause to asr.endpoint_silence_s.
+    Without one, asr.endpoint_silence_s of silence ends every question.
+
+    The words heard so far (hear()) overrule both: a question whose last word it never ends on
+    ("set a timer for") is waited for up to asr.unfinished_silence_s, and the detector's "finished"
+    counts only once the words of this pause are known.
 
     Times are stream times counted over the chunks fed after the wake word (the pre-roll is
     judged by the VAD too, so its state is warm, but does not count towards the limits).
     """
 
-    def __init__(self, cfg: AsrConfig, vad: SpeechProbability) -> None:
+    def __init__(self, cfg: AsrConfig, vad: SpeechProbability, turn: TurnJudge | None = None,
+                 unfinished: frozenset[str] = frozenset()) -> None:
         self.cfg = cfg
         self.vad = vad
+        self.turn = turn
+        self.unfinished = unfinished
+        """Words a question does not end on (the language pack's SentenceWords.unfinished)."""
         self.elapsed_s = 0.0
         self.heard_speech = False
         self.speech_end_s: float | None = None
+        self.verdict: Verdict | None = None
+        """The turn detector's verdict on the last pause judged."""
         self._voiced_run_s = 0.0
         self._silence_s = 0.0
+        self._audio: list[np.ndarray] = []
+        self._asked: Future[Verdict] | None = None
+        self._failed = False
+        self._words = ""
+        self._words_for: float | None = None
 
     @property
     def early_point(self) -> bool:
@@ -52,10 +88,12 @@ class Endpointer:
 
     def preroll(self, chunk: AudioChunk) -> None:
         self.vad.probability(chunk)
+        self._keep(chunk)
 
     def feed(self, chunk: AudioChunk) -> str | None:
         """None while listening; 'speech', 'no_speech' or 'max_length' once it is over."""
         p = self.vad.probability(chunk)
+        self._keep(chunk)
         self.elapsed_s += chunk.duration_s
         if p >= self.cfg.vad_threshold:
             self._voiced_run_s += chunk.duration_s
@@ -63,13 +101,62 @@ class Endpointer:
             if self._voiced_run_s >= MIN_SPEECH_S - 1e-9:
                 self.heard_speech = True
             self.speech_end_s = self.elapsed_s
+            self._asked = None  # the person went on: the next pause is judged afresh
         else:
             self._voiced_run_s = 0.0
             self._silence_s += chunk.duration_s
-        if self.heard_speech and self._silence_s >= self.cfg.endpoint_silence_s - 1e-9:
+        if self.heard_speech and self._silence_s > 0.0 and self._judged_over():
+            return "speech"
+        if self.heard_speech and self._silence_s >= self._silence_limit() - 1e-9:
             return "speech"
         if not self.heard_speech and self.elapsed_s >= self.cfg.no_speech_timeout_s - 1e-9:
             return "no_speech"
         if self.elapsed_s >= self.cfg.max_utterance_s - 1e-9:
             return "max_length"
         return None
+
+    def hear(self, words: str, speech_end_s: float | None) -> None:
+        """The text of the question up to the pause that began at `speech_end_s` (a partial or early transcript)."""
+        self._words, self._words_for = words, speech_end_s
+
+    @property
+    def words_unfinished(self) -> bool:
+        """The last word heard is one a question does not end on."""
+        last = self._words.casefold().replace("\u2019", "'").rstrip(" .,!?;:-").rsplit(" ", 1)[-1:]
+        return bool(last) and last[0] in self.unfinished
+
+    def _keep(self, chunk: AudioChunk) -> None:
+        if self.turn is not None:
+            self._audio.append(chunk.to_float()[:, 0])
+
+    def _silence_limit(self) -> float:
+        """The pause that ends the question now: longer while the turn detector has not heard it finished."""
+        waiting = self.words_unfinished or (self.turn is not None and not self._failed)
+        if waiting:
+            return max(self.cfg.unfinished_silence_s, self.cfg.endpoint_silence_s)
+        return self.cfg.endpoint_silence_s
+
+    def _judged_over(self) -> bool:
+        """Asks the turn detector once per pause; True when it has heard the question finished."""
+        if self.turn is None or self._failed:
+            return False
+        if self._asked is None:
+            if self._silence_s < self.cfg.turn_silence_s - 1e-9:
+                return False
+            self._asked = self.turn.ask(np.concatenate(self._audio))
+        if not self._asked.done():
+            return False
+        try:
+            verdict = self._asked.result()
+        except Exception as exc:  # noqa: BLE001 - a broken detector leaves the pause to the silence alone
+            _LOGGER.warning("The turn detector failed (%s); questions end after %.1f s of silence",
+                            exc, self.cfg.endpoint_silence_s)
+            self._failed = True
+            return False
+        if verdict is not self.verdict:
+            self.verdict = verdict
+            _LOGGER.debug("Turn %s (%.2f, %.0f ms) after %.2f s of silence",
+                          "finished" if verdict.complete else "unfinished", verdict.probability, verdict.ms,
+                          self._silence_s)
+        # Finished counts once this pause's words are known to end well: the answer needs them anyway.
+        return verdict.complete and self._words_for == self.speech_end_s and not self.words_unfinished

@@ -207,6 +207,8 @@ class Utterance:
         self._partial_run = None
         if run.error is None:  # a failed partial costs only the head start: the final run tells
             self.partial = strip_wake_echo(run.text, self.wake)
+            if not self.endpointer.speaking:  # the words up to this pause
+                self.endpointer.hear(self.partial, self.endpointer.speech_end_s)
 
     def _track_early(self) -> None:
         ep = self.endpointer
@@ -240,6 +242,7 @@ class Utterance:
             raise run.error
         self.early = Transcript(text=strip_wake_echo(run.text, self.wake), outcome="early",
                                 speech_end_s=self._early_for, final_at=run.finished_at)
+        self.endpointer.hear(self.early.text, self._early_for)
         _LOGGER.debug("Early transcript: %r", self.early.text)
 
     def _end(self, outcome: str) -> None:

@@ -411,6 +411,9 @@ class SentenceWords:
     """Abbreviations that may end a sentence: split only before a capital."""
     phrase_starts: frozenset[str]
     """Words that begin a new phrase: the first piece may leave just before one."""
+    unfinished: frozenset[str] = frozenset()
+    """Words a spoken question does not end on ("for", "of", "the", "um"): a pause after one is a pause
+    inside the question, waited through (hearing/endpoint.py)."""
 
 
 @dataclass(frozen=True)

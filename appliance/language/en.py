@@ -377,6 +377,12 @@ SENTENCES: Final = SentenceWords(
         "who", "that", "and", "but", "so", "with", "by", "for", "in", "on", "at", "from", "about",
         "when", "where", "while", "than", "like", "after", "before", "during", "into", "through",
     }),
+    # Only words after which an English question is almost never over: "what is it for" and "what is
+    # it made of" then wait a moment longer, "set a timer for... ten minutes" is not cut in two.
+    unfinished=frozenset({
+        "a", "an", "the", "my", "your", "our", "their", "of", "for", "to", "by", "into", "between", "than",
+        "and", "or", "but", "because", "if", "every", "remind", "um", "uh", "er", "erm", "hmm", "mm",
+    }),
 )
 
 SPEECH: Final = SpeechWords(

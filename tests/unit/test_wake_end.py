@@ -96,6 +96,9 @@ class ToneRecognizer(_BaseRecognizer):
     def _load_model(self) -> object:
         return object()
 
+    def _load_turn(self) -> None:
+        return None  # tones, not speech: the silence alone ends them
+
     def _engine(self) -> ToneEngine:
         return ToneEngine()
 
