@@ -70,15 +70,16 @@ SAID: Final = WhenSaid(
     when="{time} {day}",
 )
 
-_LIST: Final = r"\b(?:what|which|when|what time) (?:{kinds}|is my {kind}|are my {kinds})\b" \
+_LIST: Final = r"\b(?:what|which) {kinds}\b|\b(?:when|what time) (?:is|are|does|do|will) (?:my|the) {kinds}?\b" \
     r"|\b(?:do i have|are there|is there|have i got|got|any) (?:any )?(?:\w+ )?{kinds}?\b(?! (?:to|about|for|at) )" \
     r"|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? {kinds}\b" \
-    r"|\bhow many {kinds}\b|^(?:my |the |all )?{kinds}$|\bis (?:my|an) {kind} set\b|\bwhen is (?:my|the) {kind}\b"
-_CANCEL: Final = r"^(?:cancel|delete|remove|clear|disable|forget|turn off|switch off|get rid of|unset|drop)\b"
+    r"|\bhow many {kinds}\b|^(?:my |the |all )?{kinds}$|\bis (?:my|an|the) {kind} set\b|\bwhat are my {kinds}\b"
+_CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|dismiss|turn off|switch off"
+                  r"|get rid of|unset|drop)\b")
 
 ALARMS: Final = AlarmWords(
     alarm_words=frozenset({"alarm", "alarms"}),
-    wake_re=re.compile(r"\b(?:wake|get) (?:me|us)(?: up)?\b"),
+    wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bget (?:me|us) up\b"),
     cancel_re=re.compile(_CANCEL),
     list_re=re.compile(_LIST.format(kind="alarm", kinds="alarms")),
     all_words=frozenset({"all", "every", "both", "everything"}),
@@ -101,7 +102,7 @@ ALARMS: Final = AlarmWords(
 )
 
 REMINDERS: Final = ReminderWords(
-    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|i need|i want) "
+    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|get me|i need|i want) "
                          r"(?:a |an |me a )?reminder|reminder|dont let me forget)\b"),
     about=frozenset({"to", "about", "that", "of"}),
     reminder_words=frozenset({"reminder", "reminders"}),

@@ -241,3 +241,23 @@ def test_an_unreadable_alarms_file_is_set_aside(tmp_path: Path) -> None:
     assert skills.match("what alarms do I have").text == "You don't have any alarms."
     assert (tmp_path / (ALARMS_FILE + ".bad")).exists()
     assert skills.match("set an alarm for 7 am").text == "Alarm set for 7 AM tomorrow."
+
+
+@pytest.mark.parametrize("question", ["what time is my alarm", "when does my alarm go off", "is my alarm set",
+                                      "do i have any alarms", "what are my alarms", "alarms"])
+def test_asking_about_the_alarm(tmp_path: Path, question: str) -> None:
+    skills = make(tmp_path)
+    skills.match("set an alarm for 7 am on weekdays")
+    reply = skills.match(question)
+    assert (reply.intent, reply.text) == ("alarm_list", "You have one alarm, for 7 AM on weekdays.")
+
+
+def test_turning_off_a_ringing_alarm_stops_it_and_keeps_it_for_its_next_day(tmp_path: Path) -> None:
+    skills = make(tmp_path)
+    skills.match("set an alarm for 8 pm every day")
+    skills.clock.now = epoch(2026, 3, 3, 20, 0)
+    assert [a.text for a in skills.timers.due()] == ["It's 8 PM. This is your alarm."]
+    reply = skills.match("turn off the alarm")
+    assert (reply.intent, reply.end_turn) == ("stop", True)
+    assert [a.date for a in skills.timers.alarms.all()] == ["2026-03-04"]
+    assert skills.match("stop my alarm").text == "Alarm for 8 PM every day cancelled."  # not ringing: cancelled
