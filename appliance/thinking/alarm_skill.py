@@ -15,7 +15,7 @@ from appliance.thinking.alarms import ALARM, Alarm
 from appliance.thinking.schedule import Asked, Questions, Schedule
 from appliance.thinking.skillkit import ALARMS, SkillKit, local_skill
 from appliance.thinking.stop_skill import stopped
-from appliance.thinking.whenparse import DaySpec, zone_key
+from appliance.thinking.whenparse import DaySpec, TimeOfDay, zone_key
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -55,10 +55,10 @@ class AlarmSkill:
 
     def _answer(self, asked: Asked, tokens: list[str], room: str) -> SkillReply | None:
         if asked.kind == "set":
-            when = self.schedule.when.time_of_day(tokens)
+            when = self.schedule.when.time_of_day(tokens, answer=True)
             if when is not None:
                 days = self.schedule.when.days(tokens)
-                return self._set(tokens, room, days if days.said else asked.days)
+                return self._set(tokens, room, days if days.said else asked.days, when)
             if any(self.kit.parse.parse_number(tokens, i) for i in range(len(tokens))):
                 self.questions.ask(room, "set", days=asked.days)
                 return SkillReply(self.w.ask_time_again, "alarm_clarify", data={"waiting_for": "time"})
@@ -69,8 +69,9 @@ class AlarmSkill:
         chosen = self.schedule.matching(alarms, tokens)
         return self._cancelled(chosen) if chosen else None
 
-    def _set(self, tokens: list[str], room: str, days: DaySpec | None = None) -> SkillReply:
-        when = self.schedule.when.time_of_day(tokens)
+    def _set(self, tokens: list[str], room: str, days: DaySpec | None = None,
+             when: TimeOfDay | None = None) -> SkillReply:
+        when = when or self.schedule.when.time_of_day(tokens)
         assert when is not None
         days = days if days is not None else self.schedule.when.days(tokens)
         now = self.kit.clock()

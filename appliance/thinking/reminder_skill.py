@@ -68,7 +68,7 @@ class ReminderSkill:
 
     def _answer(self, asked: Asked, tokens: list[str], room: str) -> SkillReply | None:
         if asked.kind == "set":
-            when = self.schedule.when.time_of_day(tokens)
+            when = self.schedule.when.time_of_day(tokens, answer=True)
             days = self.schedule.when.days(tokens)
             spans = self.kit.parse.find_durations(tokens) if when is None else []
             if spans:

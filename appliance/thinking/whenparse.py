@@ -69,11 +69,12 @@ class WhenParser:
         self.w = words
         self._parts = sorted(words.parts.items(), key=lambda kv: -len(kv[0]))
 
-    def time_of_day(self, tokens: list[str]) -> TimeOfDay | None:
-        """The first time of day in the tokens, with am/pm or a part of the day applied; None without one."""
+    def time_of_day(self, tokens: list[str], answer: bool = False) -> TimeOfDay | None:
+        """The first time of day in the tokens, with am/pm or a part of the day applied; None without one.
+        An `answer` to "what time?" may be a bare number ("seven")."""
         part = self._part(tokens)
         for i in range(len(tokens)):
-            found = self._clock_at(tokens, i)
+            found = self._clock_at(tokens, i, answer and i == 0)
             if found is None:
                 continue
             hour, minute, end, meridiem, ambiguous = found
@@ -107,15 +108,15 @@ class WhenParser:
             return None
         return int(number[0]), number[1]
 
-    def _clock_at(self, tokens: list[str], i: int) -> tuple[int, int, int, str | None, bool] | None:
+    def _clock_at(self, tokens: list[str], i: int, cued: bool = False) -> tuple[int, int, int, str | None, bool] | None:
         """(hour, minute, end index, 'am'/'pm' when the words say it, ambiguous) of a time said at i."""
         w, n, tok = self.w, len(tokens), tokens[i]
         if tok in w.noon:
             return 12, 0, i + 1, None, False
         if tok in w.midnight:
             return 0, 0, i + 1, None, False
-        m = _DIGITS_TIME_RE.match(tok) or (_FOUR_DIGITS_RE.match(tok) if len(tok) >= 3 and self._cued(tokens, i)
-                                           else None)
+        cued = cued or self._cued(tokens, i)
+        m = _DIGITS_TIME_RE.match(tok) or (_FOUR_DIGITS_RE.match(tok) if len(tok) >= 3 and cued else None)
         if m is not None:
             hour, minute = int(m[1]), int(m[2])
             if hour > 23 or minute > 59:
@@ -164,7 +165,7 @@ class WhenParser:
         oclock = end < n and tokens[end] in w.oclock
         marked = end + (1 if oclock else 0)
         meridiem_next = marked < n and tokens[marked] in w.am | w.pm
-        if not (said_minutes or oclock or meridiem_next or self._cued(tokens, i)):
+        if not (said_minutes or oclock or meridiem_next or cued):
             return None
         return hour, minute, marked, None, 1 <= hour <= 12
 

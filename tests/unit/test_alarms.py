@@ -117,6 +117,8 @@ def test_the_time_asked_for_is_taken_in_the_room_asked(tmp_path: Path) -> None:
     assert skills.match("half past seven", room="bedroom").text == "Alarm set for 7:30 AM tomorrow."
     assert [a.room for a in skills.timers.alarms.all()] == ["bedroom"]
     assert skills.match("set an alarm").intent == "alarm_clarify"
+    assert skills.match("seven").text == "Alarm set for 7 AM tomorrow."  # a bare number answers "what time?"
+    assert skills.match("set an alarm").intent == "alarm_clarify"
     skills.clock.advance(60)  # the question has waited too long
     assert skills.match("at 8 am") is None
 

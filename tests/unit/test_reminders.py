@@ -80,7 +80,10 @@ def test_without_a_time_it_asks_and_the_answer_sets_it(tmp_path: Path) -> None:
     assert skills.match("remind me to ring the plumber").intent == "reminder_clarify"
     assert skills.match("tomorrow").text == "Sorry, when should I remind you? For example, at 6 PM or in an hour."
     assert skills.match("at 10").text == "Reminder set for 10 AM tomorrow: ring the plumber."
-    assert [r.text for r in skills.timers.alarms.all()] == ["buy eggs", "ring the plumber", "buy milk"]
+    assert skills.match("remind me to pay the window cleaner").intent == "reminder_clarify"
+    assert skills.match("half past nine").text == "Reminder set for 9:30 PM today: pay the window cleaner."
+    assert [r.text for r in skills.timers.alarms.all()] == ["buy eggs", "pay the window cleaner",
+                                                             "ring the plumber", "buy milk"]
 
 
 def test_the_answer_counts_only_in_its_room_and_only_for_a_while(tmp_path: Path) -> None:
