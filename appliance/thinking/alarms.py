@@ -29,7 +29,7 @@ from appliance.config import SkillsConfig
 from appliance.errors import TimerError
 from appliance.language import LanguagePack, pack
 from appliance.state_file import write_json
-from appliance.thinking.whenparse import instant, next_day
+from appliance.thinking.whenparse import instant, local, next_day
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -243,14 +243,16 @@ class Alarms:
         words = self.words.schedule
         missed = alarm.at < self.started_at
         said = words.said.clock(alarm.clock.hour, alarm.clock.minute, self.hours)
+        shown = local(alarm.at, alarm.tz)  # the clock's time then: 2:30 for a 1:30 the clocks skipped
+        now_said = words.said.clock(shown.hour, shown.minute, self.hours)
         ago = self.words.say.duration(now - alarm.at, precision_s=60 if now - alarm.at >= 120 else 1)
         if alarm.kind == REMINDER:
             r = words.reminders
             text = r.ring_missed.format(what=alarm.text or said, ago=ago) if missed else \
-                r.ring.format(what=alarm.text) if alarm.text else r.ring_bare.format(time=said)
+                r.ring.format(what=alarm.text) if alarm.text else r.ring_bare.format(time=now_said)
         else:
             a = words.alarms
-            text = a.ring_missed.format(time=said, ago=ago) if missed else a.ring.format(time=said)
+            text = a.ring_missed.format(time=said, ago=ago) if missed else a.ring.format(time=now_said)
         if repeat == 0:
             _LOGGER.info("%s %d rings%s", alarm.kind.capitalize(), alarm.id, " (due while off)" if missed else "")
         return AlarmAnnouncement(alarm, text, repeat, missed)

@@ -263,3 +263,17 @@ def test_turning_off_a_ringing_alarm_stops_it_and_keeps_it_for_its_next_day(tmp_
     assert (reply.intent, reply.end_turn) == ("stop", True)
     assert [a.date for a in skills.timers.alarms.all()] == ["2026-03-04"]
     assert skills.match("stop my alarm").text == "Alarm for 8 PM every day cancelled."  # not ringing: cancelled
+
+
+def test_a_time_the_clocks_skip_rings_as_they_come_back_and_one_said_twice_rings_the_first_time(
+        tmp_path: Path) -> None:
+    skills = make(tmp_path, datetime(2026, 3, 28, 22, 0, tzinfo=LONDON))
+    assert skills.match("set an alarm for 1:30 am").text == "Alarm set for 1:30 AM tomorrow."
+    # 01:30 never comes on 29 March: it rings an hour after 00:30 GMT, at 02:30 BST, and says so
+    assert ring_times(skills, epoch(2026, 3, 29, 3, 0)) == [(datetime(2026, 3, 29, 1, 30, tzinfo=UTC).timestamp(),
+                                                             "It's 2:30 AM. This is your alarm.")]
+    autumn = make(tmp_path / "autumn", datetime(2026, 10, 24, 22, 0, tzinfo=LONDON))
+    assert autumn.match("set an alarm for 1:30 am").text == "Alarm set for 1:30 AM tomorrow."
+    # 01:30 comes twice on 25 October: the first, in summer time
+    assert ring_times(autumn, epoch(2026, 10, 25, 3, 0)) == [(datetime(2026, 10, 25, 0, 30, tzinfo=UTC).timestamp(),
+                                                              "It's 1:30 AM. This is your alarm.")]
