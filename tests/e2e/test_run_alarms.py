@@ -1,8 +1,9 @@
-"""An alarm and a reminder set with `appliance ask` on the daemon's state folder ring from `appliance run`
-after it restarts: into PulseAudio's null sink, and into a real journald.
+"""A reminder asked for by voice and an alarm set with `appliance ask` on the daemon's state folder ring
+from `appliance run` after it restarts: into PulseAudio's null sink, and into a real journald.
 
-The alarm is set for a clock time a few minutes ahead in real time ("set an alarm for 14:07"), as far
-ahead as two starts of the daemon take here and a margin, so the restart is over before it rings.
+Both are set for a clock time a few minutes ahead in real time ("remind me at 2:07 PM to water the
+plants", "set an alarm for 14:07"), as far ahead as two starts of the daemon and a spoken turn take here
+and a margin, so the restart is over before they ring.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ from tests.e2e.test_run_service import EXIT_TIMEOUT_S, WATCHDOG_USEC, Daemon, li
 from tests.fixtures.journal import Entry, Journal
 from tests.fixtures.notify import Notifications
 from tests.fixtures.pulse import Pulse
-from tests.fixtures.speech import load
+from tests.fixtures.speech import SpeechMaker, load
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S
 
-RESTART_MARGIN_S: Final = 30.0  # seconds beyond two starts of the daemon before the alarm's minute
+RESTART_MARGIN_S: Final = 60.0  # seconds beyond two starts of the daemon (and a spoken turn) before the minute
 HEARD_BEFORE_S: Final = 3.0  # seconds recorded before the alarm's minute
 HEARD_S: Final = 25.0  # seconds recorded: the earcon, the alarm, the reminder, and the first repeat
 APPLIANCE: Final = [sys.executable, "-m", "appliance.cli"]
@@ -47,8 +48,10 @@ class Rung:
     """The restarted daemon's journal entry for its first ringing."""
     heard: str
     """What was said into the sink from just before that minute, as Whisper hears it."""
-    replies: list[dict]
-    """`appliance ask --json`'s records for the alarm and the reminder."""
+    turn: Entry
+    """The first daemon's journal entry for the spoken request for the reminder."""
+    alarm: dict
+    """`appliance ask --json`'s record for the alarm."""
 
 
 def _transcribe(samples: np.ndarray) -> str:
@@ -95,9 +98,10 @@ def _ask(config: Path, question: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def rung(pulse: Pulse, journal: Journal, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rung]:
-    """The daemon started, an alarm and a reminder asked for a minute ahead, the daemon restarted, and
-    what it did at that minute."""
+def rung(pulse: Pulse, journal: Journal, speech: SpeechMaker,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rung]:
+    """The daemon started, a reminder asked of it by voice and an alarm set with `appliance ask` for a
+    minute ahead, the daemon restarted, and what it did at that minute."""
     tmp_path = tmp_path_factory.mktemp("alarms")
     state = tmp_path / "state"
     state.mkdir()
@@ -111,9 +115,14 @@ def rung(pulse: Pulse, journal: Journal, tmp_path_factory: pytest.TempPathFactor
         first.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
         load_s = time.monotonic() - started
         ring_at = math.ceil((time.time() + 2 * load_s + RESTART_MARGIN_S) / 60) * 60
-        clock = datetime.fromtimestamp(ring_at).strftime("%H:%M")  # the hub's zone: the system's
-        replies = [_ask(config, f"set an alarm for {clock}"),
-                   _ask(config, f"remind me at {clock} to water the plants")]
+        local = datetime.fromtimestamp(ring_at)  # the hub's zone: the system's
+        spoken = f"{local.hour % 12 or 12}:{local.minute:02d} {'AM' if local.hour < 12 else 'PM'}"
+        first.wait(listening)
+        pulse.play(speech.join([speech("hey jarvis"), 0.4, speech(f"remind me at {spoken} to water the plants"),
+                                1.0]))
+        turn = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "turn", pid=first.proc.pid,
+                                timeout=SLOW_WAIT_S)[0]
+        alarm = _ask(config, f"set an alarm for {local:%H:%M}")
     finally:
         _stop(first)
     second = _start(tmp_path, "second", config, state, pulse)
@@ -127,7 +136,7 @@ def rung(pulse: Pulse, journal: Journal, tmp_path_factory: pytest.TempPathFactor
                                 timeout=ring_at - time.time() + SLOW_WAIT_S)[0]
         recorder.join(HEARD_S + SLOW_WAIT_S)
         assert not recorder.is_alive(), "the recording did not end"
-        yield Rung(ring_at, ring, _transcribe(load(tmp_path / "heard.wav")), replies)
+        yield Rung(ring_at, ring, _transcribe(load(tmp_path / "heard.wav")), turn, alarm)
     finally:
         _stop(second)
 
@@ -136,11 +145,13 @@ def _words(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text.lower()).split())
 
 
-def test_ask_sets_them_for_that_minute(rung: Rung) -> None:
-    alarm, reminder = rung.replies
-    assert (alarm["route"], alarm["intent"]) == ("skill", "alarm_set"), alarm
-    assert (reminder["route"], reminder["intent"]) == ("skill", "reminder_set"), reminder
-    assert alarm["answer"].startswith("Alarm set for ") and reminder["answer"].endswith(": water the plants.")
+def test_the_spoken_reminder_is_the_skills(rung: Rung) -> None:
+    assert (rung.turn["OUTCOME"], rung.turn["ROUTE"]) == ("answered", "skill"), rung.turn
+
+
+def test_ask_sets_the_alarm_for_that_minute(rung: Rung) -> None:
+    assert (rung.alarm["route"], rung.alarm["intent"]) == ("skill", "alarm_set"), rung.alarm
+    assert rung.alarm["data"]["alarms"][0]["at"] == rung.ring_at
 
 
 def test_the_restarted_daemon_journals_both_ringing_at_their_minute(rung: Rung) -> None:
