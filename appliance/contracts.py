@@ -278,10 +278,11 @@ TIMER_CHECK_S: Final = 0.5  # seconds between looks at Timers.due: a turn's bell
 
 @runtime_checkable
 class Timers(Protocol):
-    """Kitchen timers as the conductor sees them: what has ended and is to be announced."""
+    """Kitchen timers, alarms and reminders as the conductor sees them: what rings and is to be announced."""
 
     def due(self, now: float | None = None, room: str = "") -> Sequence[Announcement]:
-        """The timers to announce now in `room` ("" the hub), each once, then again until acknowledged."""
+        """The timers, alarms and reminders to announce now in `room` ("" the hub), each once, then again
+        until acknowledged."""
 
     def claim(self, room: str, here: bool) -> None:
         """Whether a satellite's room rings its own timers now (connected); else they ring on the hub."""

@@ -69,6 +69,10 @@ class Record:
     stop_reason: str = ""
     ha_ms: float | None = None
     """Home Assistant's round trip, when it was asked."""
+    intent: str = ""
+    """What a fixed answer did ('timer_set', 'alarm_set', 'reminder_clarify'); '' for the model's."""
+    data: dict = field(default_factory=dict)
+    """What it did it with: the alarms, reminders or timers set, listed or cancelled."""
 
     def take_stats(self, stats: AnswerStats) -> None:
         self.prompt_tokens, self.cached_prompt_tokens = stats.prompt_tokens, stats.cached_prompt_tokens
@@ -181,7 +185,8 @@ class Asker:
             step = self.policy.settle(question, reply, self.home)
         if isinstance(step, Say):
             route = step.route
-            record = Record(question=question, answer=step.reply.text, route=route, stop_reason=route, ha_ms=ha_ms)
+            record = Record(question=question, answer=step.reply.text, route=route, stop_reason=route, ha_ms=ha_ms,
+                            intent=step.reply.intent, data=step.reply.data)
             on_delta(step.reply.text)
             answer = self.responder.say([step.reply.text], self.sink, route=route)
         else:

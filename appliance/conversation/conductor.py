@@ -138,6 +138,8 @@ class Conductor:
             return
         texts = self.bell.due_texts()
         if texts:  # a timer has ended: announced as a turn of its own, not recorded
+            self._event("ring", f"Ringing: {len(texts)} timer, alarm or reminder announcement(s)",
+                        announcements=len(texts))  # their words stay out of the journal
             self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
             self._set_state(State.SPEAKING)
             self._earcon("timer")

@@ -24,6 +24,8 @@ from datetime import datetime
 from re import Pattern
 from typing import Final, Protocol
 
+from appliance.language.schedule import ScheduleWords
+
 DEFAULT: Final = "en"
 _MODULES: Final[Mapping[str, str]] = {"en": "appliance.language.en"}
 """Each known code and the module holding its pack (a module-level `PACK`)."""
@@ -187,8 +189,6 @@ class TimerWords:
     """'remind me in', 'wake me up in': a timer asked for by what it does."""
     is_words: frozenset[str]
     """A question starting with these asks how a timer is doing ("is the pasta timer done")."""
-    alarm_words: frozenset[str]
-    """Asking for one of these at a time of day is an alarm, which timers are not."""
     all_words: frozenset[str]
     """'cancel all timers', 'both', 'everything'."""
     plural_words: frozenset[str]
@@ -199,7 +199,6 @@ class TimerWords:
     generic_re: Pattern[str]
     """A question about timers in general ("what is a timer") is for the model."""
     list_re: Pattern[str]
-    clock_time_re: Pattern[str]
     name_stop: frozenset[str]
     """Words that are never part of a timer's name."""
     name_introducers: frozenset[str]
@@ -214,7 +213,6 @@ class TimerWords:
     piece_starts: frozenset[str]
     """Words that start the next timer of a request ("another")."""
     # replies
-    alarm_at: str
     how_long: str
     how_long_again: str
     out_of_range: str
@@ -458,6 +456,8 @@ class LanguagePack:
     prompt: PromptWords
     sentences: SentenceWords
     speech: SpeechWords
+    schedule: ScheduleWords
+    """Alarms and reminders: times of day, days, requests and replies."""
     phrases: Mapping[str, SkillPhrases] = field(default_factory=dict)
     """The small skills' words, keyed by each skill's name (LanguagePack.skill)."""
 

@@ -20,6 +20,7 @@ from appliance.language import (
     TimerWords,
     VolumeWords,
 )
+from appliance.language.en_alarms import SCHEDULE
 from appliance.language.en_requests import REQUESTS
 
 # --------------------------------------------------------------------------------------
@@ -200,7 +201,6 @@ TIMERS: Final = TimerWords(
     set_start_re=re.compile(r"^(?:time|count down|countdown) "),
     remind_re=re.compile(r"\b(?:remind|wake|tell|alert|let) me(?: up| know)? in\b"),
     is_words=frozenset({"is", "are"}),
-    alarm_words=frozenset({"alarm", "alarms", "wake", "remind"}),
     all_words=frozenset({"all", "every", "both", "everything"}),
     plural_words=frozenset({"timers", "alarms"}),
     question_start=frozenset({"how", "what", "why", "who", "when", "where", "does", "do", "is", "are", "which"}),
@@ -217,8 +217,6 @@ TIMERS: Final = TimerWords(
         r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"
         r"|\b(?:do i have|are there|is there|have i got|got) any (?:\w+ )?timers?\b|\bhow many timers\b"
         r"|\btimers (?:are )?(?:running|set|going|on)\b|^(?:my |the |all )?timers$|\bwhat are my timers\b"),
-    clock_time_re=re.compile(r"\b(?:am|pm|oclock|morning|tonight|tomorrow|noon|midnight)\b"
-                             r"|\b(?:at|for) \d{1,2}(?::\d\d)?$|\b\d{1,2}:\d\d\b"),
     name_stop=frozenset(_NAME_STOP_TEXT.split()),
     name_introducers=frozenset({"called", "named", "labeled", "labelled", "for"}),
     name_articles=frozenset({"the", "my", "a", "an", "our"}),
@@ -226,7 +224,6 @@ TIMERS: Final = TimerWords(
     name_for="for",
     piece_joins=frozenset({"and", "then", "plus"}),
     piece_starts=frozenset({"a", "an", "another", "one", "the"}),
-    alarm_at="I can only set timers for a length of time, like ten minutes. How long should it be?",
     how_long="How long should the timer be, for example ten minutes?",
     how_long_again="Sorry, how long should it be, for example ten minutes?",
     out_of_range="A timer can run from one second to {longest}. How long should it be?",
@@ -443,5 +440,6 @@ PHRASES: Final[dict[str, SkillPhrases]] = {
 PACK: Final = LanguagePack(
     code="en", name="English", say=English(), numbers=NUMBERS, skills=SKILLS, timers=TIMERS, clock=CLOCK,
     volume=VOLUME, requests=REQUESTS, replies=REPLIES, prompt=PROMPT, sentences=SENTENCES, speech=SPEECH,
+    schedule=SCHEDULE,
     phrases=PHRASES,
 )

@@ -6,8 +6,8 @@ is its own module, its words in the language pack (`LanguagePack.skill(name)`) a
 no list to extend anywhere else.
 
 The order is the order the skills are asked in, lowest first, and the first reply wins. The
-skills that ship ask in this order: stop, the volume, the timers (with their question back),
-the clock; a new one takes a free number among them (after the clock: above CLOCK).
+skills that ship ask in this order: stop, the volume, the alarms, the reminders, the timers (with
+their question back), the clock; a new one takes a free number among them (after the clock: above CLOCK).
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ STOP: Final = 10
 """First: "stop" silences a ringing timer whatever else the words could mean."""
 VOLUME: Final = 20
 """Before the timers: "turn it down" is the speaker, never a timer."""
+ALARMS: Final = 24
+"""Before the timers: an alarm at a time of day ("wake me up at 6:30") is never a timer's question back."""
+REMINDERS: Final = 26
+"""Before the timers: "remind me in 20 minutes to check the oven" says what, so it is a reminder."""
 TIMERS: Final = 30
 """The timers and their question back ("how long should the timer be?"), kept in LocalSkills."""
 CLOCK: Final = 40

@@ -1,4 +1,4 @@
-"""Local skills: time, date, day, timers, the hub's volume and stop, answered at once without the model.
+"""Local skills answered at once without the model: time, date, timers, alarms, reminders, volume, stop.
 
 Each skill but the timers is its own `*_skill.py` module, found by skillkit.discover and asked in
 its order; the timers are asked here, at skillkit.TIMERS, for their question back is kept per room
@@ -148,9 +148,6 @@ class LocalSkills:
             or w.left_alone_re.search(text)
         if asks_left and not (spans and wants_set):
             return self._report("timer_left", parse.timer_name(tokens, spans) if has_timer else None)
-        alarm_at = bool(w.alarm_words & set(tokens)) and bool(w.clock_time_re.search(text))
-        if alarm_at:
-            return self._clarify(w.alarm_at, "set", parse.timer_name(tokens, spans))
         if spans and (has_timer or wants_set):
             return self._set(tokens, spans, room)
         if has_timer and first in w.question_start and not wants_set and not w.generic_re.search(text):

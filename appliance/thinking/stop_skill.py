@@ -1,4 +1,4 @@
-""""Stop" as a local skill: silence, and every ringing timer acknowledged.
+""""Stop" as a local skill: silence, and every ringing timer, alarm and reminder acknowledged.
 
 Asked first (skillkit.STOP): "stop" ends a ringing timer and the turn whatever else it could mean.
 The words are the pack's `skills.stop`, with the wake word's name where people add it ("stop, jarvis").
@@ -26,9 +26,10 @@ class StopSkill:
 
 
 def stopped(timers: Timers) -> SkillReply:
-    """The silent reply to "stop", once the ringing timers are acknowledged (also a cancel while one rings)."""
-    gone = timers.acknowledge()
-    return SkillReply("", "stop", end_turn=True, data={"stopped_timers": [t.id for t in gone]})
+    """The silent reply to "stop", once the ringing timers and alarms are acknowledged (also a cancel while one rings)."""
+    gone, rung = timers.acknowledge(), timers.alarms.acknowledge()
+    return SkillReply("", "stop", end_turn=True,
+                      data={"stopped_timers": [t.id for t in gone], "stopped_alarms": [a.id for a in rung]})
 
 
 @local_skill("stop", STOP)

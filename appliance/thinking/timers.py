@@ -10,7 +10,7 @@ The conductor's part, all with wall-clock seconds (time.time(), or the injected 
 
 due() returns each ended timer once, then again every skills.timer_repeat_interval_s until it is
 acknowledged (or cancelled), for skills.timer_repeat_s after its first announcement; then it is
-dropped. A timer that ended while no Timers object was running (the appliance was off) is
+dropped. The alarms and reminders (`Timers.alarms`, thinking/alarms.py) ring through the same due(). A timer that ended while no Timers object was running (the appliance was off) is
 announced by the first due() call after the start, saying so (Announcement.missed).
 The file is re-read whenever another process (`appliance ask`) changed it, under a lock.
 """
@@ -33,6 +33,7 @@ from appliance.config import SkillsConfig
 from appliance.errors import TimerError
 from appliance.language import LanguagePack, pack
 from appliance.state_file import write_json
+from appliance.thinking.alarms import AlarmAnnouncement, Alarms
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -127,6 +128,8 @@ class Timers:
         self._lock = threading.RLock()
         with self._locked():
             pass  # load what a previous run left
+        self.alarms = Alarms(self.state_dir, cfg, clock, self.words, self.started_at)
+        """The alarms and reminders, rung with the timers by due()."""
 
     # ---- queries -------------------------------------------------------------------
 
@@ -187,11 +190,11 @@ class Timers:
         with self._lock:
             (self._claimed.add if here else self._claimed.discard)(room)
 
-    def due(self, now: float | None = None, room: str = "") -> list[Announcement]:
-        """Announcements to play now in `room` ("" the hub: its own timers and those of rooms that cannot
-        ring theirs); each ended timer comes back every repeat interval."""
+    def due(self, now: float | None = None, room: str = "") -> list[Announcement | AlarmAnnouncement]:
+        """Announcements to play now in `room` ("" the hub: its own timers and alarms and those of rooms that
+        cannot ring theirs); each ended timer and ringing alarm comes back every repeat interval."""
         now = self.clock() if now is None else now
-        out: list[Announcement] = []
+        out: list[Announcement | AlarmAnnouncement] = []
         expired: list[Timer] = []
         with self._lock:
             here = [t for t in self.ringing(now) if (t.room == room if room else t.room not in self._claimed)]
@@ -210,6 +213,9 @@ class Timers:
             for timer in self.cancel([t.id for t in expired]):
                 _LOGGER.warning("Timer %d (%s) rang for %.0f s without a stop; dropped",
                                 timer.id, timer.label, self.repeat_s)
+        with self._lock:
+            claimed = set(self._claimed)
+        out.extend(self.alarms.due(now, lambda set_in: set_in == room if room else set_in not in claimed))
         return out
 
     def next_due_in(self, now: float | None = None) -> float | None:
@@ -223,6 +229,8 @@ class Timers:
                     times.append(timer.ends_at)
                 else:
                     times.append(min(ring.last_at + self.repeat_interval_s, ring.first_at + self.repeat_s))
+        alarm_at = self.alarms.next_due_at()
+        times += [] if alarm_at is None else [alarm_at]
         return max(0.0, min(times) - now) if times else None
 
     def _announce(self, timer: Timer, repeat: int, now: float) -> Announcement:

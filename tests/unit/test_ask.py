@@ -119,3 +119,18 @@ def test_record_json_is_one_line() -> None:
     line = Record(question="Wie geht's?\nok", answer="Gut.", sentences=["Gut."], ttft_ms=1.234).json()
     assert "\n" not in line
     assert json.loads(line)["question"] == "Wie geht's?\nok" and json.loads(line)["ttft_ms"] == 1.2
+
+
+def test_json_says_what_a_skill_did(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    cfg = Config()
+    asker = Asker(replace(cfg, service=replace(cfg.service, state_dir=str(tmp_path))),
+                  chat_factory=lambda: FakeChat("unused"))
+    records = [json.loads(asker.ask(q, lambda d: None).json())
+               for q in ("set an alarm for 6:45 on weekdays", "remind me to buy milk", "what is the capital")]
+    assert (records[0]["route"], records[0]["intent"]) == ("skill", "alarm_set")
+    assert records[0]["answer"] == "Alarm set for 6:45 AM on weekdays."
+    assert [(a["time"], a["days"]) for a in records[0]["data"]["alarms"]] == [("06:45", [0, 1, 2, 3, 4])]
+    assert (records[1]["intent"], records[1]["answer"]) == ("reminder_clarify", "When should I remind you?")
+    assert (records[2]["route"], records[2]["intent"], records[2]["data"]) == ("llm", "", {})

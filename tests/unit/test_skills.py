@@ -94,7 +94,6 @@ TABLE = [
     ("set a timer", [], "timer_clarify", None),
     ("set a timer for a few minutes", [], "timer_clarify", None),
     ("set a timer for ten", [], "timer_clarify", None),
-    ("set an alarm for 7 am", [], "timer_clarify", None),
     ("set a timer for thirty hours", [], "timer_clarify", None),
     ("timer", [], "timer_clarify", None),
     ("cancel the timer", TWO, "timer_clarify", None),
@@ -168,7 +167,7 @@ def test_phrase(tmp_path: Path, phrase: str, given: list, intent: str, values: o
 TIMER_LIKE = [
     "set a timer", "timer please", "set a timer for", "set a timer for banana", "set the timer for some time",
     "set a timer for a while", "start a timer", "make a timer for the pizza", "i need a timer",
-    "set a timer for 5", "set a timer for zero minutes", "set an alarm", "set an alarm for tomorrow morning",
+    "set a timer for 5", "set a timer for zero minutes", "set an alarm for 20 minutes", "wake me up in an hour",
     "cancel the timer", "cancel my timers", "cancel the cake timer", "how long is left on my timer", "what timers are running",
     "set a timer for forty eight hours", "countdown", "set a tiger for ten minutes", "delete all the timers",
 ]

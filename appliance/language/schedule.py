@@ -1,0 +1,184 @@
+"""What a pack gives alarms and reminders: how a time of day and the days are said, asked for and said back.
+
+The fields are words and patterns; the logic that reads them is appliance/thinking/whenparse.py and the
+alarm and reminder skills. English fills them in appliance/language/en_alarms.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from re import Pattern
+
+
+@dataclass(frozen=True)
+class WhenWords:
+    """A time of day and the days it is for, in a request ("half past six tomorrow", "7 am on weekdays")."""
+
+    past: frozenset[str]
+    """'twenty past six'."""
+    to: frozenset[str]
+    """'quarter to seven'."""
+    half: frozenset[str]
+    quarter: frozenset[str]
+    oclock: frozenset[str]
+    oh: frozenset[str]
+    """'six oh five': the zero before a minute under ten."""
+    minute_words: frozenset[str]
+    """'ten minutes past six'."""
+    am: frozenset[str]
+    pm: frozenset[str]
+    noon: frozenset[str]
+    midnight: frozenset[str]
+    cues: frozenset[str]
+    """Words before a bare number that make it a time of day ('at 6', 'for 7')."""
+    parts: Mapping[tuple[str, ...], tuple[str, int]]
+    """A part of the day -> ('am' or 'pm', the hour meant when no time is said): ('tomorrow', 'morning')
+    is not here, ('morning',) and ('in', 'the', 'morning') are."""
+    tonight: frozenset[str]
+    """Words that are today and the evening at once."""
+    today: frozenset[str]
+    tomorrow: frozenset[str]
+    weekdays: Mapping[str, int]
+    """Each weekday's name, singular and plural -> Monday 0 ... Sunday 6."""
+    plural_days: frozenset[str]
+    """The plural names ('mondays'): a day every week."""
+    groups: Mapping[str, tuple[int, ...]]
+    """'weekdays', 'weekends', 'daily' -> the days they repeat on."""
+    every: frozenset[str]
+    """'every monday', 'each day'."""
+    day_word: frozenset[str]
+    """'every day'."""
+    day_fillers: frozenset[str]
+    """Words around a day that go with it ('on', 'next', 'this', 'and')."""
+
+
+@dataclass(frozen=True)
+class WhenSaid:
+    """How a time of day and its days are said back."""
+
+    clock: Callable[[int, int, int], str]
+    """(hour 0-23, minute, 12 or 24) -> '6:30 AM', '7 AM', '18:45'."""
+    bare: Callable[[int, int], str]
+    """(hour 1-12, minute) said without morning or evening -> '6:30', '7 o'clock'."""
+    today: str
+    tomorrow: str
+    on_day: str
+    """With {weekday}: a day this week."""
+    every_day: str
+    weekdays: str
+    """Monday to Friday."""
+    weekends: str
+    on_days: str
+    """With {days}: the plural names joined ('on Mondays and Fridays')."""
+    weekday_names: tuple[str, ...]
+    """Monday first."""
+    plural_names: tuple[str, ...]
+    """Monday first: 'Mondays'."""
+    when: str
+    """With {time} and {day}: '6:30 AM tomorrow'."""
+
+
+@dataclass(frozen=True)
+class AlarmWords:
+    """Alarms at a time of day: asked for, listed, cancelled, and rung."""
+
+    alarm_words: frozenset[str]
+    wake_re: Pattern[str]
+    """'wake me up', 'get me up': an alarm asked for by what it does."""
+    cancel_re: Pattern[str]
+    list_re: Pattern[str]
+    all_words: frozenset[str]
+    plural_words: frozenset[str]
+    """'cancel my alarms': every one when none is named."""
+    # replies
+    ask_time: str
+    ask_time_again: str
+    set: str
+    """With {when}."""
+    none: str
+    one: str
+    """With {when}: the only alarm."""
+    many: str
+    """With {count} and {whens}."""
+    cancelled_one: str
+    """With {when}."""
+    cancelled_all: str
+    """With {count}."""
+    cancelled_some: str
+    """With {count} and {whens}."""
+    which: str
+    """With {count} and {whens}: a question."""
+    not_found: str
+    """With {time} and {listing} (one or many)."""
+    not_found_other: str
+    """With {listing}: no alarm on the days asked for."""
+    cannot_set: str
+    """With {error}."""
+    ring: str
+    """With {time}."""
+    ring_missed: str
+    """With {time} and {ago}."""
+
+
+@dataclass(frozen=True)
+class ReminderWords:
+    """Reminders: what to say at a time, asked for, listed, cancelled, and said."""
+
+    remind_re: Pattern[str]
+    """The start of a request for a reminder; what follows it is the reminder and its time."""
+    about: frozenset[str]
+    """Words that start what to be reminded of ('to', 'about', 'that')."""
+    reminder_words: frozenset[str]
+    cancel_re: Pattern[str]
+    list_re: Pattern[str]
+    all_words: frozenset[str]
+    plural_words: frozenset[str]
+    swaps: Mapping[tuple[str, ...], tuple[str, ...]]
+    """What the person said of themselves, said back to them ('my' -> 'your', 'i am' -> 'you are')."""
+    after: frozenset[str]
+    """'in 20 minutes', 'at 5': words left around a time once it is taken out."""
+    # replies
+    ask_when: str
+    ask_when_again: str
+    set_at: str
+    """With {when} and {what}."""
+    set_in: str
+    """With {duration} and {what}."""
+    set_at_bare: str
+    """With {when}: a reminder of nothing in particular."""
+    none: str
+    item: str
+    """With {what} and {when}."""
+    item_bare: str
+    """With {when}."""
+    one: str
+    """With {item}."""
+    many: str
+    """With {count} and {items}."""
+    cancelled_one: str
+    """With {item}."""
+    cancelled_all: str
+    """With {count}."""
+    cancelled_some: str
+    """With {count} and {items}."""
+    which: str
+    """With {count} and {items}: a question."""
+    cannot_set: str
+    """With {error}."""
+    ring: str
+    """With {what}."""
+    ring_bare: str
+    """With {time}."""
+    ring_missed: str
+    """With {what} and {ago}."""
+
+
+@dataclass(frozen=True)
+class ScheduleWords:
+    """Alarms and reminders in one language."""
+
+    when: WhenWords
+    said: WhenSaid
+    alarms: AlarmWords
+    reminders: ReminderWords

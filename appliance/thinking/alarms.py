@@ -1,0 +1,342 @@
+"""Alarms and reminders at a time of day, kept beside the timers in the state folder and rung with them.
+
+Each keeps the wall-clock time and date of its next occurrence and its zone's name, and works out the
+instant from them (whenparse.instant), so it rings at the time said across a change of the clocks.
+Timers owns one `Alarms` and hands its announcements out with its own (Timers.due): the same bell, earcon
+and repeats, in the room that set it. When one stops ringing (stopped, or after skills.timer_repeat_s) a
+repeating one moves to its next day and a one-off goes. One that came while the hub was off rings on
+start-up saying so if it is at most MISSED_WINDOW_S old, else it is skipped (a repeating one moves on).
+The file (alarms.json) is written atomically under the timers' lock and re-read when another process
+(`appliance ask`) changed it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import threading
+import time as clocks
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
+from datetime import date, time
+from pathlib import Path
+from typing import Final
+
+from appliance.config import SkillsConfig
+from appliance.errors import TimerError
+from appliance.language import LanguagePack, pack
+from appliance.state_file import write_json
+from appliance.thinking.whenparse import instant, local, next_day
+
+_LOGGER = logging.getLogger(__name__)
+
+STATE_FILE: Final = "alarms.json"
+LOCK_FILE: Final = "timers.lock"
+"""The timers' lock: one writer at a time for the state folder's clocks."""
+FORMAT_VERSION: Final = 1
+MAX_ALARMS: Final = 30  # alarms and reminders together
+MISSED_WINDOW_S: Final = 3600.0  # seconds: one due while the hub was off rings on start-up if no older
+ALARM: Final = "alarm"
+REMINDER: Final = "reminder"
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """An alarm or a reminder: its next occurrence as a local date and time in a named zone."""
+
+    id: int
+    kind: str
+    """ALARM or REMINDER."""
+    date: str
+    """The local date of its next occurrence (ISO)."""
+    time: str
+    """The local wall-clock time (HH:MM:SS)."""
+    tz: str
+    """The zone's IANA name; '' for the system's zone."""
+    days: tuple[int, ...] = ()
+    """The weekdays it comes back on (Monday 0); () rings once."""
+    text: str = ""
+    """What a reminder says ('take the bins out'), already turned to the listener."""
+    room: str = ""
+    """Where it was set: "" the hub's own microphone, else the satellite's name (it rings there)."""
+    fold: int = 0
+    """1 for the second of a wall-clock time said twice when the clocks go back."""
+    created_at: float = 0.0
+
+    @property
+    def day(self) -> date:
+        return date.fromisoformat(self.date)
+
+    @property
+    def clock(self) -> time:
+        return time.fromisoformat(self.time)
+
+    @property
+    def at(self) -> float:
+        """Seconds since the epoch when it rings next."""
+        return instant(self.day, self.clock, self.tz, self.fold)
+
+    def following(self, now: float) -> Alarm | None:
+        """The same alarm at its next day that is still to come after `now`; None when it rings once."""
+        if not self.days:
+            return None
+        day = next_day(self.day, self.days)
+        while instant(day, self.clock, self.tz) <= now:
+            day = next_day(day, self.days)
+        return replace(self, date=day.isoformat(), fold=0)
+
+
+@dataclass(frozen=True)
+class AlarmAnnouncement:
+    alarm: Alarm
+    text: str
+    """What to say after the timer earcon."""
+    repeat: int
+    """0 for the first announcement, then 1, 2, ..."""
+    missed: bool
+    """It came while the appliance was off."""
+    earcon: str = "timer"
+
+
+@dataclass
+class _Ring:
+    first_at: float
+    last_at: float
+    count: int = 1
+
+
+@dataclass
+class _State:
+    next_id: int = 1
+    alarms: list[Alarm] = field(default_factory=list)
+
+
+class Alarms:
+    """Alarms and reminders persisted as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
+
+    def __init__(self, state_dir: Path, config: SkillsConfig | None = None, clock: Callable[[], float] = clocks.time,
+                 words: LanguagePack | None = None, started_at: float | None = None) -> None:
+        cfg = config or SkillsConfig()
+        self.words = words or pack()
+        self.state_dir = Path(state_dir)
+        self.path = self.state_dir / STATE_FILE
+        self.clock = clock
+        self.hours = cfg.clock
+        """12 or 24: the clock its times are said on."""
+        self.repeat_s = cfg.timer_repeat_s
+        self.repeat_interval_s = cfg.timer_repeat_interval_s
+        self.started_at = clock() if started_at is None else started_at
+        self._state = _State()
+        self._signature: tuple[int, int, int] | None = None
+        self._rings: dict[int, _Ring] = {}
+        self._lock = threading.RLock()
+        with self._locked():
+            pass  # load what a previous run left
+
+    # ---- queries and changes ---------------------------------------------------------
+
+    def all(self, kind: str | None = None) -> list[Alarm]:
+        """Every alarm (or only those of `kind`), soonest first."""
+        with self._locked():
+            return sorted((a for a in self._state.alarms if kind is None or a.kind == kind), key=lambda a: a.at)
+
+    def ringing(self, now: float | None = None) -> list[Alarm]:
+        now = self.clock() if now is None else now
+        return [a for a in self.all() if a.at <= now]
+
+    def add(self, kind: str, day: date, at: time, tz: str, days: tuple[int, ...] = (), text: str = "",
+            room: str = "", fold: int = 0) -> Alarm:
+        """Keep a new alarm or reminder; TimerError when there are too many or the folder cannot be written."""
+        with self._locked(write=True):
+            if len(self._state.alarms) >= MAX_ALARMS:
+                raise TimerError(f"{MAX_ALARMS} alarms and reminders are already set; cancel one first")
+            alarm = Alarm(self._state.next_id, kind, day.isoformat(), at.isoformat(), tz, tuple(sorted(days)),
+                          text, room, fold, self.clock())
+            self._state.next_id += 1
+            self._state.alarms.append(alarm)
+        _LOGGER.info("%s %d set for %s %s (%s)%s", kind.capitalize(), alarm.id, alarm.date, alarm.time,
+                     alarm.tz or "system zone", f", repeats on days {list(alarm.days)}" if alarm.days else "")
+        return alarm
+
+    def cancel(self, ids: list[int]) -> list[Alarm]:
+        """Remove these alarms (coming or ringing); returns the ones that were there."""
+        wanted = set(ids)
+        with self._locked(write=True):
+            gone = [a for a in self._state.alarms if a.id in wanted]
+            self._state.alarms = [a for a in self._state.alarms if a.id not in wanted]
+            for a in gone:
+                self._rings.pop(a.id, None)
+        for a in gone:
+            _LOGGER.info("%s %d cancelled", a.kind.capitalize(), a.id)
+        return gone
+
+    def acknowledge(self, ids: list[int] | None = None) -> list[Alarm]:
+        """Silence the ringing ones (all, or those ids): a repeating one moves to its next day, the others go."""
+        now = self.clock()
+        ringing = [a.id for a in self.ringing(now) if ids is None or a.id in ids]
+        return self._finish(ringing, now) if ringing else []
+
+    def _finish(self, ids: list[int], now: float) -> list[Alarm]:
+        wanted = set(ids)
+        done: list[Alarm] = []
+        with self._locked(write=True):
+            kept: list[Alarm] = []
+            for alarm in self._state.alarms:
+                if alarm.id not in wanted:
+                    kept.append(alarm)
+                    continue
+                done.append(alarm)
+                self._rings.pop(alarm.id, None)
+                following = alarm.following(now)
+                if following is not None:
+                    kept.append(following)
+                    _LOGGER.info("%s %d next rings on %s", alarm.kind.capitalize(), alarm.id, following.date)
+            self._state.alarms = kept
+        return done
+
+    # ---- for the conductor, through Timers.due -----------------------------------------
+
+    def due(self, now: float, rings_here: Callable[[str], bool]) -> list[AlarmAnnouncement]:
+        """Announcements to play now for the alarms of the rooms `rings_here` accepts; each comes back every
+        repeat interval until stopped, for the repeat time."""
+        out: list[AlarmAnnouncement] = []
+        finished: list[int] = []
+        with self._lock:
+            for alarm in self.ringing(now):
+                if not rings_here(alarm.room):
+                    continue
+                ring = self._rings.get(alarm.id)
+                if ring is None:
+                    if alarm.at < self.started_at and now - alarm.at > MISSED_WINDOW_S:
+                        _LOGGER.warning("%s %d was due %.0f s ago while off; skipped", alarm.kind.capitalize(),
+                                        alarm.id, now - alarm.at)
+                        finished.append(alarm.id)
+                        continue
+                    self._rings[alarm.id] = _Ring(now, now)
+                    out.append(self._announce(alarm, 0, now))
+                elif now - ring.first_at >= self.repeat_s:
+                    _LOGGER.warning("%s %d rang for %.0f s without a stop", alarm.kind.capitalize(), alarm.id,
+                                    self.repeat_s)
+                    finished.append(alarm.id)
+                elif now - ring.last_at >= self.repeat_interval_s:
+                    ring.last_at = now
+                    ring.count += 1
+                    out.append(self._announce(alarm, ring.count - 1, now))
+        if finished:
+            self._finish(finished, now)
+        return out
+
+    def next_due_at(self) -> float | None:
+        """Seconds since the epoch when due() will next have something; None with no alarms."""
+        times = []
+        with self._lock:
+            for alarm in self.all():
+                ring = self._rings.get(alarm.id)
+                times.append(alarm.at if ring is None else
+                             min(ring.last_at + self.repeat_interval_s, ring.first_at + self.repeat_s))
+        return min(times) if times else None
+
+    def _announce(self, alarm: Alarm, repeat: int, now: float) -> AlarmAnnouncement:
+        words = self.words.schedule
+        missed = alarm.at < self.started_at
+        said = words.said.clock(alarm.clock.hour, alarm.clock.minute, self.hours)
+        shown = local(alarm.at, alarm.tz)  # the clock's time then: 2:30 for a 1:30 the clocks skipped
+        now_said = words.said.clock(shown.hour, shown.minute, self.hours)
+        ago = self.words.say.duration(now - alarm.at, precision_s=60 if now - alarm.at >= 120 else 1)
+        if alarm.kind == REMINDER:
+            r = words.reminders
+            text = r.ring_missed.format(what=alarm.text or said, ago=ago) if missed else \
+                r.ring.format(what=alarm.text) if alarm.text else r.ring_bare.format(time=now_said)
+        else:
+            a = words.alarms
+            text = a.ring_missed.format(time=said, ago=ago) if missed else a.ring.format(time=now_said)
+        if repeat == 0:
+            _LOGGER.info("%s %d rings%s", alarm.kind.capitalize(), alarm.id, " (due while off)" if missed else "")
+        return AlarmAnnouncement(alarm, text, repeat, missed)
+
+    # ---- storage -------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self, write: bool = False) -> Iterator[None]:
+        """Hold the thread lock, re-read a changed file; writes also hold the file lock and save."""
+        with self._lock:
+            if not write:
+                self._refresh()
+                yield
+                return
+            try:
+                self.state_dir.mkdir(parents=True, exist_ok=True)
+                lock_fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise self._store_error(exc) from None
+            try:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX)
+                self._refresh()
+                try:
+                    yield
+                    self._save()
+                except BaseException:
+                    self._signature = (-1, -1, -1)  # drop the unsaved change: re-read next time
+                    raise
+            finally:
+                os.close(lock_fd)  # closing releases the flock
+
+    def _store_error(self, exc: OSError) -> TimerError:
+        return TimerError(f"cannot save alarms in {self.state_dir} (service.state_dir): "
+                          f"{exc.strerror or exc}; make the folder writable for the appliance user "
+                          "or point service.state_dir at one that is")
+
+    def _stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            _LOGGER.warning("Cannot read alarms from %s: %s", self.path, exc.strerror or exc)
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _refresh(self) -> None:
+        signature = self._stat()
+        if signature == self._signature:
+            return
+        self._signature = signature
+        self._state = _State() if signature is None else self._read()
+        known = {a.id for a in self._state.alarms}
+        self._rings = {k: v for k, v in self._rings.items() if k in known}
+
+    def _read(self) -> _State:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            alarms = []
+            for item in data["alarms"]:
+                alarm = Alarm(int(item["id"]), str(item["kind"]), str(item["date"]), str(item["time"]),
+                              str(item.get("tz") or ""), tuple(int(d) % 7 for d in item.get("days") or ()),
+                              str(item.get("text") or ""), str(item.get("room") or ""), int(item.get("fold") or 0),
+                              float(item.get("created_at") or 0.0))
+                alarm.at  # noqa: B018 - a date or time that cannot be read fails here, not while ringing
+                alarms.append(alarm)
+            next_id = max([int(data.get("next_id", 1))] + [a.id + 1 for a in alarms])
+            return _State(next_id, alarms)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            bad = self.path.with_name(STATE_FILE + ".bad")
+            _LOGGER.error("Alarms file %s is unreadable (%s); moved to %s, starting with no alarms",
+                          self.path, exc, bad)
+            try:
+                os.replace(self.path, bad)
+            except OSError:
+                pass
+            self._signature = self._stat()
+            return _State()
+
+    def _save(self) -> None:
+        data = {"version": FORMAT_VERSION, "next_id": self._state.next_id,
+                "alarms": [asdict(a) for a in self._state.alarms]}
+        try:
+            write_json(self.path, data, indent=1)
+        except OSError as exc:
+            raise self._store_error(exc) from None
+        self._signature = self._stat()

@@ -1,0 +1,193 @@
+"""Reminders as a local skill: "remind me to take the bins out at 8 tomorrow", listed and cancelled.
+
+At its time the hub says the reminder's words, turned to the listener ("Reminder: call your mum."), in the
+room it was asked, rung like a timer (thinking/alarms.py through Timers.due). Without a time it asks for
+one, and the next words said in that room ("at 6 pm", "in an hour") set it. "Remind me in 20 minutes",
+which says no more than a timer, is left to the timers.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date, time
+
+from appliance.contracts import SkillReply
+from appliance.errors import TimerError
+from appliance.thinking.alarms import REMINDER, Alarm
+from appliance.thinking.schedule import Asked, Questions, Schedule
+from appliance.thinking.skillkit import REMINDERS, SkillKit, local_skill
+from appliance.thinking.stop_skill import stopped
+from appliance.thinking.whenparse import DaySpec, TimeOfDay, local, zone_key
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class ReminderSkill:
+    """Sets, lists and cancels the reminders kept in `kit.timers.alarms`, in the zone of `kit.tz`."""
+
+    def __init__(self, kit: SkillKit) -> None:
+        self.kit = kit
+        self.w = kit.words.schedule.reminders
+        self.alarms = kit.timers.alarms
+        self.schedule = Schedule(kit.words, kit.parse, self.alarms, kit.config.clock)
+        self.questions = Questions(kit.clock)
+        self.tz = zone_key(kit.tz)
+        self._swaps = sorted(self.w.swaps.items(), key=lambda kv: -len(kv[0]))
+
+    def match(self, text: str, room: str = "") -> SkillReply | None:
+        w, tokens = self.w, text.split()
+        asked = self.questions.take(room)
+        if asked is not None:
+            reply = self._answer(asked, tokens, room)
+            if reply is not None:
+                return reply
+        named = bool(w.reminder_words & set(tokens))
+        if named and w.cancel_re.match(text):
+            return self._cancel(tokens, room)
+        if named and w.list_re.search(text):
+            return self._list()
+        m = w.remind_re.match(text)
+        if m is None:
+            return None
+        return self._request(tokens[len(text[: m.end()].split()):], room)
+
+    def _request(self, rest: list[str], room: str) -> SkillReply | None:
+        when = self.schedule.when.time_of_day(rest)
+        days = self.schedule.when.days(rest)
+        spans = self.kit.parse.find_durations(rest) if when is None else []
+        used = set(days.used) | (set(when.used) if when is not None else set())
+        if spans:
+            used |= set(range(spans[0].start, spans[0].end))
+        what = self._what(rest, used)
+        if spans:
+            return self._set_in(spans[0].seconds, what, room) if what else None  # no words: a timer
+        if when is None:
+            self.questions.ask(room, "set", text=what, days=days)
+            return SkillReply(self.w.ask_when, "reminder_clarify", data={"waiting_for": "time", "text": what})
+        return self._set_at(when, days, what, room)
+
+    def _answer(self, asked: Asked, tokens: list[str], room: str) -> SkillReply | None:
+        if asked.kind == "set":
+            when = self.schedule.when.time_of_day(tokens, answer=True)
+            days = self.schedule.when.days(tokens)
+            spans = self.kit.parse.find_durations(tokens) if when is None else []
+            if spans:
+                return self._set_in(spans[0].seconds, asked.text, room)
+            if when is not None:
+                return self._set_at(when, days if days.said else asked.days, asked.text, room)
+            if days.said or any(self.kit.parse.parse_number(tokens, i) for i in range(len(tokens))):
+                self.questions.ask(room, "set", text=asked.text, days=days if days.said else asked.days)
+                return SkillReply(self.w.ask_when_again, "reminder_clarify",
+                                  data={"waiting_for": "time", "text": asked.text})
+            return None
+        reminders = self.alarms.all(REMINDER)
+        if self.w.all_words & set(tokens) or (tokens[0] in self.kit.words.skills.yes and len(reminders) == 1):
+            return self._cancelled(reminders)
+        chosen = self._named(reminders, tokens)
+        return self._cancelled(chosen) if chosen else None
+
+    def _what(self, rest: list[str], used: set[int]) -> str:
+        """The reminder's words, without its time, turned to the listener ('call my mum' -> 'call your mum')."""
+        w = self.w
+        marked = set(used) | {k - 1 for k in used if k > 0 and rest[k - 1] in w.after}
+        words = [t for i, t in enumerate(rest) if i not in marked]
+        while words and words[0] in w.after:
+            words.pop(0)
+        if words and words[0] in w.about:
+            words.pop(0)
+        while words and (words[-1] in w.after or words[-1] in w.about):
+            words.pop()
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            for said, back in self._swaps:
+                if tuple(words[i: i + len(said)]) == said:
+                    out.extend(back)
+                    i += len(said)
+                    break
+            else:
+                out.append(words[i])
+                i += 1
+        return " ".join(out)
+
+    def _set_at(self, when: TimeOfDay, days: DaySpec, what: str, room: str) -> SkillReply:
+        now = self.kit.clock()
+        day, at = self.schedule.first(when, days, now, self.tz)
+        return self._add(day, at, days.repeat, what, room, 0, None)
+
+    def _set_in(self, seconds: float, what: str, room: str) -> SkillReply:
+        then = local(float(round(self.kit.clock() + seconds)), self.tz)
+        return self._add(then.date(), then.time(), (), what, room, then.fold, seconds)
+
+    def _add(self, day: date, at: time, repeat: tuple[int, ...], what: str, room: str, fold: int,
+             seconds: float | None) -> SkillReply:
+        w, now = self.w, self.kit.clock()
+        try:
+            reminder = self.alarms.add(REMINDER, day, at, self.tz, repeat, text=what, room=room, fold=fold)
+        except TimerError as exc:
+            _LOGGER.error("Cannot set a reminder: %s", exc)
+            return SkillReply(w.cannot_set.format(error=exc), "reminder_error", data={"error": str(exc)})
+        if seconds is not None and what:
+            text = w.set_in.format(duration=self.kit.words.say.duration(seconds), what=what)
+        else:
+            when = self.schedule.said_when(reminder, now)
+            text = w.set_at.format(when=when, what=what) if what else w.set_at_bare.format(when=when)
+        return SkillReply(text, "reminder_set", data={"reminders": [self.schedule.data(reminder)]})
+
+    def _items(self, reminders: list[Alarm]) -> str:
+        now = self.kit.clock()
+        return self.kit.words.say.join([
+            self.w.item.format(what=r.text, when=self.schedule.said_when(r, now)) if r.text else
+            self.w.item_bare.format(when=self.schedule.said_when(r, now)) for r in reminders])
+
+    def _list(self) -> SkillReply:
+        w = self.w
+        reminders = self.alarms.all(REMINDER)
+        data = {"reminders": [self.schedule.data(r) for r in reminders]}
+        if not reminders:
+            return SkillReply(w.none, "reminder_list", data=data)
+        text = w.one.format(item=self._items(reminders)) if len(reminders) == 1 else \
+            w.many.format(count=len(reminders), items=self._items(reminders))
+        return SkillReply(text, "reminder_list", data=data)
+
+    def _named(self, reminders: list[Alarm], tokens: list[str]) -> list[Alarm] | None:
+        """The reminders the words pick out: by their words ("the one to call mum") or their time."""
+        skip = self.kit.parse.name_stop | self.w.reminder_words | self.w.about | self.w.after
+        wanted = {t for t in self._what(tokens, set()).split() if t not in skip}
+        if wanted:
+            overlap = {r.id: len(wanted & set(r.text.split())) for r in reminders}
+            best = max(overlap.values(), default=0)
+            if best:
+                return [r for r in reminders if overlap[r.id] == best]
+        return self.schedule.matching(reminders, tokens)
+
+    def _cancel(self, tokens: list[str], room: str) -> SkillReply:
+        w = self.w
+        reminders = self.alarms.all(REMINDER)
+        chosen = self._named(reminders, tokens)
+        everything = bool(w.all_words & set(tokens)) or (not chosen and bool(w.plural_words & set(tokens)))
+        if not chosen and not everything and self.alarms.ringing():
+            return stopped(self.kit.timers)  # "cancel the reminder" while one rings
+        if not reminders:
+            return SkillReply(w.none, "reminder_cancel", data={"cancelled": []})
+        if everything:
+            return self._cancelled(reminders)
+        if chosen and len(chosen) < len(reminders) or len(reminders) == 1:
+            return self._cancelled(chosen or reminders)
+        self.questions.ask(room, "cancel")
+        return SkillReply(w.which.format(count=len(reminders), items=self._items(reminders)), "reminder_clarify",
+                          data={"waiting_for": "which"})
+
+    def _cancelled(self, chosen: list[Alarm]) -> SkillReply:
+        before = len(self.alarms.all(REMINDER))
+        items = self._items(chosen)
+        gone = self.alarms.cancel([r.id for r in chosen])
+        text = self.w.cancelled_one.format(item=items) if len(gone) == 1 else \
+            self.w.cancelled_all.format(count=len(gone)) if len(gone) == before else \
+            self.w.cancelled_some.format(count=len(gone), items=items)
+        return SkillReply(text, "reminder_cancel", data={"cancelled": [r.id for r in gone]})
+
+
+@local_skill("reminders", REMINDERS)
+def _build(kit: SkillKit) -> ReminderSkill:
+    return ReminderSkill(kit)

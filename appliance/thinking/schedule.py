@@ -1,0 +1,113 @@
+"""What the alarm and reminder skills share: reading when a request is for, saying it back, and the
+question back each room is waiting to answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, time
+from typing import Final
+
+from appliance.language import LanguagePack
+from appliance.thinking.alarms import Alarm, Alarms
+from appliance.thinking.skillparse import SkillParser
+from appliance.thinking.whenparse import EVERY_DAY, DaySpec, TimeOfDay, WhenParser, local, resolve
+
+PENDING_S: Final = 30.0  # seconds a question back waits for its answer in the room it was asked
+WEEKDAYS: Final = (0, 1, 2, 3, 4)
+WEEKENDS: Final = (5, 6)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A question back: what it waits for ('set' or 'cancel'), and what the request already said."""
+
+    kind: str
+    expires_at: float
+    text: str = ""
+    """A reminder's words, kept until its time is said."""
+    days: DaySpec = field(default_factory=DaySpec)
+    """The days said before the time was ("set an alarm for tomorrow")."""
+
+
+class Questions:
+    """Each room's question back; the next words said in that room answer it, or it is forgotten."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self._asked: dict[str, Asked] = {}
+
+    def ask(self, room: str, kind: str, text: str = "", days: DaySpec | None = None) -> None:
+        self._asked[room] = Asked(kind, self.clock() + PENDING_S, text, days or DaySpec())
+
+    def take(self, room: str) -> Asked | None:
+        """The room's question still waiting, forgotten once taken: it is answered now or never."""
+        asked = self._asked.pop(room, None)
+        return asked if asked is not None and asked.expires_at >= self.clock() else None
+
+
+class Schedule:
+    """Reads when a request is for and says when an alarm is, in one language and clock."""
+
+    def __init__(self, words: LanguagePack, parse: SkillParser, alarms: Alarms, hours: int) -> None:
+        self.words = words
+        self.parse = parse
+        self.when = WhenParser(parse, words.schedule.when)
+        self.alarms = alarms
+        self.hours = hours
+        """12 or 24: the clock times are said on."""
+
+    def first(self, when: TimeOfDay, days: DaySpec, now: float, tz: str) -> tuple[date, time]:
+        return resolve(when, days, now, tz)
+
+    def said_time(self, alarm: Alarm) -> str:
+        return self.words.schedule.said.clock(alarm.clock.hour, alarm.clock.minute, self.hours)
+
+    def said_day(self, alarm: Alarm, now: float) -> str:
+        s = self.words.schedule.said
+        if alarm.days:
+            if alarm.days == EVERY_DAY:
+                return s.every_day
+            if alarm.days == WEEKDAYS:
+                return s.weekdays
+            if alarm.days == WEEKENDS:
+                return s.weekends
+            return s.on_days.format(days=self.words.say.join([s.plural_names[d] for d in alarm.days]))
+        ahead = (alarm.day - local(now, alarm.tz).date()).days
+        if ahead <= 0:
+            return s.today
+        if ahead == 1:
+            return s.tomorrow
+        return s.on_day.format(weekday=s.weekday_names[alarm.day.weekday()])
+
+    def said_when(self, alarm: Alarm, now: float) -> str:
+        """'6:30 AM tomorrow', '6:45 AM on weekdays'."""
+        return self.words.schedule.said.when.format(time=self.said_time(alarm), day=self.said_day(alarm, now))
+
+    def matching(self, alarms: list[Alarm], tokens: list[str]) -> list[Alarm] | None:
+        """The alarms a time or days said pick out ("the 7 o'clock alarm", "tomorrow's"); None when the
+        words name neither."""
+        when, days = self.when.time_of_day(tokens), self.when.days(tokens)
+        if when is None and not days.said:
+            return None
+        chosen = list(alarms)
+        if when is not None and not when.assumed:
+            def same(a: Alarm) -> bool:
+                hour = a.clock.hour % 12 if when.ambiguous else a.clock.hour
+                return (hour, a.clock.minute) == (when.hour % 12 if when.ambiguous else when.hour, when.minute)
+            chosen = [a for a in chosen if same(a)]
+        if days.repeat:
+            chosen = [a for a in chosen if set(days.repeat) <= set(a.days)]
+        elif days.weekday is not None:
+            chosen = [a for a in chosen if days.weekday in a.days or (not a.days and a.day.weekday() == days.weekday)]
+        elif days.offset is not None:
+            now = self.alarms.clock()
+            chosen = [a for a in chosen if (a.day - local(now, a.tz).date()).days == days.offset
+                      or (a.days and (local(now, a.tz).date().weekday() + days.offset) % 7 in a.days)]
+        return chosen
+
+    def data(self, alarm: Alarm) -> dict:
+        """An alarm as `appliance ask --json` shows it."""
+        return {"id": alarm.id, "date": alarm.date, "time": alarm.time[:5], "tz": alarm.tz,
+                "days": list(alarm.days), "at": round(alarm.at, 1), "room": alarm.room,
+                **({"text": alarm.text} if alarm.kind == "reminder" else {})}
