@@ -69,6 +69,10 @@ class Record:
     stop_reason: str = ""
     ha_ms: float | None = None
     """Home Assistant's round trip, when it was asked."""
+    intent: str = ""
+    """What the fixed words answered ('timer_set', 'list_add', 'home_assistant'); "" for the model."""
+    data: dict = field(default_factory=dict)
+    """What the skill did ({"list": "shopping", "added": ["milk"]}); empty for the model."""
 
     def take_stats(self, stats: AnswerStats) -> None:
         self.prompt_tokens, self.cached_prompt_tokens = stats.prompt_tokens, stats.cached_prompt_tokens
@@ -181,7 +185,8 @@ class Asker:
             step = self.policy.settle(question, reply, self.home)
         if isinstance(step, Say):
             route = step.route
-            record = Record(question=question, answer=step.reply.text, route=route, stop_reason=route, ha_ms=ha_ms)
+            record = Record(question=question, answer=step.reply.text, route=route, stop_reason=route, ha_ms=ha_ms,
+                            intent=step.reply.intent, data=dict(step.reply.data))
             on_delta(step.reply.text)
             answer = self.responder.say([step.reply.text], self.sink, route=route)
         else:
