@@ -133,7 +133,7 @@ class ListSkill:
                 break
         text = self._join([self._many("added", lst, added), self._many("already", lst, already), failed])
         data = {"added": added, "already": already}
-        return self._reply(text, "list_add", lst, data, failed, done=added)
+        return self._reply(text, "list_add", lst, data, failed is not None, done=added)
 
     def _remove(self, lst: ItemList, items: list[str]) -> SkillReply:
         removed: list[str] = []
@@ -150,7 +150,8 @@ class ListSkill:
             else:
                 missing.append(item)
         text = self._join([self._many("removed", lst, removed), self._many("missing", lst, missing), failed])
-        return self._reply(text, "list_remove", lst, {"removed": removed, "missing": missing}, failed, done=removed)
+        return self._reply(text, "list_remove", lst, {"removed": removed, "missing": missing}, failed is not None,
+                           done=removed)
 
     def _clear(self, lst: ItemList, items: list[str]) -> SkillReply:
         try:
@@ -210,8 +211,10 @@ class ListSkill:
         doing = self._say(action, lst, items=self._items(lst, items) if items else "")
         return self._say(kind, lst, action=doing, limit=limit)
 
-    def _reply(self, text: str, intent: str, lst: ItemList, data: dict, failed: object = None,
+    def _reply(self, text: str, intent: str, lst: ItemList, data: dict, failed: bool = False,
                done: list[str] | None = None) -> SkillReply:
+        """The reply, with the list and where it is kept in its data; "list_error" when something failed
+        (`done`: what was done before)."""
         data = {"list": lst.name, "kept": lst.kept, **data}
         if failed:
             data["done"] = done or []
@@ -232,13 +235,17 @@ class ListSkill:
 
     def _say(self, key: str, lst: ItemList, **fields: object) -> str:
         """The reply `key` in this list's own words when it has them ("empty@notes"), with its title."""
-        own = f"{key}@{lst.name}"
-        title = self._w.say("title@" + lst.name if f"title@{lst.name}" in self._w.replies else "title", name=lst.name)
+        title = self._w.say(self._own("title", lst.name), name=lst.name)
         words = {**fields, "title": title, "Title": _capital(title)}
         for field in ("item", "items"):
             if isinstance(fields.get(field), str):
                 words[field.capitalize()] = _capital(str(fields[field]))
-        return self._w.say(own if own in self._w.replies else key, **words)
+        return self._w.say(self._own(key, lst.name), **words)
+
+    def _own(self, key: str, name: str) -> str:
+        """`key`@`name` when the pack has the list's own words for it, else `key`."""
+        own = f"{key}@{name}"
+        return own if own in self._w.replies else key
 
     @staticmethod
     def _join(sentences: list[str | None]) -> str:

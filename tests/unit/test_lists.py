@@ -200,7 +200,9 @@ def test_a_full_list_a_long_item_and_a_folder_that_cannot_be_written_are_said_an
 def test_skills_built_from_the_config_keep_the_lists_in_the_state_folder(tmp_path: Path) -> None:
     cfg = Config()
     hub = skills.build(dataclasses.replace(cfg, service=dataclasses.replace(cfg.service, state_dir=str(tmp_path))))
-    assert "lists" in hub.asked
+    assert hub.asked.index("lists") == hub.asked.index("clock") + 1  # asked after the clock
+    without = LocalSkills(SkillsConfig(), Timers(tmp_path / "bare"), lists=None)
+    assert "lists" not in without.asked and without.match("add milk to my shopping list") is None
     assert say(hub, "add milk to my shopping list").data["kept"] == "here"
     assert (tmp_path / "lists.json").exists()
 
