@@ -60,7 +60,8 @@ PATTERNS: Final = {
         rf"|^is {_ref(4)} empty$"),
     "read": re.compile(
         r"^(?:what is|what are|what has|what have i|what do i have|what have i got|what do we have|what have we got"
-        rf"|what is there|what things are|what items are) (?:on|in) {_ref(1)}(?: now| so far| at the moment)?$"
+        rf"|what is there|what things are|what items are) (?:on|in) {_ref(1)}"
+        r"(?: now| so far| at the moment| today| for today)?$"
         r"|^(?:read|tell|show|give|list|say|go through|recite|check)(?: out)?(?: me| us)?(?: out)?"
         rf"(?: what is (?:on|in))? {_ref(2)}(?: out| to me| for me| again| back)?$"
         rf"|^what is {_ref(3, own=True)}$"
@@ -74,11 +75,16 @@ PATTERNS: Final = {
         r"|^(?:do|did|have) (?:i|we) (?:already )?(?:have|got|put|add|added|write|written) (?P<items2>.+?) "
         rf"(?:on|in|to|down on) {_ref(2)}(?: already| yet)?$"),
     # After a list was spoken of (the skill keeps which for a minute): "add eggs", "take milk off".
-    "add_more": re.compile(
-        rf"{_LEAD}(?:add|put|stick|include)(?: on)? (?P<items>.+?)"
-        r"(?: too| as well| also| on it| to it| on there| on that one)?$"),
+    # ("put the lights on" is never one: "put" is for a device there)
+    "add_more": re.compile(rf"{_LEAD}add (?P<items>.+?)(?: too| as well| also| to it| to that one)?$"),
     "remove_more": re.compile(
-        rf"{_LEAD}{_TAKE_VERB} (?P<items>.+?)(?: off| off it| from it| off there| too| as well)?$"),
+        rf"{_LEAD}(?:remove|delete|cross off|tick off|scratch off|take off) (?P<items>.+?)"
+        r"(?: too| as well| from it| from there)?$"
+        r"|^(?:take|cross|tick|scratch|knock) (?P<items2>.+?) off(?: it| there)?(?: too| as well)?$"),
+    # Asked without what: answered with how to say it
+    "note_alone": re.compile(
+        rf"{_LEAD}(?:make|take|write|leave|add|create|jot)(?: me| down)? (?:a |another )?note(?: for me| down)?$"),
+    "pronoun": re.compile(r"^(?:it|that|this|them|those|these|something|one|some)$"),
     # The items said, one by one
     "split": re.compile(r" (?:and also|and then|and|plus|as well as|then) "),
     "item_lead": re.compile(r"^(?:(?:and|a|an|some|the|more|any|another|also|a few|a couple of) )+"),
@@ -140,6 +146,10 @@ REPLIES: Final = {
     "hasnt_many": "No, {items} aren't on {title}.",
     "on_one": "{Item} is on {title}.",
     "on_many": "{Items} are on {title}.",
+    "unclear_add": "Say what to add, like: add milk to {title}.",
+    "unclear_add@notes": "Say it with the note, like: make a note to call the plumber.",
+    "unclear_remove": "Say what to take off, like: take milk off {title}.",
+    "unclear_has": "Say what to look for, like: is milk on {title}?",
     # what could not be done: {action} is one of the do_ entries
     "do_add": "add {items}",
     "do_add@notes": "make that note",

@@ -36,7 +36,7 @@ _LOGGER = logging.getLogger(__name__)
 NAME: Final = "lists"
 """The skill's name: its words in the pack."""
 READ_MAX: Final = 5  # items read out one by one; more are counted
-CONTEXT_S: Final = 60.0  # seconds a list spoken of stays the one "add eggs" (no list named) goes on
+CONTEXT_S: Final = 30.0  # seconds a list spoken of stays the one "add eggs" (no list named) goes on
 _FAILED: Final = (ListError, HomeAssistantUnreachable, HomeAssistantRefused, BadConfig)
 """What a list raises when it cannot be read or changed; each is said as what it is."""
 _ASKED: Final = ("note", "clear", "add", "remove", "count", "read", "has")
@@ -64,12 +64,15 @@ class ListSkill:
                 reply = self._do(asked, name, self._said(m, name), room)
                 if reply is not None:
                     return reply
+        if w.pattern("note_alone").match(text):
+            return self._unclear("add", self.lists.open(w.say("notes_list")))
         recent = self._recent.get(room)
         if recent is not None and recent[1] >= self.clock():
             for asked, kind in (("add_more", "add"), ("remove_more", "remove")):
                 m = w.pattern(asked).match(text)
-                if m is not None:
-                    return self._do(kind, recent[0], self._said(m, recent[0]), room)
+                items = self._said(m, recent[0]) if m is not None else []
+                if items and not all(self._number(item) for item in items):  # "add 2 and 2" is a sum
+                    return self._do(kind, recent[0], items, room)
         return None
 
     # ---- what was said ---------------------------------------------------------------
@@ -104,6 +107,11 @@ class ListSkill:
                 items.append(piece)
         return items
 
+    def _number(self, item: str) -> bool:
+        """Only a number, in digits or words ("2", "twenty two")."""
+        n = self.words.numbers
+        return all(t.replace(".", "").isdigit() or t in n.ones or t in n.tens for t in item.split())
+
     # ---- what is done ----------------------------------------------------------------
 
     def _do(self, asked: str, name: str, items: list[str], room: str) -> SkillReply | None:
@@ -115,6 +123,8 @@ class ListSkill:
         if every:
             asked = "clear" if asked == "remove" else "read"
         lst = self.lists.open(name)
+        if any(self._w.pattern("pronoun").match(item) for item in items):  # "add it to my list": what is it
+            return self._unclear("add" if asked == "note" else asked, lst)
         reply = {"note": self._add, "add": self._add, "remove": self._remove, "clear": self._clear,
                  "count": self._count, "read": self._read, "has": self._has}[asked](lst, items)
         if reply.intent != "list_error" or reply.data.get("done"):
@@ -198,6 +208,10 @@ class ListSkill:
         return self._reply(text, "list_has", lst, {"on": on, "missing": off})
 
     # ---- how it is said --------------------------------------------------------------
+
+    def _unclear(self, asked: str, lst: ItemList) -> SkillReply:
+        """How to say a request that left out what it is about ("add it to my list")."""
+        return self._reply(self._say(f"unclear_{asked}", lst), "list_clarify", lst, {})
 
     def _failed(self, exc: Exception, lst: ItemList, action: str, items: list[str]) -> str:
         """Why the list could not be changed or read, and what was not done."""

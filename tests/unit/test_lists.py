@@ -152,8 +152,20 @@ def test_add_without_a_list_goes_on_the_list_just_spoken_of_in_that_room_only(tm
     assert say(hub, "add brushes too", room="garage").text == "I've added brushes to your diy list."
     assert say(hub, "take paint off", room="garage").text == "I've taken paint off your diy list."
     assert hub.match("add paint", room="kitchen") is None  # nothing was spoken of there
+    for device in ("put the lights on", "take a picture", "add 2 and 2"):
+        assert hub.match(device, room="garage") is None, device
     clock.advance(CONTEXT_S + 1)
     assert hub.match("add paint", room="garage") is None
+
+
+def test_a_request_that_leaves_out_what_it_is_about_is_told_how_to_say_it(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    unclear = say(hub, "add it to my shopping list")
+    assert (unclear.intent, unclear.text) == ("list_clarify", "Say what to add, like: add milk to your shopping list.")
+    assert say(hub, "make a note").text == "Say it with the note, like: make a note to call the plumber."
+    assert say(hub, "note that").text == "Say it with the note, like: make a note to call the plumber."
+    assert say(hub, "is that on my list").text == "Say what to look for, like: is milk on your shopping list?"
+    assert say(hub, "what's on my shopping list").text == "Your shopping list is empty."  # nothing was added
 
 
 def test_other_requests_still_reach_their_skills_and_questions_about_lists_the_model(tmp_path: Path) -> None:
