@@ -48,6 +48,8 @@ PATTERNS: Final = {
         r"(?: too| as well| also| for me| for later)?$"
         rf"|{_LEAD}(?:add|put|write) (?:to|on|onto) {_ref(2)} (?P<items2>.+)$"
         rf"|^{_ref(3)} add (?P<items3>.+)$"),
+    # an add whose verb went unheard ("add" is often heard as "and", dropped as politeness): asked last
+    "add_bare": re.compile(rf"^(?P<items>.+?) (?:to|onto) {_ref(1, own=True)}$"),
     "remove": re.compile(
         rf"{_LEAD}{_TAKE_VERB} (?P<items>.+?) (?:off of|off|out of|from|on|in) {_ref(1)}$"
         rf"|{_LEAD}get rid of (?P<items2>.+?) (?:off of|off|out of|from|on|in) {_ref(2)}$"),
