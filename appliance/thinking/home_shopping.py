@@ -1,6 +1,7 @@
-"""Home Assistant's shopping list (its `shopping_list` integration, over the REST API) as one of the
-hub's lists: what is added here shows in HA's to-do list and its app, and what is ticked off there is
-gone here.
+"""Home Assistant's shopping list, over its REST API, as one of the hub's lists.
+
+It is HA's `shopping_list` integration: what is added here shows in HA's to-do list and its app,
+and what is ticked off there is gone here.
 
 Taking an item off ticks it off (complete), as HA's own "I bought milk" does; clearing the list
 ticks off every item and then removes the ticked ones. Nothing is kept on the hub: every question

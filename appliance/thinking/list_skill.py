@@ -1,5 +1,6 @@
-"""Lists as a local skill: put things on a named list, take them off, read it, ask what is on it,
-clear it; notes are a list of their own ("make a note to call the plumber").
+"""Lists as a local skill: things put on a named list, taken off, read out, asked about, cleared.
+
+Notes are a list of their own ("make a note to call the plumber").
 
 Asked after the clock (skillkit.LISTS). The lists come from the kit (lists.Lists): kept in the state
 folder, the shopping list in Home Assistant when it is configured. A list that could not be changed

@@ -1,6 +1,7 @@
-"""Named lists (shopping, to do, notes, any name the owner says) kept in the state folder, and the
-book that hands a skill each list from where it is kept (the shopping list: Home Assistant's, when
-it is configured; home_shopping.py).
+"""Named lists kept in the state folder, and the book that hands a skill each list from where it is kept.
+
+The lists are the shopping list, to do, notes and any name the owner says; the book gives the
+shopping list from Home Assistant when it is configured (home_shopping.py).
 
     book = ListBook(ListStore(Path(cfg.service.state_dir)))
     shopping = book.open("shopping")
