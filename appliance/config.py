@@ -261,7 +261,7 @@ class ModelsConfig:
 @dataclass(frozen=True)
 class ServiceConfig:
     state_dir: str = "/var/lib/appliance"
-    """Folder for timers and other state that survives a restart."""
+    """Folder for timers, lists, volumes and other state that survives a restart."""
     watchdog: bool = True
     """Feed systemd's watchdog only while the microphone delivers and the loop turns."""
     cpu_affinity: list[int] = _f([])  # noqa: RUF009 - a default_factory

@@ -55,6 +55,18 @@ class TimerError(ApplianceError):
     """A timer request that cannot be carried out (too many, too long, cannot be saved)."""
 
 
+class ListError(ApplianceError):
+    """A list request that cannot be carried out (the list is full, an item too long, cannot be saved);
+    `kind` says which, for the words the hub answers with."""
+
+    def __init__(self, message: str, kind: str = "store", limit: int = 0) -> None:
+        super().__init__(message)
+        self.kind = kind
+        """'full' (the list holds its most), 'lists' (too many lists), 'long' (an item too long), 'store'."""
+        self.limit = limit
+        """The bound that was reached, for 'full', 'lists' and 'long'."""
+
+
 class ServiceUnavailable(ApplianceError):
     """A system service is not there or refuses us (the journal)."""
 
@@ -77,6 +89,11 @@ class HostUnknown(ApplianceError):
 
 class HomeAssistantUnreachable(ApplianceError):
     """The configured Home Assistant cannot be reached right now (down, wrong address, timeout)."""
+
+
+class HomeAssistantLacks(HomeAssistantUnreachable):
+    """The configured Home Assistant answers, but has nothing at the address asked (HTTP 404): an
+    integration the request needs (the shopping list) is not set up there."""
 
 
 class HomeAssistantRefused(ApplianceError):

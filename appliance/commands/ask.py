@@ -70,9 +70,9 @@ class Record:
     ha_ms: float | None = None
     """Home Assistant's round trip, when it was asked."""
     intent: str = ""
-    """What a fixed answer did ('timer_set', 'alarm_set', 'reminder_clarify'); '' for the model's."""
+    """What the fixed words answered ('timer_set', 'alarm_set', 'list_add', 'home_assistant'); "" for the model."""
     data: dict = field(default_factory=dict)
-    """What it did it with: the alarms, reminders or timers set, listed or cancelled."""
+    """What the skill did ({"list": "shopping", "added": ["milk"]}); empty for the model."""
 
     def take_stats(self, stats: AnswerStats) -> None:
         self.prompt_tokens, self.cached_prompt_tokens = stats.prompt_tokens, stats.cached_prompt_tokens
@@ -186,7 +186,7 @@ class Asker:
         if isinstance(step, Say):
             route = step.route
             record = Record(question=question, answer=step.reply.text, route=route, stop_reason=route, ha_ms=ha_ms,
-                            intent=step.reply.intent, data=step.reply.data)
+                            intent=step.reply.intent, data=dict(step.reply.data))
             on_delta(step.reply.text)
             answer = self.responder.say([step.reply.text], self.sink, route=route)
         else:

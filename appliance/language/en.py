@@ -19,6 +19,7 @@ from appliance.language import (
     SpeechWords,
     TimerWords,
     VolumeWords,
+    en_lists,
 )
 from appliance.language.en_alarms import SCHEDULE
 from appliance.language.en_requests import REQUESTS
@@ -53,6 +54,7 @@ NUMBERS: Final = NumberWords(
         (r"\bit's\b", "it is"), (r"\bhow's\b", "how is"), (r"\bhere's\b", "here is"),
         (r"\bthere's\b", "there is"), (r"\btime's\b", "time is"), (r"\bi've\b", "i have"),
         (r"\bwhat're\b", "what are"), (r"\blet's\b", "let us"),
+        *en_lists.CONTRACTIONS,
     ],
     phrase_fixes=[("time her", "timer"), ("time hers", "timers"), ("time are", "timer"),
                   ("a m", "am"), ("p m", "pm"), ("count down", "countdown"),
@@ -435,6 +437,7 @@ SPEECH: Final = SpeechWords(
 # The small skills, each under its name (appliance/thinking/*_skill.py)
 
 PHRASES: Final[dict[str, SkillPhrases]] = {
+    "lists": en_lists.LISTS,
 }
 
 PACK: Final = LanguagePack(

@@ -1,6 +1,6 @@
-"""Home Assistant's conversation API over its REST interface: the owner's own HA switches and reads
-the devices; only the transcript is sent, only to the configured address, and the token is never
-logged or shown.
+"""Home Assistant's REST interface: its conversation API (the owner's own HA switches and reads the
+devices; only the transcript is sent) and the plain calls other parts make (`request`: the shopping
+list), only to the configured address; the token is never logged or shown.
 
 Standard library only (urllib): one small JSON request per question needs no HTTP package.
 """
@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from appliance.config import HomeAssistantConfig
 from appliance.contracts import HomeReply
-from appliance.errors import BadConfig, HomeAssistantRefused, HomeAssistantUnreachable
+from appliance.errors import BadConfig, HomeAssistantLacks, HomeAssistantRefused, HomeAssistantUnreachable
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -76,6 +76,11 @@ class HomeAssistant:
         data = self._request(CONFIG_PATH, None)
         return data if isinstance(data, dict) else {}
 
+    def request(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        """GET `path` (no body) or POST `body` to it as JSON: HA's decoded answer. Raises
+        HomeAssistantUnreachable (HomeAssistantLacks for nothing at `path`) or HomeAssistantRefused."""
+        return self._request(path, body)
+
     def _request(self, path: str, body: dict[str, Any] | None) -> Any:
         request = urllib.request.Request(
             self.url + path, data=None if body is None else json.dumps(body).encode(),
@@ -89,6 +94,9 @@ class HomeAssistant:
                 raise HomeAssistantRefused(f"Home Assistant at {self.url} refused the access token (HTTP {exc.code}): "
                                            "make a new long-lived token and put it in home_assistant.token_file"
                                            ) from None
+            if exc.code == 404:
+                raise HomeAssistantLacks(f"Home Assistant at {self.url} has nothing at {path} (HTTP 404): "
+                                         "is the integration it belongs to set up there?") from None
             raise HomeAssistantUnreachable(f"Home Assistant at {self.url} answered HTTP {exc.code} for {path}") from None
         except (urllib.error.URLError, OSError) as exc:  # refused, timed out, reset, TLS
             reason = getattr(exc, "reason", exc)

@@ -7,7 +7,8 @@ no list to extend anywhere else.
 
 The order is the order the skills are asked in, lowest first, and the first reply wins. The
 skills that ship ask in this order: stop, the volume, the alarms, the reminders, the timers (with
-their question back), the clock; a new one takes a free number among them (after the clock: above CLOCK).
+their question back), the clock, the lists; a new one takes a free number among them (after the
+lists: above LISTS).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from appliance.audio.volume import Volume
 from appliance.config import SkillsConfig
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack
+from appliance.thinking.lists import Lists
 from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.timers import Clock, Timers
 
@@ -37,6 +39,8 @@ REMINDERS: Final = 26
 TIMERS: Final = 30
 """The timers and their question back ("how long should the timer be?"), kept in LocalSkills."""
 CLOCK: Final = 40
+LISTS: Final = 50
+"""After the clock: "what is on my list" is never the time."""
 
 SKILL_SUFFIX: Final = "_skill"
 """The ending of the module names `discover` imports."""
@@ -65,6 +69,8 @@ class SkillKit:
     """The wake phrase's words ("hey", "jarvis"); () for none."""
     volume_of: Callable[[str], Volume] | None
     """The volume of a room ('' the hub's own); None where the hub has no volume to change."""
+    lists: Lists | None = None
+    """The named lists (the shopping list Home Assistant's when it is configured); None: no lists skill."""
 
 
 SkillFactory = Callable[[SkillKit], Skill | None]

@@ -1,4 +1,4 @@
-"""Local skills answered at once without the model: time, date, timers, alarms, reminders, volume, stop.
+"""Local skills answered at once without the model: time, date, timers, alarms, reminders, lists, volume, stop.
 
 Each skill but the timers is its own `*_skill.py` module, found by skillkit.discover and asked in
 its order; the timers are asked here, at skillkit.TIMERS, for their question back is kept per room
@@ -23,6 +23,8 @@ from appliance.config import SkillsConfig, WakeConfig
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, pack
 from appliance.thinking.intents import understanding
+from appliance.thinking.list_skill import book as list_book
+from appliance.thinking.lists import Lists
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
 from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span
 from appliance.thinking.stop_skill import stopped
@@ -51,7 +53,8 @@ class LocalSkills:
 
     def __init__(self, config: SkillsConfig, timers: Timers, clock: Clock = time.time,
                  tz: tzinfo | None = None, wake: tuple[str, ...] = wake_words(WakeConfig().model),
-                 volume_of: Callable[[str], Volume] | None = None, words: LanguagePack | None = None) -> None:
+                 volume_of: Callable[[str], Volume] | None = None, words: LanguagePack | None = None,
+                 lists: Lists | None = None) -> None:
         self.config = config
         self.words = words or pack()
         self.parse = SkillParser(self.words)
@@ -71,11 +74,11 @@ class LocalSkills:
         """The question the room now asking was asked, while its turn is matched."""
         self._asked: _Pending | None = None
         self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
-        kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of)
+        kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of, lists=lists)
         asked = [(TIMERS, "timers", self._timer_turn)]
         for entry in discover():
             skill = entry.make(kit)
-            if skill is not None:  # the volume without rooms' volumes to change
+            if skill is not None:  # the volume without rooms' volumes to change, the lists without lists
                 asked.append((entry.order, entry.name, skill.match))
         asked.sort(key=lambda step: step[0])
         self.asked: tuple[str, ...] = tuple(called for _, called, _ in asked)
@@ -302,12 +305,14 @@ class LocalSkills:
 
 
 def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> LocalSkills:
-    """The skills in cfg.language, with their timers and the rooms' volumes kept in cfg.service.state_dir."""
+    """The skills in cfg.language, with their timers, lists and the rooms' volumes kept in cfg.service.state_dir
+    (the shopping list in Home Assistant when cfg.home_assistant is enabled)."""
     state_dir = Path(cfg.service.state_dir)
     words = pack(cfg.language)
     return LocalSkills(cfg.skills, Timers(state_dir, cfg.skills, clock, words=words), clock, tz,
                        wake=wake_words(cfg.wake.model),
-                       volume_of=lambda room: shared_volume(state_dir, room), words=words)
+                       volume_of=lambda room: shared_volume(state_dir, room), words=words,
+                       lists=list_book(state_dir, cfg.home_assistant, words))
 
 
 def _strip(tokens: list[str], fillers: frozenset[str], leading: list[tuple[str, ...]],

@@ -32,7 +32,8 @@ CODES = {
     errors.NotWritable: EXIT_FAILURE, errors.BadConfig: EXIT_CONFIG, errors.ModelMissing: EXIT_CONFIG,
     errors.ModelError: EXIT_CONFIG, LlmError: EXIT_CONFIG, VoiceError: EXIT_CONFIG,
     errors.MissingLibrary: EXIT_CONFIG, errors.AudioDeviceError: EXIT_CONFIG, errors.OutputError: EXIT_CONFIG,
-    errors.TimerError: EXIT_CONFIG, errors.ApplianceError: EXIT_FAILURE,
+    errors.TimerError: EXIT_CONFIG, errors.ListError: EXIT_FAILURE, errors.HomeAssistantLacks: EXIT_UNAVAILABLE,
+    errors.ApplianceError: EXIT_FAILURE,
 }
 
 

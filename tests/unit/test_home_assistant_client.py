@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from appliance.config import HomeAssistantConfig
-from appliance.errors import HomeAssistantRefused, HomeAssistantUnreachable
+from appliance.errors import HomeAssistantLacks, HomeAssistantRefused, HomeAssistantUnreachable
 from appliance.thinking.home_assistant import HomeAssistant
 from tests.fixtures.waits import WAIT_S
 
@@ -76,6 +76,15 @@ def test_a_refused_token_is_named_and_not_shown(answering) -> None:
     with pytest.raises(HomeAssistantRefused) as caught:
         home.info()
     assert "refused the access token" in str(caught.value) and TOKEN not in str(caught.value)
+
+
+def test_nothing_at_the_address_asked_names_the_integration_it_needs(answering) -> None:
+    home = answering(b'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+    with pytest.raises(HomeAssistantLacks) as caught:
+        home.request("/api/shopping_list")
+    said = str(caught.value)
+    assert home.url in said and "/api/shopping_list" in said and "integration" in said and TOKEN not in said
+    assert isinstance(caught.value, HomeAssistantUnreachable)  # asked as the conversation: it is not there
 
 
 def test_an_address_the_service_may_not_reach_says_how_to_let_it(tmp_path: Path,

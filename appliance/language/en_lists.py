@@ -1,0 +1,175 @@
+"""English words of the lists skill: the shopping list, to do, notes and any list the owner names.
+
+The patterns work on normalised words (lower case, no punctuation, "what's" opened); each holds the
+items said in groups named `items...` and the list in `list...` (its name) or `notes...`.
+A reply key with "@name" is that list's own way of saying it ("empty@notes"), used before the plain key.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from appliance.language import SkillPhrases
+
+_NOT_A_NAME: Final = r"(?!(?:a|an|some|any|these|those|which|what|new|another|longest|shortest|whole)\b)"
+"""Words a list's name never starts with ("give me a list" names none)."""
+
+
+def _ref(n: int, own: bool = False) -> str:
+    """Which list: 'my shopping list', 'the list' (no name: the shopping list), 'my notes'; `own`:
+    only 'my' or 'our' ("what is the longest list" is no list of the owner's)."""
+    whose = r"(?:my|our) " if own else r"(?:(?:my|the|our|your|this|that) )?"
+    return rf"{whose}(?:(?:{_NOT_A_NAME}(?P<list{n}>\w+(?: \w+){{0,2}}?) )?list|(?P<notes{n}>notes))"
+
+
+CONTRACTIONS: Final = [(r",(?=[^.?!]*\b(?:list|notes)\b)", " and ")]
+"""In a request about a list, a comma parts its items as "and" does ("add milk, eggs and bread to my list");
+opened with the pack's other contractions, before the punctuation goes."""
+
+_LEAD: Final = r"^(?:(?:also|then|now|just|quickly) )?"
+_ADD_VERB: Final = r"(?:add|put|stick|pop|throw|write|jot|place|include|save|type)(?: down)?"
+_TAKE_VERB: Final = (r"(?:remove|delete|erase|drop|take|cross|scratch|strike|tick|knock|rub|mark)"
+                     r"(?: off| out)?")
+_EVERY: Final = r"(?:everything|all|all items|all the items|all the things|every item|all of it|the lot)"
+
+PATTERNS: Final = {
+    "note": re.compile(
+        rf"{_LEAD}(?:make|take|write|leave|add|create|jot|put|save)(?: me| down)? (?:a |another |one )?"
+        r"note(?: down)?(?: for me)?(?: to self)?(?: that| to| saying| of| about| reading)? (?P<items>.+)$"
+        r"|^note(?: to self)?(?: down)?(?: that)? (?P<items2>.+)$"
+        r"|^(?:jot|write) down(?: that)? (?P<items3>.+)$"),
+    "clear": re.compile(
+        rf"{_LEAD}(?:clear|empty|wipe|erase|delete|reset|clean|scrap)(?: out| off)?(?: all(?: of)?)? {_ref(1)}"
+        r"(?: out| completely)?$"
+        rf"|{_LEAD}(?:{_TAKE_VERB}|clear|wipe|get rid of) {_EVERY} (?:off of|off|from|on|in|out of) {_ref(2)}$"),
+    "add": re.compile(
+        rf"{_LEAD}{_ADD_VERB} (?P<items>.+?) (?:to|on|onto|on to|in|into) {_ref(1)}"
+        r"(?: too| as well| also| for me| for later)?$"
+        rf"|{_LEAD}(?:add|put|write) (?:to|on|onto) {_ref(2)} (?P<items2>.+)$"
+        rf"|^{_ref(3)} add (?P<items3>.+)$"),
+    # an add whose verb went unheard ("add" is often heard as "and", dropped as politeness): asked last
+    "add_bare": re.compile(rf"^(?P<items>.+?) (?:to|onto) {_ref(1, own=True)}$"),
+    "remove": re.compile(
+        rf"{_LEAD}{_TAKE_VERB} (?P<items>.+?) (?:off of|off|out of|from|on|in) {_ref(1)}$"
+        rf"|{_LEAD}get rid of (?P<items2>.+?) (?:off of|off|out of|from|on|in) {_ref(2)}$"),
+    "count": re.compile(
+        r"^how (?:many|much) (?:things |items |stuff |entries |products |notes )?"
+        r"(?:are|is|do i have|have i got|do we have|have we got|there are|is there|have i put|did i put)"
+        rf"(?: there)? (?:on|in) {_ref(1)}$"
+        r"|^how many (?P<notes2>notes) (?:do i have|have i got|are there|do we have|have we got)$"
+        rf"|^how (?:long|big) is {_ref(3)}$"
+        rf"|^is {_ref(4)} empty$"),
+    "read": re.compile(
+        r"^(?:what is|what are|what has|what have i|what do i have|what have i got|what do we have|what have we got"
+        rf"|what is there|what things are|what items are) (?:on|in) {_ref(1)}"
+        r"(?: now| so far| at the moment| today| for today)?$"
+        r"|^(?:read|tell|show|give|list|say|go through|recite|check)(?: out)?(?: me| us)?(?: out)?"
+        rf"(?: what is (?:on|in))? {_ref(2)}(?: out| to me| for me| again| back)?$"
+        rf"|^what is {_ref(3, own=True)}$"
+        rf"|^(?:is there|do i have|do we have|have i got|have we got) anything (?:on|in) {_ref(4)}$"
+        r"|^(?:what|which) (?P<notes5>notes) (?:do i have|have i got|are there|do we have)$"
+        r"|^(?:do|have) (?:i|we) (?:have|got) any (?P<notes6>notes)$"
+        r"|^what (?:do|should|must) (?:i|we) (?:need to |have to )?(?:buy|get|pick up|shop for)"
+        r"(?: at the (?:shops|store|supermarket)| today| when i am out)?$"),
+    "has": re.compile(
+        rf"^(?:is|are) (?:there )?(?P<items>.+?) (?:on|in) {_ref(1)}(?: already| yet| still)?$"
+        r"|^(?:do|did|have) (?:i|we) (?:already )?(?:have|got|put|add|added|write|written) (?P<items2>.+?) "
+        rf"(?:on|in|to|down on) {_ref(2)}(?: already| yet)?$"),
+    # After a list was spoken of (the skill keeps which for a minute): "add eggs", "take milk off".
+    # ("put the lights on" is never one: "put" is for a device there)
+    "add_more": re.compile(rf"{_LEAD}add (?P<items>.+?)(?: too| as well| also| to it| to that one)?$"),
+    "remove_more": re.compile(
+        rf"{_LEAD}(?:remove|delete|cross off|tick off|scratch off|take off) (?P<items>.+?)"
+        r"(?: too| as well| from it| from there)?$"
+        r"|^(?:take|cross|tick|scratch|knock) (?P<items2>.+?) off(?: it| there)?(?: too| as well)?$"),
+    # Asked without what: answered with how to say it
+    "note_alone": re.compile(
+        rf"{_LEAD}(?:make|take|write|leave|add|create|jot)(?: me| down)? (?:a |another )?note(?: for me| down)?$"),
+    "pronoun": re.compile(r"^(?:it|that|this|them|those|these|something|one|some)$"),
+    # The items said, one by one
+    "split": re.compile(r" (?:and also|and then|and|plus|as well as|then) "),
+    "item_lead": re.compile(r"^(?:(?:and|a|an|some|the|more|any|another|also|a few|a couple of) )+"),
+    "item_tail": re.compile(r" (?:too|as well|also|please|for me)$"),
+    "everything": re.compile(rf"^(?:{_EVERY}|anything|something|stuff|things)$"),
+    # A list's name as said -> the list it is ("name:" + that list's name)
+    "name_lead": re.compile(r"^(?:(?:my|the|our|your|a|an|this|that) )+"),
+    "name:shopping": re.compile(r"^(?:shopping|grocery|groceries|food|supermarket|shop|grocery shopping)$"),
+    "name:to do": re.compile(r"^(?:to ?do|to dos|todos|task|tasks|jobs|chores|things to do)$"),
+    "name:notes": re.compile(r"^(?:note|notes)$"),
+}
+
+REPLIES: Final = {
+    # the list meant when none is named ("add milk to my list"), and the one Home Assistant keeps
+    "default_list": "shopping",
+    "notes_list": "notes",
+    "title": "your {name} list",
+    "title@notes": "your notes",
+    "piece": "{item}",
+    "piece@notes": "{Item}.",
+    "join@notes": " ",
+    # changes
+    "added_one": "I've added {item} to {title}.",
+    "added_many": "I've added {items} to {title}.",
+    "added_one@notes": "Noted: {item}.",
+    "added_many@notes": "Noted: {items}.",
+    "already_one": "{Item} is already on {title}.",
+    "already_many": "{Items} are already on {title}.",
+    "already_one@notes": "You already have that note.",
+    "already_many@notes": "You already have those notes.",
+    "removed_one": "I've taken {item} off {title}.",
+    "removed_many": "I've taken {items} off {title}.",
+    "removed_one@notes": "I've deleted the note {item}.",
+    "removed_many@notes": "I've deleted the notes {items}.",
+    "missing_one": "{Item} isn't on {title}.",
+    "missing_many": "{Items} aren't on {title}.",
+    "missing_one@notes": "You have no note {item}.",
+    "missing_many@notes": "You have no notes {items}.",
+    "cleared": "I've cleared {title}.",
+    "cleared@notes": "I've deleted your notes.",
+    "cleared_empty": "{Title} was already empty.",
+    "cleared_empty@notes": "You had no notes.",
+    # questions
+    "empty": "{Title} is empty.",
+    "empty@notes": "You have no notes.",
+    "read_one": "You have one thing on {title}: {items}.",
+    "read_one@notes": "You have one note. {items}",
+    "read_many": "You have {count} things on {title}: {items}.",
+    "read_many@notes": "You have {count} notes. {items}",
+    "read_long": "You have {count} things on {title}. The first {shown} are {items}.",
+    "read_long@notes": "You have {count} notes. The first {shown} are these. {items}",
+    "count_one": "You have one thing on {title}.",
+    "count_one@notes": "You have one note.",
+    "count_many": "You have {count} things on {title}.",
+    "count_many@notes": "You have {count} notes.",
+    "has_one": "Yes, {item} is on {title}.",
+    "has_many": "Yes, {items} are on {title}.",
+    "hasnt_one": "No, {item} isn't on {title}.",
+    "hasnt_many": "No, {items} aren't on {title}.",
+    "on_one": "{Item} is on {title}.",
+    "on_many": "{Items} are on {title}.",
+    "unclear_add": "Say what to add, like: add milk to {title}.",
+    "unclear_add@notes": "Say it with the note, like: make a note to call the plumber.",
+    "unclear_remove": "Say what to take off, like: take milk off {title}.",
+    "unclear_has": "Say what to look for, like: is milk on {title}?",
+    # what could not be done: {action} is one of the do_ entries
+    "do_add": "add {items}",
+    "do_add@notes": "make that note",
+    "do_remove": "take {items} off {title}",
+    "do_read": "read {title}",
+    "do_count": "count what is on {title}",
+    "do_has": "look at {title}",
+    "do_clear": "clear {title}",
+    "down": "I can't reach Home Assistant, so I couldn't {action}.",
+    "refused": "Home Assistant didn't accept my access token, so I couldn't {action}.",
+    "token": "I have no access token for Home Assistant that I can read, so I couldn't {action}.",
+    "lacks": "Home Assistant has no shopping list, so I couldn't {action}. Add the Shopping list integration "
+             "in Home Assistant.",
+    "store": "Something went wrong keeping {title}, so I couldn't {action}.",
+    "full": "{Title} is full at {limit} things, so I couldn't {action}. Take something off first.",
+    "lists": "You already have {limit} lists, so I couldn't start {title}. Clear one you no longer need.",
+    "long": "That's too long to keep on a list. Say it in fewer words.",
+}
+
+LISTS: Final = SkillPhrases(replies=REPLIES, patterns=PATTERNS)
+"""Under the skill's name, "lists", in en.PHRASES."""
