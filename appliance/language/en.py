@@ -311,7 +311,7 @@ VOLUME: Final = VolumeWords(
     up_re=re.compile(
         rf"^(?:(?:turn|crank|pump|bump) (?:it|that|{_SOUND}|yourself) up|(?:turn|crank|pump|bump) up {_SOUND}"
         rf"|(?:increase|raise) {_SOUND}|{_SOUND} up|(?:(?:be|speak|talk) )?{_A_BIT}louder"
-        rf"|(?:speak|talk) up|i cant hear you){_BIT}$"),
+        rf"|(?:speak|talk) up|i cant hear you){_BIT}(?: i (?:cant|cannot|can not) hear (?:you|it|that|the \w+))?$"),
     down_re=re.compile(
         rf"^(?:turn (?:it|that|{_SOUND}|yourself) down|turn down {_SOUND}|(?:lower|decrease|reduce) {_SOUND}"
         rf"|{_SOUND} down|(?:(?:be|speak|talk) )?{_A_BIT}(?:quieter|softer|more quietly)"

@@ -75,6 +75,7 @@ REQUESTS: Final = RequestWords(
         rf"|\b(?:{_DEVICE}) (?:is|are)(?: still)? (?:on|off|open|closed|locked|unlocked)\b"
         rf"|\b(?:temperature|humidity) (?:(?:in|of) (?:the|my|our) (?:{_ROOM})|in here|inside)\b"
         r"|\bmake it (?:warmer|cooler|colder|brighter|darker)\b"
+        rf"|\b(?:warm|heat|cool) (?:up |down )?(?:the|my|our) (?:{_ROOM})\b"
         # The room's warmth said as a wish: "I'm freezing in here", "it's too hot in here".
         r"|^(?:im|i am) (?:freezing|so cold|too cold|cold|boiling|too hot|roasting)\b"
         r"|\bits (?:freezing|boiling|(?:too|so) (?:hot|cold|warm|chilly)) in here\b",

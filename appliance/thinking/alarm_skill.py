@@ -7,6 +7,8 @@ ring through Timers.due (thinking/alarms.py); "stop" silences them (stop_skill).
 
 from __future__ import annotations
 
+import dataclasses
+
 import logging
 
 from appliance.contracts import SkillReply
@@ -73,6 +75,8 @@ class AlarmSkill:
              when: TimeOfDay | None = None) -> SkillReply:
         when = when or self.schedule.when.time_of_day(tokens)
         assert when is not None
+        if when.ambiguous and self.w.wake_re.search(" ".join(tokens)):  # "wake me up at 6": in the morning
+            when = dataclasses.replace(when, hour=when.hour % 12, ambiguous=False)
         days = days if days is not None else self.schedule.when.days(tokens)
         now = self.kit.clock()
         day, at = self.schedule.first(when, days, now, self.tz)

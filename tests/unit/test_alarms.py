@@ -81,6 +81,14 @@ def test_what_the_hub_says_back(tmp_path: Path, phrase: str, said: str) -> None:
     assert reply.intent in ("alarm_set", "alarm_clarify", "alarm_list", "alarm_cancel")
 
 
+def test_waking_up_at_an_hour_without_am_or_pm_is_in_the_morning(tmp_path: Path) -> None:
+    morning = datetime(2026, 3, 3, 8, 3, tzinfo=LONDON)
+    assert make(tmp_path / "wake", morning).match("wake me up at half past six").text == \
+        "Alarm set for 6:30 AM tomorrow."
+    assert make(tmp_path / "alarm", morning).match("set an alarm for half past six").text == \
+        "Alarm set for 6:30 PM today."  # a plain alarm: the next half past six to come
+
+
 def test_a_length_of_time_stays_a_timer(tmp_path: Path) -> None:
     skills = make(tmp_path)
     assert skills.match("wake me up in 20 minutes").intent == "timer_set"

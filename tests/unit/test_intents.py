@@ -80,3 +80,10 @@ def test_a_language_without_home_assistants_sentences_keeps_the_packs_patterns()
     assert Understanding(other).recognize("Turn on the kitchen lights") is None
     assert controls_device("Turn the heating down a bit", other)  # the pack's own pattern
     assert not controls_device("What is the capital of France?", other)
+
+
+@pytest.mark.parametrize("text", ["Can you warm the lounge up before I get home?", "Heat up the bedroom, please.",
+                                  "I'm freezing in here.", "Turn the heating down a bit."])
+def test_what_home_assistants_sentences_do_not_say_is_still_a_device_request(text: str) -> None:
+    assert understanding().recognize(text) is None or understanding().recognize(text).for_home
+    assert controls_device(text)

@@ -106,6 +106,7 @@ def test_one_volume_per_state_folder_in_a_process(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("start", "request_text", "reply", "level"), [
     (6, "Volume up.", "Volume 7.", 7),
     (6, "Hey Jarvis, turn it up please.", "Volume 7.", 7),
+    (6, "Turn it up a bit, I can't hear the music.", "Volume 7.", 7),
     (6, "Turn the volume up.", "Volume 7.", 7),
     (6, "Louder.", "Volume 7.", 7),
     (6, "A bit louder, please.", "Volume 7.", 7),
