@@ -340,6 +340,9 @@ def main() -> int:
     parser.add_argument("--first-phrase-max-words", type=int, metavar="N", default=None,
                         help="also run the streaming pipeline with conversation.first_phrase_max_words N "
                              "(named phraseN), interleaved, to show what a later first-phrase cut gives")
+    parser.add_argument("--first-clause-min-words", type=int, metavar="N", default=None,
+                        help="also run the turn pipeline with conversation.first_clause_min_words N (named "
+                             "clauseN), interleaved, to show what an earlier first piece gives")
     parser.add_argument("--temperature", type=float, default=None,
                         help="llm.temperature for all pipelines (0: the same answer in each, so pairs differ only "
                              "by the pipeline; default: the config's)")
@@ -394,6 +397,14 @@ def main() -> int:
         phrase_cfg, phrase_stages = variant(cfg, stages, first_phrase_max_words=words)
         phrase_stages = dataclasses.replace(phrase_stages, splitter_factory=lambda: SentenceSplitter(clause, words))
         pipelines[f"phrase{words}"] = (phrase_cfg, phrase_stages, all_cores)
+    if args.first_clause_min_words is not None:
+        from appliance.speaking.sentences import SentenceSplitter
+
+        words, longest = args.first_clause_min_words, cfg.conversation.first_phrase_max_words
+        clause_cfg, clause_stages = variant(turn_cfg, dataclasses.replace(turn_stages, chat=timed),
+                                            first_clause_min_words=words)
+        clause_stages = dataclasses.replace(clause_stages, splitter_factory=lambda: SentenceSplitter(words, longest))
+        pipelines[f"clause{words}"] = (clause_cfg, clause_stages, all_cores)
     home_server = None
     if args.home_assistant:
         home_server, ha_cfg, ha_stages = with_home_assistant(cfg, stages)
@@ -437,7 +448,7 @@ def main() -> int:
     print(f"{'prompt tokens read while spoken':34}" + "".join(
         f" {tokens_of(rows[n], 'prefilled_tokens') or 0:15.0f} {'':7}" for n in names))
     ratios: dict[str, Any] = {}
-    extra = [(name, "streaming") for name in rows if name.startswith("phrase") or name == "turn"]
+    extra = [(name, "streaming") for name in rows if name.startswith(("phrase", "clause")) or name == "turn"]
     for a, b in (("streaming", "no_prefill"), ("streaming", "one_core_first"), ("streaming", "before"),
                  ("no_prefill", "before"), ("streaming", "naive"), ("before", "naive"), *extra):
         if a in rows and b in rows:
