@@ -147,7 +147,7 @@ class Asker:
         self.chat = LazyChat(chat_factory or self._load_chat)
         self.sink = sink
         self.responder = Responder(self.chat, voice or _Silent(), splitter_factory(cfg), time.monotonic,
-                                   pack(cfg.language).speech)
+                                   pack(cfg.language).speech, pack(cfg.language))
         self.home = HomeConversation(time.monotonic)
         """The conversation with Home Assistant, kept from one question to the next."""
         self._policy: Policy | None = None

@@ -8,7 +8,9 @@ The order, decided here and nowhere else (Policy.begin, then Policy.settle):
      its words; a device request that names no room is asked again in the room it was heard in;
   3. the language model, with the early answer if it heard the same words (EarlyAnswers);
   4. an honest refusal instead of the model where the model could only pretend: a device request
-     without Home Assistant, a question only the internet could answer (thinking/honesty.py).
+     without Home Assistant, a question only the internet could answer, a request to do what nothing
+     here can, a call or an order (thinking/honesty.py); the model's own answer is checked as it is
+     said (claims.py).
 A failure is answered with the apology, a time limit with its own, and a model that another answer
 holds with the busy reply (Policy.reply_to_failure). Every sentence is the language pack's
 (appliance/language/), chosen by the `language:` setting.
@@ -28,6 +30,7 @@ from typing import Final, Protocol
 
 from appliance.config import Config
 from appliance.contracts import Chat, HandleReply, Home, HomeReply, SkillReply, Skills, Transcript
+from appliance.conversation import claims
 from appliance.conversation.responder import Answer, Failed, HomeAnswered
 from appliance.errors import HomeAssistantRefused, ModelBusy
 from appliance.language import LanguagePack, pack
@@ -159,7 +162,8 @@ class Policy:
         A failing skill raises."""
         reply = self.skills.match(text, room) if self.skills is not None else None
         if reply is None and self.home is None:
-            reply = honesty.cannot_act(text, self.words) or honesty.offline(text, self.words)
+            reply = (honesty.cannot_act(text, self.words) or honesty.offline(text, self.words)
+                     or honesty.cannot_do(text, self.words))
         if reply is not None:
             return Say(reply, SKILL)
         if self.home is not None:
@@ -180,7 +184,7 @@ class Policy:
             reply = self.after_home(question, None, isinstance(update.error, HomeAssistantRefused))
         if reply is None:
             return Think(question)
-        return Say(reply, SKILL if reply.intent == "no_internet" else HOME_ASSISTANT)
+        return Say(reply, SKILL if reply.intent in ("no_internet", honesty.CANNOT_DO) else HOME_ASSISTANT)
 
     def after_home(self, question: str, reply: HomeReply | None, refused: bool = False) -> SkillReply | None:
         """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.
@@ -190,11 +194,12 @@ class Policy:
         device request is told so.
         """
         if reply is None:
-            return honesty.unreachable(question, refused, self.words) or honesty.offline(question, self.words)
+            return (honesty.unreachable(question, refused, self.words) or honesty.offline(question, self.words)
+                    or honesty.cannot_do(question, self.words, home=True))
         device = controls_device(question, self.words.requests)
         if reply.speech and (reply.handled or device or self.fallback == "home_assistant"):
             return SkillReply(reply.speech, "home_assistant")
-        return honesty.offline(question, self.words)
+        return honesty.offline(question, self.words) or honesty.cannot_do(question, self.words, home=True)
 
     def handle(self, question: str, chat: Chat, cancel: threading.Event) -> HandleReply:
         """Home Assistant's own question (the Wyoming handle): only the model answers it. Home Assistant
@@ -212,7 +217,7 @@ class Policy:
             _LOGGER.warning("Wyoming: the language model failed: %s", exc)
             return HandleReply(replies.apology, handled=False, error_code="handle-failed",
                                error_text=f"The language model failed: {exc}")
-        return HandleReply(text, handled=True)
+        return HandleReply(claims.checked(question, text, self.words), handled=True)
 
 
 class HeldAnswers(Protocol):
