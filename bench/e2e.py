@@ -14,6 +14,8 @@ The pipelines run the same conductor, models and recordings, interleaved questio
   one_core_first: with the prefill, but the first phrase written on llm.n_threads like the rest.
   before:     neither (the pipeline as it was before both).
   naive:      whole transcript after the endpoint, whole answer, whole speech synthesized, then play.
+  unchecked:  (--claim-check) streaming, with the check of the answer's first sentence for a claimed
+              action (conversation/claims.py) switched off, to show what the check costs.
 Each recording ("Hey Jarvis. <question>") is paced in real time, so the end-of-speech time is real.
 The speaker is a clock that "plays" each chunk in real time, so drain() waits as a speaker would.
 Prints medians and 95th percentiles of each term and the ratio streaming/naive (lower is better),
@@ -147,6 +149,27 @@ class TimedChat:
 
     def forget(self, question: str) -> bool:
         return self.chat.forget(question)
+
+
+class PassingCheck:
+    """A claim check that looks at nothing: every piece is said as the model wrote it (the unchecked pipeline)."""
+
+    open = False
+
+    def __init__(self, question: str, words: Any = None) -> None:
+        self.question = question
+
+    def look(self, piece: str) -> str | None:
+        return None
+
+
+def checked_as(name: str) -> Any:
+    """The unchecked pipeline's turns run with PassingCheck in the Responder's place of the claim check."""
+    from contextlib import nullcontext
+    from unittest import mock
+
+    return mock.patch("appliance.conversation.responder.ClaimCheck", PassingCheck) if name == "unchecked" \
+        else nullcontext()
 
 
 class NaiveTts:
@@ -325,6 +348,9 @@ def main() -> int:
     parser.add_argument("--first-phrase-max-words", type=int, metavar="N", default=None,
                         help="also run the streaming pipeline with conversation.first_phrase_max_words N "
                              "(named phraseN), interleaved, to show what a later first-phrase cut gives")
+    parser.add_argument("--claim-check", action="store_true",
+                        help="also run the streaming pipeline without the check of the answer's first sentence for "
+                             "a claimed action (named unchecked), interleaved, to show what the check costs")
     parser.add_argument("--temperature", type=float, default=None,
                         help="llm.temperature for all pipelines (0: the same answer in each, so pairs differ only "
                              "by the pipeline; default: the config's)")
@@ -370,6 +396,8 @@ def main() -> int:
         phrase_cfg, phrase_stages = variant(cfg, stages, first_phrase_max_words=words)
         phrase_stages = dataclasses.replace(phrase_stages, splitter_factory=lambda: SentenceSplitter(clause, words))
         pipelines[f"phrase{words}"] = (phrase_cfg, phrase_stages, all_cores)
+    if args.claim_check:
+        pipelines["unchecked"] = (cfg, stages, all_cores)
     home_server = None
     if args.home_assistant:
         home_server, ha_cfg, ha_stages = with_home_assistant(cfg, stages)
@@ -387,7 +415,8 @@ def main() -> int:
             pipe_cfg, pipe_stages, chat.n_threads_first = pipelines[name]
             records: list[Any] = []
             timed.spans.clear()
-            result = listen_turn(str(wav), pipe_cfg, pipe_stages, records=records)
+            with checked_as(name):
+                result = listen_turn(str(wav), pipe_cfg, pipe_stages, records=records)
             rows[name].append(result)
             if i == 0 and records:
                 example[name] = (records[0], list(timed.spans))
@@ -408,6 +437,7 @@ def main() -> int:
         f" {tokens_of(rows[n], 'prefilled_tokens') or 0:15.0f} {'':7}" for n in names))
     ratios: dict[str, Any] = {}
     extra = [(name, "streaming") for name in rows if name.startswith("phrase")]
+    extra += [("streaming", "unchecked")] if "unchecked" in rows else []  # the check on / off
     for a, b in (("streaming", "no_prefill"), ("streaming", "one_core_first"), ("streaming", "before"),
                  ("no_prefill", "before"), ("streaming", "naive"), ("before", "naive"), *extra):
         if a in rows and b in rows:

@@ -60,6 +60,8 @@ class Record:
     question: str
     answer: str = ""
     route: str = "llm"
+    intent: str = ""
+    """What a local answer did or said ("timer_set", "cannot_do"); empty for the model's."""
     sentences: list[str] = field(default_factory=list)
     prompt_tokens: int = 0
     cached_prompt_tokens: int = 0
@@ -181,7 +183,8 @@ class Asker:
             step = self.policy.settle(question, reply, self.home)
         if isinstance(step, Say):
             route = step.route
-            record = Record(question=question, answer=step.reply.text, route=route, stop_reason=route, ha_ms=ha_ms)
+            record = Record(question=question, answer=step.reply.text, route=route, intent=step.reply.intent,
+                            stop_reason=route, ha_ms=ha_ms)
             on_delta(step.reply.text)
             answer = self.responder.say([step.reply.text], self.sink, route=route)
         else:

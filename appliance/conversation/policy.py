@@ -162,8 +162,8 @@ class Policy:
         A failing skill raises."""
         reply = self.skills.match(text, room) if self.skills is not None else None
         if reply is None and self.home is None:
-            reply = (honesty.cannot_act(text, self.words) or honesty.offline(text, self.words)
-                     or honesty.cannot_do(text, self.words))
+            reply = (honesty.cannot_act(text, self.words) or honesty.cannot_do(text, self.words)
+                     or honesty.offline(text, self.words))
         if reply is not None:
             return Say(reply, SKILL)
         if self.home is not None:
@@ -194,12 +194,12 @@ class Policy:
         device request is told so.
         """
         if reply is None:
-            return (honesty.unreachable(question, refused, self.words) or honesty.offline(question, self.words)
-                    or honesty.cannot_do(question, self.words, home=True))
+            return (honesty.unreachable(question, refused, self.words)
+                    or honesty.cannot_do(question, self.words, home=True) or honesty.offline(question, self.words))
         device = controls_device(question, self.words.requests)
         if reply.speech and (reply.handled or device or self.fallback == "home_assistant"):
             return SkillReply(reply.speech, "home_assistant")
-        return honesty.offline(question, self.words) or honesty.cannot_do(question, self.words, home=True)
+        return honesty.cannot_do(question, self.words, home=True) or honesty.offline(question, self.words)
 
     def handle(self, question: str, chat: Chat, cancel: threading.Event) -> HandleReply:
         """Home Assistant's own question (the Wyoming handle): only the model answers it. Home Assistant

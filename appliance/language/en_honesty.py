@@ -41,7 +41,7 @@ ACTS: Final = (
     _act(rf"(?:warm|heat|cool|air)(?: up| down)? (?:the |my |our )?(?:\w+ )?(?:{_ROOMS})\b"
          rf"|(?:warm|heat|cool) (?:it|things|the place) (?:up|down)\b|(?:run|fill|draw) (?:me )?(?:a |the )?bath\b"
          r"|(?:put|start|run) (?:on )?(?:a |the )?(?:wash|washing|laundry|load)\b"
-         r"|make (?:me |us )?(?:a |some |the )?(?:coffee|tea|cuppa|toast)\b|preheat\b|feed (?:the )?(?:cat|dog|fish|pets?)\b"
+         r"|make (?:me |us )?(?:a |some |the )?(?:(?:cup|pot|mug) of )?(?:coffee|tea|cuppa|toast)\b|preheat\b|feed (?:the )?(?:cat|dog|fish|pets?)\b"
          r"|water (?:the )?(?:plants|garden|lawn)\b", home=True),
     _act(r"(?:(?:call|get|order|book|find)(?: me| us)? )?(?:a |an )?(?:taxi|cab|uber|lyft)\b",
          "I can't call a taxi."),
@@ -66,14 +66,16 @@ ACTS: Final = (
          r"|(?:add|put) .*\b(?:to|in|into) (?:my |the )?(?:basket|cart|trolley|amazon|order)\b",
          "I can't order or buy things."),
     _act(r"(?:book|reserve)\b(?! (?:club|recommendations?|reviews?|about|by|series|shop|store)\b)"
-         r"|(?:make|get) (?:me |us )?(?:a |an )?(?:reservation|booking|appointment|table)\b"
+         r"|(?:make|get) (?:me |us )?(?:a |an )?(?:\w+ )?(?:reservation|booking|appointment|table)\b"
          r"|schedule (?:a |an |my )?(?:appointment|meeting|call|viewing|service|delivery|haircut)\b",
          "I can't make bookings or reservations."),
     _act(rf"(?:play|stream|shuffle|queue|resume|unpause)\b(?! (?:a |the |some )?(?:game|games|quiz|trivia|i spy|"
          rf"twenty questions|20 questions|word|riddle|rock paper)\b)"
          rf"|(?:put on|watch|listen to|hear|turn on|turn up|turn off) (?:some |a |the |my |that |this |me )?"
          rf"(?:\w+ )?(?:{_MEDIA})\b"
-         rf"|(?:skip|next|previous|pause|repeat)(?: this| that| the)? (?:song|track|tune|episode|music|one)\b",
+         rf"|put (?:some |a |the |my )?(?:\w+ )?(?:{_MEDIA}) on\b"
+         rf"|(?:skip|next|previous|pause|repeat)(?: to)?(?: this| that| the)?(?: next| last| previous)? "
+         rf"(?:song|track|tune|episode|music|one)\b",
          "I can't play music, radio, podcasts or films."),
     _act(r"record\b(?! (?:temperature|high|low|holder|breaking|for|of)\b)|take (?:a |an |me a )?(?:photo|picture|pic|selfie|video|screenshot|snapshot)\b"
          r"|start recording\b|show me (?:the )?(?:camera|photos?|pictures?)\b",
@@ -82,7 +84,7 @@ ACTS: Final = (
          r"|(?:take|drive|guide|get) (?:me |us )?(?:to|home)\b|(?:find|show) (?:me |us )?(?:the |a )?(?:nearest|closest)\b"
          r"|(?:plan|find) (?:me |us )?(?:a |the )?route\b",
          "I have no maps, so I can't give directions or find places."),
-    _act(r"pay\b(?! attention)|(?:transfer|send) (?:\w+ )?(?:money|cash|\d+ (?:pounds|dollars|euros|quid|bucks))\b"
+    _act(r"pay\b(?! attention)|(?:transfer|send) (?:\w+ )?(?:money|cash|pounds|dollars|euros|quid|bucks)\b"
          r"|top up\b|split the bill\b",
          "I can't make payments."),
     _act(r"(?:post\b(?! office)|tweet|upload|publish)\b|share (?:this|that|it|my|a photo|a picture|the photo)\b"
@@ -98,7 +100,11 @@ ACTS: Final = (
          r"|(?:take|make) (?:a )?note\b|note (?:that|down)\b"
          r"|(?:whats|what is|read(?: me)?|tell me what is) on (?:the |my |our )?(?:\w+ )?list\b"
          r"|(?:remove|delete|take|cross) .*\b(?:off|from) (?:the |my |our )?(?:\w+ )?list\b"
-         r"|(?:clear|empty|read|show) (?:me )?(?:the |my |our )?(?:\w+ )?list\b"),
+         r"|(?:clear|empty|read|show) (?:me )?(?:the |my |our )?(?:\w+ )?list\b"
+         r"|(?:what|which|any) (?:alarms|reminders|notes)\b|(?:do i have|have i got|are there) any (?:alarms|reminders|notes)\b"
+         r"|(?:dont|do not) let me forget\b"),
+    _act(r"(?:search|look|google|find|check)\b.*\b(?:online|on the internet|on the web|on google)\b|google\b",
+         "I have no internet connection, so I can't search online."),
 )
 
 # --------------------------------------------------------------------------------------
@@ -154,7 +160,8 @@ _ME: Final = (r"(?:\bi'll|\bi will|\bi'm going to|\bi am going to|\bim going to|
               r"|\bi'm (?:happy|glad) to|\bi am (?:happy|glad) to|\bi'm|\bi am|\ballow me to|\bshall i|\bshould i"
               r"|\b(?:would you like|do you want|want) me to)")
 _ADVERBS: Final = (r"(?:now |just |go ahead and |gone ahead and |quickly |gladly |certainly |definitely |also "
-                   r"|right away |help you |help |be |try to |try and |already |successfully |all )*")
+                   r"|right away |help you |help |be |been |ready to |about to |try to |try and |already "
+                   r"|successfully |all )*")
 _SETTLED: Final = (r"ordered|booked|reserved|sent|placed|added|scheduled|set|turned|switched|locked|unlocked|paid|"
                    r"posted|recorded|saved|cancell?ed|on (?:its|the) way|on (?:your|the) (?:list|order|calendar)")
 _FACTUAL: Final = r"(?:is|are|was|were|can|could|means|involves|requires|helps|lets|allows|usually|typically|may|might|should|will)"

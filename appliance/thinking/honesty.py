@@ -62,12 +62,14 @@ def cannot_do(text: str, words: LanguagePack | None = None, home: bool = False) 
 
 
 def requested_act(text: str, words: LanguagePack | None = None, home: bool = False) -> Act | None:
-    """The act of the language pack `text` asks for, or None: a clause must start with it once the
-    politeness is stripped; after a first clause that asks about something, no other is looked at."""
+    """The act of the language pack `text` asks for, or None: the request, or a later clause of it,
+    must start with it once the politeness is stripped; a request that starts by asking about
+    something ("how do I...") has no other clause looked at."""
     words = words or pack()
     honesty = words.honesty
     plain = text.lower().replace("\u2019", "'").replace("'", "")
-    for n, clause in enumerate(honesty.clauses.split(plain)):
+    whole, *clauses = [plain, *honesty.clauses.split(plain)[1:]]
+    for n, clause in enumerate([whole, *clauses]):
         clause = honesty.polite.sub("", " ".join(words.requests.not_plain.sub(" ", clause).split()), count=1)
         for act in honesty.acts:
             if not (act.home and home) and act.request.match(clause):
