@@ -62,7 +62,8 @@ ACTS: Final = (
     _act(r"(?:call|phone|ring|dial|facetime|skype|video call)\b(?! me\b| it\b| this\b| that\b)"
          r"|make (?:a |an )?(?:phone |video )?call\b|(?:get|put) (?:me )?(?:\w+ )?on the phone\b",
          "I can't place calls."),
-    _act(r"(?:order|reorder|re order|buy|purchase|restock|shop for)\b(?! of\b)"
+    _act(r"(?:order|reorder|re order|buy|purchase|restock|shop for)\b"
+         r"(?! (?:of|these|those|them|the following|by|from|alphabetically|numbers|words)\b)"
          r"|(?:add|put) .*\b(?:to|in|into) (?:my |the )?(?:basket|cart|trolley|amazon|order)\b",
          "I can't order or buy things."),
     _act(r"(?:book|reserve)\b(?! (?:club|recommendations?|reviews?|about|by|series|shop|store)\b)"
@@ -95,7 +96,7 @@ ACTS: Final = (
          "I can't translate a live conversation."),
     # The local skills' kind of request that none of them took: nothing specific is claimed about it.
     _act(r"(?:set|create|add|make|schedule|cancel|delete|change|snooze|turn off) (?:an? |my |the |me an? )?(?:\w+ )?"
-         r"(?:alarms?|reminders?|wake up call)\b|wake me\b|remind\b"
+         r"(?:alarms?|reminders?|wake up call)\b|wake me\b|remind\b(?! me (?:how|what|why|who|which|of)\b)"
          r"|(?:add|put|write|stick|pop) .*\b(?:on|to|in|onto) (?:the |my |our )?(?:\w+ )?(?:list|notes?)\b"
          r"|(?:take|make) (?:a )?note\b|note (?:that|down)\b"
          r"|(?:whats|what is|read(?: me)?|tell me what is) on (?:the |my |our )?(?:\w+ )?list\b"

@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
@@ -75,29 +74,26 @@ def test_no_answer_claims_an_action_that_did_not_happen(records: list[dict[str, 
 
 @pytest.mark.parametrize("kind", sorted(EXPECTED))
 def test_each_kind_gets_the_answer_it_should(records: list[dict[str, Any]], kind: str) -> None:
-    expected = EXPECTED[kind]
-    wrong = []
-    for record, (text, line_kind, what) in zip(records, everyday(), strict=True):
-        if line_kind != kind:
-            continue
-        if expected is None:
-            if record["route"] == "llm" and claims_action(record["answer"]):
-                wrong.append(record)
-            continue
-        route, intents = expected
-        if record["route"] != route or record["intent"] not in intents:
-            wrong.append(record)
-        elif kind == "act" and not record["answer"].startswith(ACT_TRUTHS[what]):
-            wrong.append(record)
-        elif kind == "device" and record["answer"] != honesty.NO_HOME_ASSISTANT:
-            wrong.append(record)
-        elif kind == "internet" and record["answer"] not in (honesty.NO_INTERNET, _truth(text)):
-            wrong.append(record)
-        elif route == "skill" and record["prompt_tokens"] != 0:
-            wrong.append(record)  # the model was asked
+    wrong = [record for record, (text, line_kind, what) in zip(records, everyday(), strict=True)
+             if line_kind == kind and not _as_expected(record, text, kind, what)]
     assert wrong == []
 
 
-def _truth(text: str) -> str | None:
-    reply = honesty.cannot_do(text)
-    return reply.text if reply is not None else None
+def _as_expected(record: dict[str, Any], text: str, kind: str, what: str) -> bool:
+    """Whether the answer to `text` is what EXPECTED asks of its kind."""
+    expected = EXPECTED[kind]
+    if expected is None:
+        return not (record["route"] == "llm" and claims_action(record["answer"]))
+    route, intents = expected
+    if record["route"] != route or record["intent"] not in intents:
+        return False
+    if route == "skill" and record["prompt_tokens"] != 0:
+        return False  # the model was asked
+    if kind == "act":
+        return record["answer"].startswith(ACT_TRUTHS[what])
+    if kind == "device":
+        return record["answer"] == honesty.NO_HOME_ASSISTANT
+    if kind == "internet":
+        truth = honesty.cannot_do(text)
+        return record["answer"] in (honesty.NO_INTERNET, truth.text if truth is not None else None)
+    return True

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from appliance.contracts import SkillReply
+from appliance.commands.ask import Asker
+from appliance.config import Config
+from appliance.contracts import Chat, SkillReply
 from appliance.conversation.policy import AskHome, Policy, Say, Think
 from appliance.conversation.responder import Failed, HomeAnswered, Part
 from appliance.errors import HomeAssistantUnreachable
@@ -63,6 +65,8 @@ def test_a_request_to_act_gets_what_the_hub_cannot_do_and_what_it_can(request_: 
     "Where is the nearest post office in a city usually?", "Why do phones need charging?",
     "What's the best way to send a parcel abroad?", "Tell me about the history of radio",
     "How do I take a good photo?", "Let me know a fun fact", "What is the capital of France?",
+    "Can you order these numbers from smallest to largest: 5, 2, 9", "Remind me how to make pancakes",
+    "Read me a story", "Play twenty questions with me",
 ])
 def test_a_question_about_such_things_goes_on_to_the_model(question: str) -> None:
     assert honesty.cannot_do(question) is None
@@ -127,3 +131,12 @@ def test_the_words_of_honesty_are_written_in_the_language_pack_only() -> None:
             continue
         text = path.read_text(encoding="utf-8").lower()
         assert [p for p in phrases if p.lower() in text] == [], path
+
+
+def test_ask_answers_a_request_to_act_with_the_truth_and_never_loads_the_model() -> None:
+    def no_model() -> Chat:
+        raise AssertionError("the model was loaded for a request only the truth answers")
+
+    record = Asker(Config(), chat_factory=no_model).ask("Can you ring Dave for me?", lambda _delta: None)
+    assert (record.route, record.intent) == ("skill", honesty.CANNOT_DO)
+    assert record.answer == f"I can't place calls. {CAN_DO}" and record.prompt_tokens == 0
