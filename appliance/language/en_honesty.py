@@ -137,7 +137,7 @@ _VERBS: Final = [
     ("disable", "disabling", "disabled"), ("feed", "feeding", "fed"), ("preheat", "preheating", "preheated"),
     ("boil", "boiling", "boiled"), ("brew", "brewing", "brewed"), ("vacuum", "vacuuming", "vacuumed"),
     ("connect", "connecting", "connected"), ("search", "searching", "searched"), ("fetch", "fetching", "fetched"),
-    ("translate", "translating", "translated"), ("wake", "waking", "woken"), ("snooze", "snoozing", "snoozed"),
+    ("wake", "waking", "woken"), ("snooze", "snoozing", "snoozed"),
 ]
 _WORDS: Final = sorted({w for forms in _VERBS for w in forms}, key=len, reverse=True)
 _DOING: Final = "|".join(_WORDS)
@@ -163,6 +163,29 @@ _ME: Final = (r"(?:\bi'll|\bi will|\bi'm going to|\bi am going to|\bim going to|
 _ADVERBS: Final = (r"(?:now |just |go ahead and |gone ahead and |quickly |gladly |certainly |definitely |also "
                    r"|right away |help you |help |be |been |ready to |about to |try to |try and |already "
                    r"|successfully |all )*")
+# Words after which the next one is all but always a verb: any verb there is a promise, but talking.
+_PROMISING: Final = (r"(?:\bi'll|\bi will|\bi'm going to|\bi am going to|\bim going to|\bi'm gonna|\bi'm about to"
+                     r"|\bi am about to|\bi'm ready to|\bi am ready to|\blet me|\bi'd be (?:happy|glad|delighted) to"
+                     r"|\bi would be (?:happy|glad|delighted) to|\bi'd love to|\bi would love to|\bi can help you"
+                     r"|\bi've just|\bi have just|\bi'll go ahead and)")
+_PROMISING_ADVERBS: Final = (r"(?:(?:be )?(?:happy|glad|delighted) to |now |just |quickly |gladly |certainly "
+                             r"|definitely |also |right away |help you |help |go ahead and |be sure to |make sure to )*")
+# What the hub may well do there: talk ("I'll explain", "let me think", "I can help you understand").
+_TALKING: Final = (
+    r"(?:explain|tell|say|answer|describe|suggest|recommend|help|try|give|share|be|need|assume|leave|stop|wait|"
+    r"think|see|know|clarify|summari[sz]e|break|walk|guide|cover|outline|focus|talk|chat|provide|offer|recap|"
+    r"rephrase|repeat|mention|point|paint|list|name|define|compare|calculate|work|figure|spell|translate|write|"
+    r"compose|sing|count|assist|hear|listen|learn|understand|imagine|pretend|guess|hope|consider|elaborate|expand|"
+    r"illustrate|teach|show you how|plan|choose|decide|pick(?! up)|prepare|brainstorm|organi[sz]e|answer|quiz|warn|"
+    r"been|heard|learned|learnt|noticed|realised|realized|remembered|thought|read you|play (?:a |the )?(?:game|quiz)|"
+    r"do (?:my|our) best|do what i can|go (?:over|through|into|step)|remind you that|add that|start (?:by|with|off)|"
+    r"begin (?:by|with)|put (?:it|this|that) (?:simply|another way|this way|differently|briefly|plainly|in perspective)|"
+    r"get (?:this straight|started|to the point|back to the question)|make (?:this|it|that) (?:simple|clear|quick|short|easy)|"
+    r"take (?:a guess|a stab|a moment)|keep (?:it|this|that|things|my answers?) (?:short|brief|simple|in mind)|"
+    # words that are no verb at all
+    r"with|a|an|the|that|this|it|you|your|to|in|on|for|out|up|more|some|any|here|there|not|never|only|always|"
+    r"still|sure|so|as|if|what|how|why|when|where|who|which|all|no|really|and|or|but|me|my|our|we|us|them|they|"
+    r"those|these|anything|something|everything|again|too|very|first|then)")
 _SETTLED: Final = (r"ordered|booked|reserved|sent|placed|added|scheduled|set|turned|switched|locked|unlocked|paid|"
                    r"posted|recorded|saved|cancell?ed|on (?:its|the) way|on (?:your|the) (?:list|order|calendar)")
 _FACTUAL: Final = r"(?:is|are|was|were|can|could|means|involves|requires|helps|lets|allows|usually|typically|may|might|should|will)"
@@ -170,6 +193,8 @@ _FACTUAL: Final = r"(?:is|are|was|were|can|could|means|involves|requires|helps|l
 CLAIM: Final = re.compile(
     # "Sure, I'd be happy to order more coffee pods", "I've added", "I'm reading your messages", "Let me check"
     rf"{_ME}\s+{_ADVERBS}(?:(?:{_DOING})\b(?! (?:a |the )?(?:game|quiz|along|twenty questions)\b)|{_DOING_WITH})"
+    # "I'll renew your books", "I'm ready to pick it up", "I can help you sign up": a verb that is not talk
+    rf"|{_PROMISING}\s+{_PROMISING_ADVERBS}(?!{_TALKING}\b)[a-z]{{2,}}\b"
     # "Turning on the lights now", "Calling mum", "Added coffee pods to your list", but not "Booking a flight is easy"
     rf"|^(?:(?:ok|okay|sure|alright|of course|done|great|right)[,!.]* )?(?:now )?(?:{_DONE})\b"
     rf"(?!\w* (?:\w+ ){{0,5}}{_FACTUAL}\b)(?! (?:in|by|during|from|up by|as) )"

@@ -175,3 +175,25 @@ def test_a_rooms_satellite_hears_the_truth_instead_of_a_claim() -> None:
         hub.link.stop()
         for sat in hub.satellites.values():
             sat.close()
+
+
+@pytest.mark.parametrize("first", [
+    "I'll renew your library books.", "I'm ready to pick up your prescription.", "Sure, I can help you sign up for the gym.",
+    "I'll let the dog out.", "I've just charged your car.", "I'd be happy to fetch the post.", "Let me check that for you.",
+    "I'll remind you to drink water.", "I'm reading your messages, please go ahead.", "Now playing jazz radio.",
+    "The lights are now on.", "Reminder set for five o'clock.", "Would you like me to order more?",
+])
+def test_a_first_sentence_promising_or_claiming_any_errand_is_a_claim(first: str) -> None:
+    assert claims.ClaimCheck("Do the errand.", WORDS).look(first) == CANNOT
+
+
+@pytest.mark.parametrize("first", [
+    "I'll explain how it works.", "Let me know if you need anything else.", "I'd be happy to help you with that!",
+    "I can help you understand how online ordering works.", "I'll do my best to answer.", "Let me think about that.",
+    "I'm going to assume you mean the city.", "Let me put it simply: water boils at 100 degrees.",
+    "I'll tell you a joke.", "I'll write you a short poem.", "I've heard that octopuses have three hearts.",
+    "I'll translate that for you: merci.", "Setting a timer is easy.", "Open the app and tap order.",
+    "I don't have access to your messages.", "I cannot order things.", "Ordering online is simple.",
+])
+def test_a_first_sentence_that_talks_is_said(first: str) -> None:
+    assert claims.ClaimCheck("Tell me something.", WORDS).look(first) is None
