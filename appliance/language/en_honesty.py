@@ -86,7 +86,7 @@ ACTS: Final = (
          r"|(?:plan|find) (?:me |us )?(?:a |the )?route\b",
          "I have no maps, so I can't give directions or find places."),
     _act(r"pay\b(?! attention)|(?:transfer|send) (?:\w+ )?(?:money|cash|pounds|dollars|euros|quid|bucks)\b"
-         r"|top up\b|split the bill\b",
+         r"|top up (?:my |the |our )?(?:phone|card|account|oyster card|balance|credit|meter)\b|split the bill\b",
          "I can't make payments."),
     _act(r"(?:post\b(?! office)|tweet|upload|publish)\b|share (?:this|that|it|my|a photo|a picture|the photo)\b"
          r"|update my status\b",
