@@ -20,6 +20,8 @@ The pipelines run the same conductor, models and recordings, interleaved questio
 With --paused N (default 10), N more questions are said with a pause of 0.4-0.8 s inside them
 (bench/paused.py): each pipeline's answer counts as cut off when its transcript lacks the words
 after the pause. Their latency is left out of the figures of the whole questions.
+  unchecked:  (--claim-check) streaming, with the check of the answer's first sentence for a claimed
+              action (conversation/claims.py) switched off, to show what the check costs.
 Each recording ("Hey Jarvis. <question>") is paced in real time, so the end-of-speech time is real.
 The speaker is a clock that "plays" each chunk in real time, so drain() waits as a speaker would.
 Prints medians and 95th percentiles of each term and the ratio streaming/naive (lower is better),
@@ -153,6 +155,27 @@ class TimedChat:
 
     def forget(self, question: str) -> bool:
         return self.chat.forget(question)
+
+
+class PassingCheck:
+    """A claim check that looks at nothing: every piece is said as the model wrote it (the unchecked pipeline)."""
+
+    open = False
+
+    def __init__(self, question: str, words: Any = None) -> None:
+        self.question = question
+
+    def look(self, piece: str) -> str | None:
+        return None
+
+
+def checked_as(name: str) -> Any:
+    """The unchecked pipeline's turns run with PassingCheck in the Responder's place of the claim check."""
+    from contextlib import nullcontext
+    from unittest import mock
+
+    return mock.patch("appliance.conversation.responder.ClaimCheck", PassingCheck) if name == "unchecked" \
+        else nullcontext()
 
 
 class NaiveTts:
@@ -343,6 +366,9 @@ def main() -> int:
     parser.add_argument("--first-clause-min-words", type=int, metavar="N", default=None,
                         help="also run the turn pipeline with conversation.first_clause_min_words N (named "
                              "clauseN), interleaved, to show what an earlier first piece gives")
+    parser.add_argument("--claim-check", action="store_true",
+                        help="also run the streaming pipeline without the check of the answer's first sentence for "
+                             "a claimed action (named unchecked), interleaved, to show what the check costs")
     parser.add_argument("--temperature", type=float, default=None,
                         help="llm.temperature for all pipelines (0: the same answer in each, so pairs differ only "
                              "by the pipeline; default: the config's)")
@@ -405,6 +431,8 @@ def main() -> int:
                                             first_clause_min_words=words)
         clause_stages = dataclasses.replace(clause_stages, splitter_factory=lambda: SentenceSplitter(words, longest))
         pipelines[f"clause{words}"] = (clause_cfg, clause_stages, all_cores)
+    if args.claim_check:
+        pipelines["unchecked"] = (cfg, stages, all_cores)
     home_server = None
     if args.home_assistant:
         home_server, ha_cfg, ha_stages = with_home_assistant(cfg, stages)
@@ -422,7 +450,8 @@ def main() -> int:
             pipe_cfg, pipe_stages, chat.n_threads_first = pipelines[name]
             records: list[Any] = []
             timed.spans.clear()
-            result = listen_turn(str(wav), pipe_cfg, pipe_stages, records=records)
+            with checked_as(name):
+                result = listen_turn(str(wav), pipe_cfg, pipe_stages, records=records)
             result["paused"] = str(wav) in rests
             result["cut_off"] = result["paused"] and not heard_whole(result.get("transcript") or "", *rests[str(wav)])
             rows[name].append(result)
@@ -449,6 +478,7 @@ def main() -> int:
         f" {tokens_of(rows[n], 'prefilled_tokens') or 0:15.0f} {'':7}" for n in names))
     ratios: dict[str, Any] = {}
     extra = [(name, "streaming") for name in rows if name.startswith(("phrase", "clause")) or name == "turn"]
+    extra += [("streaming", "unchecked")] if "unchecked" in rows else []  # the check on / off
     for a, b in (("streaming", "no_prefill"), ("streaming", "one_core_first"), ("streaming", "before"),
                  ("no_prefill", "before"), ("streaming", "naive"), ("before", "naive"), *extra):
         if a in rows and b in rows:

@@ -60,6 +60,8 @@ class Record:
     question: str
     answer: str = ""
     route: str = "llm"
+    intent: str = ""
+    """What a local answer did or said ("timer_set", "cannot_do"); empty for the model's."""
     sentences: list[str] = field(default_factory=list)
     prompt_tokens: int = 0
     cached_prompt_tokens: int = 0
@@ -151,7 +153,7 @@ class Asker:
         self.chat = LazyChat(chat_factory or self._load_chat)
         self.sink = sink
         self.responder = Responder(self.chat, voice or _Silent(), splitter_factory(cfg), time.monotonic,
-                                   pack(cfg.language).speech)
+                                   pack(cfg.language).speech, pack(cfg.language))
         self.home = HomeConversation(time.monotonic)
         """The conversation with Home Assistant, kept from one question to the next."""
         self._policy: Policy | None = None

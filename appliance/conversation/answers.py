@@ -36,7 +36,7 @@ class Answers:
     def __init__(self, stages: Stages, cfg: Config, bell: Bell, clock: Callable[[], float]) -> None:
         self.policy = Policy.configured(cfg, stages.skills, stages.home)
         self.responder = Responder(stages.chat, stages.tts, stages.splitter_factory, clock,
-                                   self.policy.words.speech)
+                                   self.policy.words.speech, self.policy.words)
         self.sink, self.clock, self.bell = stages.sink, clock, bell
         self.current: Answer | None = None
         self.early = EarlyAnswers(self, stages.chat)

@@ -8,9 +8,10 @@ The order, decided here and nowhere else (Policy.begin, then Policy.settle):
      its words; a device request that names no room is asked again in the room it was heard in;
   3. the language model, with the early answer if it heard the same words (EarlyAnswers);
   4. an honest refusal instead of the model where the model could only pretend: a device request
-     without Home Assistant, a question only the internet could answer, a request for one of the
-     hub's own skills that none of them could read (thinking/honesty.py). Which request is which,
-     Home Assistant's own sentences tell first (thinking/intents.py).
+     without Home Assistant, a question only the internet could answer, a request to do what nothing
+     here can, a call or an order, a request for one of the hub's own skills that none of them could
+     read (thinking/honesty.py); the model's own answer is checked as it is said (claims.py). Which
+     request is which, Home Assistant's own sentences tell first (thinking/intents.py).
 A failure is answered with the apology, a time limit with its own, and a model that another answer
 holds with the busy reply (Policy.reply_to_failure). Every sentence is the language pack's
 (appliance/language/), chosen by the `language:` setting.
@@ -30,6 +31,7 @@ from typing import Final, Protocol
 
 from appliance.config import Config
 from appliance.contracts import Chat, HandleReply, Home, HomeReply, SkillReply, Skills, Transcript
+from appliance.conversation import claims
 from appliance.conversation.responder import Answer, Failed, HomeAnswered
 from appliance.errors import HomeAssistantRefused, ModelBusy
 from appliance.language import LanguagePack, pack
@@ -43,7 +45,7 @@ UNPLACED: Final = ("no_intent_match", "no_valid_targets")
 """Home Assistant's codes for a request it could not tie to a device: "turn on the light" with no room
 gets no_valid_targets ("Sorry, I couldn't understand that") from Home Assistant 2025.4."""
 
-OWN_WORDS: Final = ("no_internet", "not_understood", "nevermind")
+OWN_WORDS: Final = ("no_internet", "not_understood", "nevermind", honesty.CANNOT_DO)
 """Replies after Home Assistant's turn that are the hub's own words, not Home Assistant's."""
 
 SKILL: Final = "skill"
@@ -164,7 +166,8 @@ class Policy:
         A failing skill raises."""
         reply = self.skills.match(text, room) if self.skills is not None else None
         if reply is None and self.home is None:
-            reply = honesty.cannot_act(text, self.words) or honesty.offline(text, self.words) or self._unread(text)
+            reply = (honesty.cannot_act(text, self.words) or self._unread(text)
+                     or honesty.cannot_do(text, self.words) or honesty.offline(text, self.words))
         if reply is not None:
             return Say(reply, SKILL)
         if self.home is not None:
@@ -195,12 +198,14 @@ class Policy:
         device request is told so.
         """
         if reply is None:
-            return honesty.unreachable(question, refused, self.words) or honesty.offline(question, self.words) \
-                or self._unread(question)
+            return (honesty.unreachable(question, refused, self.words)
+                    or honesty.cannot_do(question, self.words, home=True) or honesty.offline(question, self.words)
+                    or self._unread(question))
         device = controls_device(question, self.words)
         if reply.speech and (reply.handled or device or self.fallback == "home_assistant"):
             return SkillReply(reply.speech, "home_assistant")
-        return honesty.offline(question, self.words) or self._unread(question)
+        return (honesty.cannot_do(question, self.words, home=True) or honesty.offline(question, self.words)
+                or self._unread(question))
 
     def _unread(self, text: str) -> SkillReply | None:
         """One of the hub's own requests that no skill read is asked again, while skills are on."""
@@ -222,7 +227,7 @@ class Policy:
             _LOGGER.warning("Wyoming: the language model failed: %s", exc)
             return HandleReply(replies.apology, handled=False, error_code="handle-failed",
                                error_text=f"The language model failed: {exc}")
-        return HandleReply(text, handled=True)
+        return HandleReply(claims.checked(question, text, self.words), handled=True)
 
 
 class HeldAnswers(Protocol):

@@ -11,14 +11,15 @@ them with Answer.updates() and keeps its own record.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 import queue
 import threading
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from appliance.contracts import (
     AnswerStats,
@@ -29,12 +30,16 @@ from appliance.contracts import (
     Splitter,
     Synthesizer,
 )
+from appliance.conversation.claims import ClaimCheck
 from appliance.conversation.gate import Gate
-from appliance.language import SpeechWords
+from appliance.language import LanguagePack, SpeechWords
 from appliance.speaking.textclean import for_speech
 from appliance.speaking.tts import SpeechWorker
 
 _LOGGER = logging.getLogger(__name__)
+
+CLAIM: Final = "claim"
+"""The stop reason of a model answer whose first sentence claimed an action, replaced by the truth."""
 
 
 class Part(enum.Enum):
@@ -133,7 +138,7 @@ class Answer:
 
     def __init__(self, text: str, tts: Synthesizer, sink: Sink | None, clock: Callable[[], float], *,
                  held: bool = False, bell: Bell | None = None, route: str = "llm",
-                 speech: SpeechWords | None = None) -> None:
+                 speech: SpeechWords | None = None, words: LanguagePack | None = None) -> None:
         self.text = text
         """The question (or for a spoken message, its first sentence)."""
         self.route = route
@@ -149,6 +154,8 @@ class Answer:
         self._bell = bell
         self._speech = speech
         """How text is made sayable in the hub's language (None: the default language's)."""
+        self._words = words
+        """The hub's language, for the check of the model's answer (None: the default language)."""
         self._updates: queue.SimpleQueue[Update] = queue.SimpleQueue()
         self._running: set[Part] = set()
         self._worker: SpeechWorker | None = None
@@ -157,11 +164,20 @@ class Answer:
     # ------------------------------------------------------------ started once, by the Responder
 
     def write(self, chat: Chat, splitter: Splitter, long: bool | None = None) -> Answer:
-        """The model's answer to self.text, on the model's thread: written, split, and spoken."""
+        """The model's answer to self.text, on the model's thread: written, split, checked and spoken.
+
+        Its start is checked before it is said (honesty.ClaimCheck): a claimed action is replaced by
+        the truth, the model stopped and the rest unsaid. Until the start has passed, its text is
+        held back from the Delta updates too, so nothing shows what was not said.
+        """
         question, cancel = self.text, self.cancel
+        check = ClaimCheck(question, self._words)
 
         def run() -> None:
-            first = True
+            first, claimed = True, False
+            held: list[str] = []  # text not yet posted as Delta: the start, while it is checked
+            said: list[str] = []  # pieces said while the start was checked
+            deltas = None
             try:
                 if cancel.is_set():
                     return
@@ -170,19 +186,46 @@ class Answer:
                     if first:
                         first = False
                         self._post(FirstToken(self.clock()))
-                    self._post(Delta(self.clock(), delta))
-                    for piece in splitter.add(delta):
-                        self._sentence(piece)
-                    if cancel.is_set():
+                    if check.open:
+                        held.append(delta)
+                    else:
+                        self._post(Delta(self.clock(), delta))
+                    claimed = self._pieces(splitter.add(delta), check, held, said)
+                    if claimed or cancel.is_set():
                         break
-                if not cancel.is_set():
-                    for piece in splitter.finish():
-                        self._sentence(piece)
+                if not claimed and not cancel.is_set():
+                    claimed = self._pieces(splitter.finish(), check, held, said)
+                if not claimed and held:
+                    self._post(Delta(self.clock(), "".join(held)))
             finally:  # the chat runs one answer at a time: its stats are still this answer's
-                self._post(ModelDone(self.clock(), chat.last_stats))
+                if claimed and isinstance(deltas, Generator):
+                    deltas.close()  # the model stops now; its claim is not kept in the history
+                stats = chat.last_stats
+                if claimed and dataclasses.is_dataclass(stats):
+                    stats = dataclasses.replace(stats, stop_reason=CLAIM)
+                self._post(ModelDone(self.clock(), stats))
 
         self._start(Part.MODEL, run)
         return self
+
+    def _pieces(self, pieces: list[str], check: ClaimCheck, held: list[str], said: list[str]) -> bool:
+        """Say the pieces the splitter has cut, the start checked first; True once a claim was replaced."""
+        for piece in pieces:
+            if not check.open:
+                self._sentence(piece)
+                continue
+            truth = check.look(piece)
+            if truth is not None:
+                _LOGGER.info("The model claimed an action in its first sentence; said the truth instead")
+                self._post(Delta(self.clock(), " ".join([*said, truth])))
+                self._sentence(truth)
+                return True
+            said.append(piece)
+            self._sentence(piece)
+            if not check.open:  # the start has passed: what was held back is shown
+                self._post(Delta(self.clock(), "".join(held)))
+                held.clear()
+        return False
 
     def consult(self, question: HomeQuestion) -> Answer:
         """Home Assistant asked on a thread of its own: a HomeAnswered update, or a Failed one."""
@@ -318,12 +361,15 @@ class Responder:
     by sentence; `sink` may be None (`ask` without --speak). What answers a question is policy.py's."""
 
     def __init__(self, chat: Chat, tts: Synthesizer, splitter_factory: Callable[[], Splitter],
-                 clock: Callable[[], float], speech: SpeechWords | None = None) -> None:
+                 clock: Callable[[], float], speech: SpeechWords | None = None,
+                 words: LanguagePack | None = None) -> None:
         self.chat = chat
         self.tts = tts
         self.splitter_factory = splitter_factory
         self.clock = clock
-        self.speech = speech
+        self.speech = speech if speech is not None or words is None else words.speech
+        self.words = words
+        """The hub's language pack (None: the default one): its claims of an action are checked for."""
 
     def consult(self, question: HomeQuestion) -> Answer:
         """Ask the owner's Home Assistant, on a thread of its own; its reply comes as a HomeAnswered
@@ -337,7 +383,8 @@ class Responder:
         held: its audio waits for Answer.release() (an early answer). bell: messages that cannot
         wait for the end of the answer (a timer that has just ended), asked after each sentence.
         """
-        answer = Answer(question, self.tts, sink, self.clock, held=held, bell=bell, speech=self.speech)
+        answer = Answer(question, self.tts, sink, self.clock, held=held, bell=bell, speech=self.speech,
+                        words=self.words)
         return answer.write(self.chat, self.splitter_factory(), long)
 
     def say(self, texts: Iterable[str], sink: Sink | None, route: str = "skill") -> Answer:

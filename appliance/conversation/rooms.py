@@ -106,7 +106,8 @@ class Rooms:
             chat = self._chats.get(name)
             if chat is None:
                 chat = self._chats[name] = self.stages.chat.session()
-        return Responder(chat, self.stages.tts, self.stages.splitter_factory, self.clock, self.policy.words.speech)
+        return Responder(chat, self.stages.tts, self.stages.splitter_factory, self.clock, self.policy.words.speech,
+                         self.policy.words)
 
     def _home(self, name: str) -> HomeConversation:
         """The room's own conversation with Home Assistant."""

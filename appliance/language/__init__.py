@@ -389,6 +389,45 @@ class Replies:
 
 
 @dataclass(frozen=True)
+class Act:
+    """Something people ask the hub to do that nothing here can do (thinking/honesty.py)."""
+
+    request: Pattern[str]
+    """The request, matched at the start of a clause of the plain words, politeness stripped."""
+    said: str
+    """The truth about it ("I can't place calls."); empty: HonestyWords.cannot."""
+    home: bool = False
+    """Home Assistant could do it ("warm the lounge up"): declined only while it is not connected."""
+
+
+@dataclass(frozen=True)
+class HonestyWords:
+    """Requests to act that nothing here can do, the model's claims of an action, and the truth said
+    instead (thinking/honesty.py)."""
+
+    polite: Pattern[str]
+    """Politeness before a request ("could you please", "I want you to"), stripped before matching."""
+    clauses: Pattern[str]
+    """Where a request may start a new clause ("..., so order some more")."""
+    about: Pattern[str]
+    """A question about doing it ("how do I book a flight"): general knowledge for the model."""
+    acts: Sequence[Act]
+    cannot: str
+    """Said when the request names nothing of `acts` ("I can't do that.")."""
+    abilities: Sequence[tuple[str, str, str]]
+    """(skill name, verb, what): what each local skill lets the hub do, in the order said; the name
+    "home_assistant" stands for Home Assistant once connected."""
+    ability: str
+    """One verb with what it does: {verb} and {things} (several joined by Phrasing.join)."""
+    can_do: str
+    """With {abilities}: "I can tell the time, set timers and change my volume."."""
+    claim: Pattern[str]
+    """The model's sentence claiming an action of its own ("I've added", "Turning on the lights now")."""
+    agreeing: Pattern[str]
+    """A first piece that only agrees ("Sure!", "Of course,"): the one after it is looked at too."""
+
+
+@dataclass(frozen=True)
 class PromptWords:
     """The model's instructions."""
 
@@ -458,6 +497,7 @@ class LanguagePack:
     speech: SpeechWords
     schedule: ScheduleWords
     """Alarms and reminders: times of day, days, requests and replies."""
+    honesty: HonestyWords
     phrases: Mapping[str, SkillPhrases] = field(default_factory=dict)
     """The small skills' words, keyed by each skill's name (LanguagePack.skill)."""
 

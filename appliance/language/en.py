@@ -23,6 +23,7 @@ from appliance.language import (
 )
 from appliance.language.en_alarms import SCHEDULE
 from appliance.language.en_requests import REQUESTS
+from appliance.language.en_honesty import HONESTY
 
 # --------------------------------------------------------------------------------------
 # Numbers
@@ -357,7 +358,8 @@ REPLIES: Final = Replies(
 
 PROMPT: Final = PromptWords(
     system=("You are a helpful voice assistant in a home. Answer in one or two short spoken "
-            "sentences. Do not use lists, markdown, emoji or links."),
+            "sentences. Do not use lists, markdown, emoji or links. You have no internet, phone, "
+            "messages or shop and cannot act: never say you did or will do anything."),
     facts_header="\n\nFacts about this home:\n",
     long_answer=re.compile(
         r"\b(tell me more|explain|in detail|describe|elaborate|a story|step by step|longer answer)\b",
@@ -443,6 +445,6 @@ PHRASES: Final[dict[str, SkillPhrases]] = {
 PACK: Final = LanguagePack(
     code="en", name="English", say=English(), numbers=NUMBERS, skills=SKILLS, timers=TIMERS, clock=CLOCK,
     volume=VOLUME, requests=REQUESTS, replies=REPLIES, prompt=PROMPT, sentences=SENTENCES, speech=SPEECH,
-    schedule=SCHEDULE,
+    schedule=SCHEDULE, honesty=HONESTY,
     phrases=PHRASES,
 )

@@ -16,7 +16,6 @@ from appliance.audio import AudioChunk
 from appliance.config import Config, TtsConfig
 from appliance.contracts import Sink, Synthesizer
 from appliance.errors import ModelError
-from appliance.speaking import seams
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -225,13 +224,8 @@ class SpeechWorker:
         self._safe_stop()
 
     def _speak(self, timing: SentenceTiming) -> None:
-        first_piece = not self.stats.sentences
         self.stats.sentences.append(timing)
         timing.started_at = started = time.monotonic()
-        # A piece cut mid-sentence is one sentence to Piper, so one chunk: held until Piper ends, its
-        # silence after is cut to a pause between words. Any other chunk is played as it comes.
-        seam = seams.cut_mid_sentence(timing.text)
-        held: AudioChunk | None = None
         for chunk in self.synth.synthesize(timing.text):
             now = time.monotonic()
             timing.synth_s += now - started
@@ -241,21 +235,9 @@ class SpeechWorker:
                 timing.first_chunk_at = now
                 if self.stats.first_chunk_at is None:
                     self.stats.first_chunk_at = now
-                chunk = seams.trimmed(chunk, lead=first_piece)  # the first word at once
-            if held is not None:
-                self._play(timing, held)
-                held = None
-            if seam:
-                held = chunk
-            else:
-                self._play(timing, chunk)
+            timing.audio_s += chunk.duration_s
+            self.sink.play(chunk)
             started = time.monotonic()
-        if held is not None and not self.cancel.is_set():
-            self._play(timing, seams.trimmed(held, tail=True))
-
-    def _play(self, timing: SentenceTiming, chunk: AudioChunk) -> None:
-        timing.audio_s += chunk.duration_s
-        self.sink.play(chunk)
 
     def _drain_while_live(self) -> bool:
         """Wait for the sink in short steps so a cancel still stops it promptly; False if cancelled."""

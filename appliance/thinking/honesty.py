@@ -1,13 +1,15 @@
 """True short answers for what the hub cannot do: act on a device without Home Assistant, know what
-only the internet knows, or carry out one of its own requests that its skills could not read. Said
-instead of letting the model claim an action or make up news."""
+only the internet knows, do what nothing here can (a call, an order, music), or carry out one of its
+own requests that its skills could not read. Said instead of letting the model pretend;
+conversation/claims.py says them instead of an action the model claims."""
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from appliance.contracts import SkillReply
-from appliance.language import LanguagePack, pack
+from appliance.language import Act, LanguagePack, pack
 from appliance.thinking.intents import Kind, understanding
 from appliance.thinking.requests import controls_device, needs_internet
 
@@ -16,6 +18,11 @@ NO_HOME_ASSISTANT: Final = pack().replies.no_home_assistant
 HOME_ASSISTANT_DOWN: Final = pack().replies.home_assistant_down
 HOME_ASSISTANT_REFUSED: Final = pack().replies.home_assistant_refused
 NO_INTERNET: Final = pack().replies.no_internet
+
+CANNOT_DO: Final = "cannot_do"
+"""The intent of the truth about a request to act that nothing here can do."""
+HOME_ASSISTANT: Final = "home_assistant"
+"""The ability named so in HonestyWords.abilities: Home Assistant, once connected."""
 
 
 def cannot_act(text: str, words: LanguagePack | None = None) -> SkillReply | None:
@@ -41,6 +48,78 @@ def offline(text: str, words: LanguagePack | None = None) -> SkillReply | None:
     if not needs_internet(text, words):
         return None
     return SkillReply(words.replies.no_internet, "no_internet")
+
+
+def cannot_do(text: str, words: LanguagePack | None = None, home: bool = False) -> SkillReply | None:
+    """A request to do what nothing here can (a call, an order, music) gets what the hub cannot do and
+    what it can; a question about such a thing ("how do I book a flight") goes on to the model.
+    `home`: Home Assistant is connected (and has had its turn), so what it could do is not declined here."""
+    words = words or pack()
+    act = requested_act(text, words, home)
+    if act is None:
+        return None
+    if act.home:
+        return SkillReply(words.replies.no_home_assistant, "no_home_assistant")
+    return SkillReply(_with_abilities(act.said or words.honesty.cannot, words, home), CANNOT_DO)
+
+
+def requested_act(text: str, words: LanguagePack | None = None, home: bool = False) -> Act | None:
+    """The act of the language pack `text` asks for, or None: the request, or a later clause of it,
+    must start with it once the politeness is stripped; a request that starts by asking about
+    something ("how do I...") has no other clause looked at."""
+    words = words or pack()
+    honesty = words.honesty
+    plain = text.lower().replace("\u2019", "'").replace("'", "")
+    whole, *clauses = [plain, *honesty.clauses.split(plain)[1:]]
+    for n, clause in enumerate([whole, *clauses]):
+        clause = honesty.polite.sub("", " ".join(words.requests.not_plain.sub(" ", clause).split()), count=1)
+        for act in honesty.acts:
+            if not (act.home and home) and act.request.match(clause):
+                return act
+        if n == 0 and honesty.about.match(clause):
+            return None
+    return None
+
+
+def can_do(words: LanguagePack | None = None, home: bool = False) -> str:
+    """What the hub can do, from the skills it has ("I can tell the time and date, set timers and change
+    my volume."); empty when it has none to name."""
+    words = words or pack()
+    honesty, present = words.honesty, set(_skill_names())
+    if home:
+        present.add(HOME_ASSISTANT)
+    groups: list[tuple[str, list[str]]] = []
+    for name, verb, things in honesty.abilities:
+        if name not in present:
+            continue
+        if groups and groups[-1][0] == verb:
+            groups[-1][1].append(things)
+        else:
+            groups.append((verb, [things]))
+    if not groups:
+        return ""
+    said = [honesty.ability.format(verb=verb, things=words.say.join(things)) for verb, things in groups]
+    return honesty.can_do.format(abilities=words.say.join(said))
+
+
+def truth(question: str, words: LanguagePack | None = None) -> str:
+    """What is said instead of the model's claim of an action in its answer to `question`."""
+    words = words or pack()
+    act = requested_act(question, words, home=True)
+    return _with_abilities(act.said if act is not None and act.said else words.honesty.cannot, words, False)
+
+
+def _with_abilities(said: str, words: LanguagePack, home: bool) -> str:
+    abilities = can_do(words, home)
+    return f"{said} {abilities}" if abilities else said
+
+
+@functools.cache
+def _skill_names() -> tuple[str, ...]:
+    """The local skills this hub has: the timers (asked inside LocalSkills) and every skill module found."""
+    from appliance.thinking.skillkit import discover
+
+    return ("timers", *(entry.name for entry in discover()))
 
 
 OWN: Final = frozenset({Kind.TIMER, Kind.CLOCK, Kind.VOLUME, Kind.LIST})

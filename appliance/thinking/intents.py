@@ -48,6 +48,9 @@ class Kind(Enum):
     """The hub's own speaker."""
     STOP = "stop"
     """Stop, pause or never mind, said to the hub."""
+    PLAY = "play"
+    """Play something, said to no device ("play some jazz", "play a game with me"): the hub plays no
+    media, and what it answers is the honest refusals' to tell (thinking/honesty.py)."""
 
 
 # Home Assistant's intent names, the same in every language.
@@ -64,6 +67,7 @@ _SPEAKER: Final[dict[str, Kind]] = {
     **dict.fromkeys(("HassSetVolume", "HassSetVolumeRelative", "HassMediaPlayerMute", "HassMediaPlayerUnmute"),
                     Kind.VOLUME),
     **dict.fromkeys(("HassMediaPause", "HassMediaUnpause"), Kind.STOP),
+    "HassMediaSearchAndPlay": Kind.PLAY,
 }
 """Media intents said to no device and no room ("volume up", "stop"): the hub's own speaker."""
 

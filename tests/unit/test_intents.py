@@ -20,7 +20,7 @@ from appliance.thinking.requests import controls_device
     ("Set the thermostat to 21 degrees", "HassClimateSetTemperature", {"name": "thermostat", "temperature": "21"}),
     ("How warm is it in the bedroom?", "HassClimateGetTemperature", {"area": "bedroom"}),
     ("Start the vacuum cleaner", "HassVacuumStart", {"name": "vacuum cleaner"}),
-    ("Play the radio", "HassMediaSearchAndPlay", {"search_query": "the radio"}),
+    ("play some jazz in the kitchen", "HassMediaSearchAndPlay", {"search_query": "some jazz", "area": "kitchen"}),
 ])
 def test_a_device_request_is_home_assistants_with_what_it_names(text: str, intent: str, slots: dict) -> None:
     found = understanding().recognize(text)

@@ -1,0 +1,58 @@
+"""The model's answer checked before it is said: a first sentence claiming an action the turn did not
+take ("Sure, I've ordered...", "Turning on the lights now", "Done!") is replaced by the truth."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from appliance.language import LanguagePack, pack
+from appliance.speaking.sentences import CJK_TERMINATORS, CLOSERS, TERMINATORS, split_all
+from appliance.thinking.honesty import truth
+
+PIECES_LOOKED_MAX: Final = 3  # pieces of an answer's start looked at for a claim ("Sure!" "I've added...")
+
+
+class ClaimCheck:
+    """One answer of the model, its start looked at before it is said: a first sentence claiming an
+    action ("Sure, I've ordered...", "Turning on the lights now", "Done!") is not said; `look` hands
+    back the truth instead, and the rest of that answer goes unsaid. A first piece that only agrees
+    ("Sure!") or ends mid-sentence keeps the next piece looked at; after that every piece passes at once.
+
+    The model never acts, so any action it claims is one the turn did not take.
+    """
+
+    def __init__(self, question: str, words: LanguagePack | None = None) -> None:
+        self.question = question
+        self.words = words or pack()
+        self.open = True
+        """Still looking: no piece has settled the answer's start yet."""
+        self._looked = 0
+
+    def look(self, piece: str) -> str | None:
+        """The truth to say instead of `piece` when it claims an action, else None (say it)."""
+        if not self.open:
+            return None
+        said = piece.strip().lower().replace("\u2019", "'")
+        honesty = self.words.honesty
+        if honesty.claim.search(said):
+            self.open = False
+            return truth(self.question, self.words)
+        self._looked += 1
+        ended = said.rstrip(CLOSERS)[-1:] in TERMINATORS + CJK_TERMINATORS
+        if self._looked >= PIECES_LOOKED_MAX or (ended and not honesty.agreeing.fullmatch(said)):
+            self.open = False
+        return None
+
+
+def checked(question: str, answer: str, words: LanguagePack | None = None) -> str:
+    """A whole answer of the model, checked as ClaimCheck checks one said piece by piece: the truth
+    instead when its first sentence claims an action, else the answer as it was."""
+    words = words or pack()
+    check = ClaimCheck(question, words)
+    for piece in split_all(answer, words=words.sentences):
+        said = check.look(piece)
+        if said is not None:
+            return said
+        if not check.open:
+            break
+    return answer

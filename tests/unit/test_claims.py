@@ -1,0 +1,199 @@
+"""The model's answer checked before it is said: a first sentence claiming an action is replaced by the
+truth on every way an answer leaves (the Responder, `ask`, the hub's microphone, an early answer, a
+room's satellite, Home Assistant's handle); a plain answer, a refusal and a later sentence pass untouched."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from appliance.commands.ask import Asker
+from appliance.config import Config
+from appliance.conversation import claims
+from appliance.conversation.policy import Policy
+from appliance.conversation.responder import CLAIM, Delta, ModelDone, Responder, Sentence, Update
+from appliance.language import pack
+from appliance.speaking.sentences import SentenceSplitter
+from appliance.thinking import honesty
+from tests.fixtures.fakes import FakeChat, FakeSink, FakeSkills, FakeTts, Harness, early_harness
+from tests.fixtures.waits import WAIT_S, wait_for
+
+WORDS = pack()
+CANNOT = honesty.truth("Tell the neighbours.")  # a request that names nothing the hub knows of
+ORDER_TRUTH = honesty.cannot_do("Order more coffee pods.").text  # type: ignore[union-attr]
+
+
+def responder(chat: FakeChat, clause_words: int = 4, phrase_words: int = 10) -> Responder:
+    """The Responder as the daemon builds it: the configured first-piece rules, the English pack."""
+    return Responder(chat, FakeTts(), lambda: SentenceSplitter(clause_words, phrase_words, WORDS.sentences),
+                     time.monotonic, words=WORDS)
+
+
+def collect(answer) -> list[Update]:
+    seen: list[Update] = []
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        update = answer.next_update(0.05)
+        if update is not None:
+            seen.append(update)
+        elif answer.done:
+            return seen
+    raise AssertionError("the answer did not end")
+
+
+def said(question: str, answer: str) -> tuple[list[str], str, str, FakeChat]:
+    """(sentences spoken, the text the Delta updates show, the stop reason, the chat) for a model answer."""
+    chat = FakeChat(answer)
+    updates = collect(responder(chat).think(question, FakeSink()))
+    done = next(u for u in updates if isinstance(u, ModelDone))
+    return ([u.text for u in updates if isinstance(u, Sentence)], "".join(u.text for u in updates if isinstance(u, Delta)),
+            done.stats.stop_reason if done.stats else "", chat)
+
+
+@pytest.mark.parametrize("answer", [
+    "Sure, I'd be happy to order more coffee pods! What brand do you like?",
+    "I've added coffee pods to your order. They will arrive on Tuesday.",
+    "Done! Your coffee pods are on their way.",
+    "I'll order them for you right away.",
+    "Ordering more coffee pods now. Anything else?",
+    "Sure! I've placed the order.",  # a first piece that only agrees: the next is looked at too
+    "Your order has been placed.",
+    "I can help you order more coffee pods from your usual shop.",  # cut before "from": the first piece claims
+])
+def test_a_claimed_action_is_not_said_and_the_truth_is_instead(answer: str) -> None:
+    sentences, shown, reason, _chat = said("Order more coffee pods.", answer)
+    assert sentences[-1] == ORDER_TRUTH
+    assert all("order" not in s.lower() or s == ORDER_TRUTH for s in sentences), sentences
+    assert shown.endswith(ORDER_TRUTH) and "placed" not in shown and "arrive" not in shown
+    assert reason == CLAIM
+
+
+def test_the_model_is_stopped_at_the_claim_and_the_rest_is_never_written() -> None:
+    sentences, shown, _reason, chat = said("Order more coffee pods.",
+                                           "I've ordered them. " + "They will come soon. " * 20)
+    assert sentences == [ORDER_TRUTH] and shown == ORDER_TRUTH
+    assert chat.cancelled.is_set()  # the generator was closed: no more tokens, no turn kept
+
+
+def test_a_claim_to_an_unknown_request_gets_the_general_truth_and_what_the_hub_can_do() -> None:
+    sentences, shown, _reason, _chat = said("Do the thing for the neighbours.", "Turning on the lights now. Enjoy!")
+    assert sentences == [CANNOT] and shown == CANNOT
+    assert CANNOT.startswith(WORDS.honesty.cannot) and "set timers" in CANNOT
+
+
+@pytest.mark.parametrize("answer", [
+    "The capital of France is Paris. It is on the Seine.",
+    "I can't place calls, but I can tell you the time.",
+    "I'm sorry, I can't order things. I can keep you company though.",
+    "To book a flight, visit an airline's website. You pay online.",
+    ("Napoleon was a French emperor who led many wars across Europe in the early nineteenth century. "
+     "He ordered the troops to march on Moscow in 1812. I've read that it was a disaster."),
+    "Sure! A podcast is a series of spoken episodes you can listen to.",
+])
+def test_a_plain_answer_a_refusal_and_a_later_sentence_pass_untouched(answer: str) -> None:
+    sentences, shown, reason, chat = said("Tell me something.", answer)
+    assert shown == answer  # every word the model wrote, shown as written
+    assert " ".join(sentences).replace(",", "") == answer.replace(",", "")  # a piece's last comma is not said
+    assert reason == "stop" and not chat.cancelled.is_set()
+
+
+def test_the_check_holds_back_no_audio_the_first_piece_is_said_while_the_model_writes() -> None:
+    chat = FakeChat("The capital of France is Paris, a city on the Seine with many bridges.", delay_s=0.02)
+    updates = collect(responder(chat).think("capital of France?", FakeSink()))
+    first = next(i for i, u in enumerate(updates) if isinstance(u, Sentence))
+    last_words = next(i for i, u in enumerate(updates) if isinstance(u, Delta) and "bridges" in u.text)
+    assert updates[first].text == "The capital of France"  # the first phrase, cut before "is"
+    assert first < last_words  # said before the model had written its last words
+
+
+def test_ask_shows_and_records_the_truth_not_the_claim() -> None:
+    chat = FakeChat("Sure, I'm reading your messages now. You have three.")
+    asker = Asker(Config(), chat_factory=lambda: chat)
+    shown: list[str] = []
+    record = asker.ask("What do my texts say?", shown.append)  # no act the pack knows: the model answers
+    assert record.route == "llm" and record.stop_reason == CLAIM
+    assert record.answer == CANNOT == "".join(shown) and record.sentences == [CANNOT]
+
+
+def test_the_hubs_microphone_says_the_truth_instead_of_a_claim() -> None:
+    h = Harness(chat=FakeChat("I've turned on the kitchen lights. Enjoy!"))
+    h.ask()
+    h.wait_idle()
+    (rec,) = h.records
+    assert rec.route == "llm" and rec.answer == CANNOT and h.tts.texts == [CANNOT]
+    assert rec.stats is not None and rec.stats.stop_reason == CLAIM
+
+
+def test_an_early_answer_is_checked_before_it_is_heard() -> None:
+    h = early_harness(chat=FakeChat("Calling mum now. She should pick up soon."))
+    h.feed("WAKE", "SAY:what is the capital", "SAY:of France", "SIL")  # the early answer starts
+    wait_for(lambda: h.c.answers.early.counts["started"] == 1, "the early answer")
+    h.feed("SIL")
+    h.wait_idle()
+    (rec,) = h.records
+    assert rec.preemptive and rec.answer == CANNOT
+    assert [p for p in h.sink.played if p.startswith("TTS:")] == [f"TTS:{CANNOT}#1", f"TTS:{CANNOT}#2"]
+
+
+def test_home_assistants_handle_gets_the_truth_instead_of_a_claim() -> None:
+    policy = Policy(FakeSkills(), None)
+    reply = policy.handle("Order more coffee pods.", FakeChat("Okay, ordering them now."), threading.Event())
+    assert reply.text == ORDER_TRUTH and reply.handled
+    plain = policy.handle("Capital of France?", FakeChat("Paris. It is big."), threading.Event())
+    assert plain.text == "Paris. It is big."
+
+
+def test_whole_answers_are_checked_like_spoken_ones() -> None:
+    assert claims.checked("Book a table.", "Sure! I've booked a table for two at eight.") == \
+        honesty.cannot_do("Book a table.").text  # type: ignore[union-attr]
+    assert claims.checked("Who was Napoleon?", "A French emperor. He ordered the troops.") == \
+        "A French emperor. He ordered the troops."
+
+
+def test_after_the_first_sentence_every_piece_passes_without_a_look() -> None:
+    check = claims.ClaimCheck("Who was Napoleon?", WORDS)
+    assert check.look("Napoleon was a French emperor.") is None
+    assert not check.open
+    assert check.look("I've ordered the troops to march.") is None  # not the hub's claim: never looked at
+
+
+def test_a_rooms_satellite_hears_the_truth_instead_of_a_claim() -> None:
+    from tests.unit.test_wyoming_satellites import start_hub
+
+    hub = start_hub()
+    try:
+        kitchen = hub.satellites["kitchen"]
+        # A room's conversation answers with its questions so far: "1: i have ordered the coffee pods".
+        _, audio = kitchen.answer(kitchen.ask(["WAKE", "SAY:i have ordered the coffee pods", "SIL", "SIL"]))
+        record = hub.turn_of("kitchen")
+        truth = honesty.truth("i have ordered the coffee pods")
+        assert record.route == "llm" and record.answer == truth
+        assert audio and all(a.startswith(f"TTS:{truth}") for a in audio)
+    finally:
+        hub.link.stop()
+        for sat in hub.satellites.values():
+            sat.close()
+
+
+@pytest.mark.parametrize("first", [
+    "I'll renew your library books.", "I'm ready to pick up your prescription.", "Sure, I can help you sign up for the gym.",
+    "I'll let the dog out.", "I've just charged your car.", "I'd be happy to fetch the post.", "Let me check that for you.",
+    "I'll remind you to drink water.", "I'm reading your messages, please go ahead.", "Now playing jazz radio.",
+    "The lights are now on.", "Reminder set for five o'clock.", "Would you like me to order more?",
+])
+def test_a_first_sentence_promising_or_claiming_any_errand_is_a_claim(first: str) -> None:
+    assert claims.ClaimCheck("Do the errand.", WORDS).look(first) == CANNOT
+
+
+@pytest.mark.parametrize("first", [
+    "I'll explain how it works.", "Let me know if you need anything else.", "I'd be happy to help you with that!",
+    "I can help you understand how online ordering works.", "I'll do my best to answer.", "Let me think about that.",
+    "I'm going to assume you mean the city.", "Let me put it simply: water boils at 100 degrees.",
+    "I'll tell you a joke.", "I'll write you a short poem.", "I've heard that octopuses have three hearts.",
+    "I'll translate that for you: merci.", "Setting a timer is easy.", "Open the app and tap order.",
+    "I don't have access to your messages.", "I cannot order things.", "Ordering online is simple.",
+])
+def test_a_first_sentence_that_talks_is_said(first: str) -> None:
+    assert claims.ClaimCheck("Tell me something.", WORDS).look(first) is None
