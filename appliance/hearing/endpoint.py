@@ -4,7 +4,7 @@ pause, the turn detector's verdict on the voice (turn.py)."""
 from __future__ import annotations
 
 import logging
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from typing import Final, Protocol
 
 import numpy as np
@@ -118,6 +118,11 @@ class Endpointer:
     def hear(self, words: str, speech_end_s: float | None) -> None:
         """The text of the question up to the pause that began at `speech_end_s` (a partial or early transcript)."""
         self._words, self._words_for = words, speech_end_s
+
+    def settle(self, timeout: float) -> None:
+        """Block until the turn detector has judged the pause it was asked about (benchmarks and tests)."""
+        if self._asked is not None:
+            wait([self._asked], timeout=timeout)
 
     @property
     def words_unfinished(self) -> bool:

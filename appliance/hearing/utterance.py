@@ -154,6 +154,16 @@ class Utterance:
                 run.done.wait(max(0.0, deadline - time.monotonic()))
         return result
 
+    def settle(self, timeout: float) -> None:
+        """Block until every transcription and turn verdict asked for so far is done: the next chunk is
+        then judged as on a machine that keeps up with the microphone (benchmarks and tests feeding a
+        recording faster than real time)."""
+        deadline = time.monotonic() + timeout
+        for run in (self._partial_run, self._early_run, self._final_run):
+            if run is not None and not run.dropped:
+                run.done.wait(max(0.0, deadline - time.monotonic()))
+        self.endpointer.settle(max(0.0, deadline - time.monotonic()))
+
     def close(self) -> None:
         """Give the utterance up: its transcriptions that have not started never will."""
         for run in (self._partial_run, self._early_run, self._final_run):

@@ -67,7 +67,7 @@ _SPEAKER: Final[dict[str, Kind]] = {
     **dict.fromkeys(("HassSetVolume", "HassSetVolumeRelative", "HassMediaPlayerMute", "HassMediaPlayerUnmute"),
                     Kind.VOLUME),
     **dict.fromkeys(("HassMediaPause", "HassMediaUnpause"), Kind.STOP),
-    "HassMediaSearchAndPlay": Kind.PLAY,
+    **dict.fromkeys(("HassMediaSearchAndPlay", "HassMediaNext", "HassMediaPrevious"), Kind.PLAY),
 }
 """Media intents said to no device and no room ("volume up", "stop"): the hub's own speaker."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import numpy as np
@@ -59,14 +60,20 @@ def test_whisper_word_error_rate_on_home_questions(whisper, speech, record_prope
     assert figures["piper clean"] <= 0.10
 
 
-def test_endpoint_within_trailing_silence_plus_300_ms(whisper, speech) -> None:
+@pytest.mark.parametrize("turn_detector", [False, True], ids=["silence", "turn detector"])
+def test_endpoint_within_trailing_silence_plus_300_ms(whisper, speech, turn_detector: bool) -> None:
+    # Silence alone ends a question after asr.endpoint_silence_s; a question the turn detector and the
+    # words hear finished ends after asr.turn_silence_s (Smart Turn scores both above 0.95).
+    cfg = dataclasses.replace(whisper.cfg, asr=dataclasses.replace(whisper.cfg.asr, turn_detector=turn_detector))
+    recognizer = copy.copy(whisper)  # the same loaded models, asked with this config
+    recognizer.cfg = cfg
+    silence_s = cfg.asr.turn_silence_s if turn_detector else cfg.asr.endpoint_silence_s
     for text, voice in [("turn on the kitchen lights", "piper"), ("what time is it", "espeak:en-us")]:
         clip = speech(text, voice=voice)
         _, end = voiced_span(load(clip))
         wav = speech.join([0.4, clip, 3.0])
-        transcript, fed = run(whisper, wav)
+        transcript, fed = run(recognizer, wav)
         assert transcript.outcome == "speech"
-        silence_s = whisper.cfg.asr.endpoint_silence_s
         assert 0.4 + end + silence_s - 0.1 <= fed <= 0.4 + end + silence_s + 0.3, (text, fed, end)
         assert words(transcript.text)[-1] == words(text)[-1]
 
@@ -78,7 +85,11 @@ def test_no_speech_timeout_and_max_length(whisper, speech) -> None:
     assert fed == pytest.approx(whisper.cfg.asr.no_speech_timeout_s, abs=0.08)
     long_talk = speech.join([speech(" ".join(QUESTIONS[:8]))] + [0.2, speech(" ".join(QUESTIONS[8:16]))])
     assert read_wav(long_talk).duration_s > whisper.cfg.asr.max_utterance_s + 1
-    transcript, fed = run(whisper, long_talk)
+    # Silence alone decides here: the turn detector would rightly end the question at the first
+    # sentence's end, and this is about the limit.
+    by_silence = copy.copy(whisper)
+    by_silence.cfg = dataclasses.replace(whisper.cfg, asr=dataclasses.replace(whisper.cfg.asr, turn_detector=False))
+    transcript, fed = run(by_silence, long_talk)
     assert transcript.outcome == "max_length"
     assert fed == pytest.approx(whisper.cfg.asr.max_utterance_s, abs=0.08)
     assert len(words(transcript.text)) > 10

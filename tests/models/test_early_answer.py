@@ -1,7 +1,8 @@
 """Early answers with the real models: a pause inside a question starts an answer that is dropped unheard.
 
-"What is the capital of France, ... and what do people speak there?" with a 0.8 s pause after
-the first half: Whisper's early transcript of the first half starts the model, the rest of the
+"What is the capital of France and ... what do people speak there?" with a 0.8 s pause after
+the first half (heard unfinished by the turn detector and by its last word, so the question is
+waited for): Whisper's early transcript of the first half starts the model, the rest of the
 question drops that answer (its speech was held back and is never heard, its turn leaves the
 chat history), and the whole question's answer, started early again in the final pause, is the
 one heard.
@@ -17,7 +18,7 @@ import pytest
 
 from appliance.config import Config
 
-PAUSE_S = 0.8  # seconds of silence inside the question (0.2 s early point < counted silence < ENDPOINT_S)
+PAUSE_S = 0.8  # seconds of silence inside the question (0.2 s early point < counted silence < 1.5 s, asr.unfinished_silence_s)
 TAIL_S = 0.12  # seconds of a clip kept after its last loud 10 ms
 ENDPOINT_S = 1.0  # asr.endpoint_silence_s here: Whisper runs in real time beside the microphone, so each
 # pause leaves it this less the early point to make the early text before the endpoint, on a busy CPU too
@@ -62,11 +63,12 @@ def test_a_pause_inside_the_question_drops_the_early_answer_unheard(speech, stag
         start, end = voiced_span(samples)
         return samples[int(start * 16000):int((end + TAIL_S) * 16000)]
 
-    # The pause outlasts the VAD's hangover plus asr.early_silence_s, and stays under the endpoint.
+    # The pause outlasts the VAD's hangover plus asr.early_silence_s, and stays under the endpoint of a
+    # question heard unfinished (asr.unfinished_silence_s).
     # Piper's random variation is off, so every machine makes the same recording (the test is about the
     # early answers, not recognition).
-    question = speech.join([0.5, speech("hey jarvis", variation=0.0), 0.4, voiced("what is the capital of France,"),
-                            PAUSE_S, voiced("and what do people speak there?"), ENDPOINT_S + 0.6])
+    question = speech.join([0.5, speech("hey jarvis", variation=0.0), 0.4, voiced("what is the capital of France and"),
+                            PAUSE_S, voiced("what do people speak there?"), ENDPOINT_S + 0.6])
     loaded.chat.reset()
     record = listen_turn(str(question), cfg, loaded)
     loaded.sink.close()

@@ -97,6 +97,9 @@ def test_without_home_assistant_the_policy_says_the_truth_before_the_model() -> 
     assert step == Say(honesty.cannot_do("Order more coffee pods."), "skill")  # type: ignore[arg-type]
     assert Policy(FakeSkills(), None).begin("Turn on the kitchen light.") == \
         Say(SkillReply(honesty.NO_HOME_ASSISTANT, "no_home_assistant"), "skill")  # the device reply, as before
+    # Home Assistant reads it as a media player's next track; said to no device, it is the hub's, which plays none.
+    assert Policy(FakeSkills(), None).begin("Skip to the next song.") == \
+        Say(honesty.cannot_do("Skip to the next song."), "skill")  # type: ignore[arg-type]
 
 
 def test_with_home_assistant_it_is_asked_first_and_what_it_did_not_handle_gets_the_truth() -> None:

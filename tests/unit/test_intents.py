@@ -40,6 +40,9 @@ def test_a_device_request_is_home_assistants_with_what_it_names(text: str, inten
     ("stop", Kind.STOP),
     ("add eggs and bread to the shopping list", Kind.LIST),
     ("what's the weather", Kind.WEATHER),
+    ("play some jazz", Kind.PLAY),
+    ("skip to the next song", Kind.PLAY),
+    ("previous track", Kind.PLAY),
 ])
 def test_the_hubs_own_requests_are_told_apart_from_a_devices(text: str, kind: Kind) -> None:
     found = understanding().recognize(text)
@@ -48,6 +51,11 @@ def test_the_hubs_own_requests_are_told_apart_from_a_devices(text: str, kind: Ki
 
 def test_a_volume_said_to_a_device_is_home_assistants() -> None:
     found = understanding().recognize("set the tv volume to 30")
+    assert found is not None and found.kind is Kind.HOME and found.slots["name"] == "tv"
+
+
+def test_the_next_song_on_a_device_is_home_assistants() -> None:
+    found = understanding().recognize("next track on the tv")
     assert found is not None and found.kind is Kind.HOME and found.slots["name"] == "tv"
 
 
