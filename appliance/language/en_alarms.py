@@ -79,7 +79,7 @@ _CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|d
 
 ALARMS: Final = AlarmWords(
     alarm_words=frozenset({"alarm", "alarms"}),
-    wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bget (?:me|us) up\b"),
+    wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bget (?:me|us) up\b|\bwake[ -]?up (?:alarm|call)\b"),
     cancel_re=re.compile(_CANCEL),
     list_re=re.compile(_LIST.format(kind="alarm", kinds="alarms")),
     all_words=frozenset({"all", "every", "both", "everything"}),

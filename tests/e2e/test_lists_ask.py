@@ -62,7 +62,7 @@ def test_questions_from_a_file_share_the_lists(config: Path, tmp_path: Path) -> 
         "I've added eggs, bread and butter to your shopping list.",
         "I've taken bread off your shopping list.",
         "Noted: call the plumber.",
-        "Yes, butter is on your shopping list.",
+        "Yes, your shopping list has butter.",
         "You have one note. Call the plumber.",
         "You have 2 things on your shopping list.",
     ]

@@ -18,9 +18,8 @@ from appliance.thinking import honesty
 from tests.fixtures.honesty import ACT_TRUTHS, EVERYDAY_FILE, claims_action, everyday
 from tests.fixtures.waits import LOAD_WAIT_S
 
-# kind -> (route, the intents it may have) every answer of that kind must have; None: only that it
-# claims nothing false.
-EXPECTED: Final[dict[str, tuple[str, frozenset[str]] | None]] = {
+# kind -> (route, the intents it may have) every answer of that kind must have.
+EXPECTED: Final[dict[str, tuple[str, frozenset[str]]]] = {
     "time": ("skill", frozenset({"time"})),
     "date": ("skill", frozenset({"date", "day"})),
     "timer": ("skill", frozenset({"timer_set", "timer_left", "timer_list", "timer_cancel"})),
@@ -30,12 +29,9 @@ EXPECTED: Final[dict[str, tuple[str, frozenset[str]] | None]] = {
     "act": ("skill", frozenset({honesty.CANNOT_DO, "no_home_assistant"})),
     "internet": ("skill", frozenset({"no_internet", honesty.CANNOT_DO})),
     "general": ("llm", frozenset({""})),
-    # Skills being built. Until they answer these, a line is held only to claiming nothing false (a
-    # skill's own reply, or the truth, or a model answer without a claim). Once a skill exists, tighten
-    # its kind here, e.g. "alarm": ("skill", frozenset({"alarm_set", "alarm_cancel", "alarm_list"})).
-    "alarm": None,
-    "reminder": None,
-    "list": None,
+    "alarm": ("skill", frozenset({"alarm_set", "alarm_list", "alarm_cancel", "alarm_clarify"})),
+    "reminder": ("skill", frozenset({"reminder_set", "reminder_list", "reminder_cancel", "reminder_clarify"})),
+    "list": ("skill", frozenset({"list_add", "list_remove", "list_clear", "list_read", "list_count", "list_has"})),
 }
 
 
@@ -81,10 +77,7 @@ def test_each_kind_gets_the_answer_it_should(records: list[dict[str, Any]], kind
 
 def _as_expected(record: dict[str, Any], text: str, kind: str, what: str) -> bool:
     """Whether the answer to `text` is what EXPECTED asks of its kind."""
-    expected = EXPECTED[kind]
-    if expected is None:
-        return not (record["route"] == "llm" and claims_action(record["answer"]))
-    route, intents = expected
+    route, intents = EXPECTED[kind]
     if record["route"] != route or record["intent"] not in intents:
         return False
     if route == "skill" and record["prompt_tokens"] != 0:

@@ -87,6 +87,8 @@ def test_waking_up_at_an_hour_without_am_or_pm_is_in_the_morning(tmp_path: Path)
         "Alarm set for 6:30 AM tomorrow."
     assert make(tmp_path / "alarm", morning).match("set an alarm for half past six").text == \
         "Alarm set for 6:30 PM today."  # a plain alarm: the next half past six to come
+    assert make(tmp_path / "wake-up", morning).match("can you set a wake up alarm for 7:30").text == \
+        "Alarm set for 7:30 AM tomorrow."
 
 
 def test_a_length_of_time_stays_a_timer(tmp_path: Path) -> None:
