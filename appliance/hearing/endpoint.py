@@ -4,6 +4,7 @@ pause, the turn detector's verdict on the voice (turn.py)."""
 from __future__ import annotations
 
 import logging
+from collections import deque
 from concurrent.futures import Future, wait
 from typing import Final, Protocol
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from appliance.audio import AudioChunk
 from appliance.config import AsrConfig
-from appliance.hearing.turn import Verdict
+from appliance.hearing.turn import WINDOW_SAMPLES, Verdict
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -64,7 +65,9 @@ class Endpointer:
         """The turn detector's verdict on the last pause judged."""
         self._voiced_run_s = 0.0
         self._silence_s = 0.0
-        self._audio: list[np.ndarray] = []
+        self._audio: deque[np.ndarray] = deque()
+        """The question's last WINDOW_SAMPLES or more, as the turn detector hears it."""
+        self._kept = 0
         self._asked: Future[Verdict] | None = None
         self._failed = False
         self._words = ""
@@ -131,8 +134,13 @@ class Endpointer:
         return bool(last) and last[0] in self.unfinished
 
     def _keep(self, chunk: AudioChunk) -> None:
-        if self.turn is not None:
-            self._audio.append(chunk.to_float()[:, 0])
+        if self.turn is None:
+            return
+        samples = chunk.to_float()[:, 0]
+        self._audio.append(samples)
+        self._kept += len(samples)
+        while self._kept - len(self._audio[0]) >= WINDOW_SAMPLES:
+            self._kept -= len(self._audio.popleft())
 
     def _silence_limit(self) -> float:
         """The pause that ends the question now: longer while the turn detector has not heard it finished."""

@@ -12,23 +12,18 @@ The file (alarms.json) is written atomically under the timers' lock and re-read 
 
 from __future__ import annotations
 
-import fcntl
-import json
 import logging
-import os
-import threading
 import time as clocks
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, time
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from appliance.config import SkillsConfig
 from appliance.errors import TimerError
 from appliance.language import LanguagePack, pack
-from appliance.state_file import write_json
+from appliance.state_file import SharedState
 from appliance.thinking.whenparse import instant, local, next_day
 
 _LOGGER = logging.getLogger(__name__)
@@ -114,27 +109,23 @@ class _State:
     alarms: list[Alarm] = field(default_factory=list)
 
 
-class Alarms:
+class Alarms(SharedState[_State]):
     """Alarms and reminders persisted as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
+
+    FILE, LOCK_FILE, NOUN = STATE_FILE, LOCK_FILE, "alarms"
 
     def __init__(self, state_dir: Path, config: SkillsConfig | None = None, clock: Callable[[], float] = clocks.time,
                  words: LanguagePack | None = None, started_at: float | None = None) -> None:
         cfg = config or SkillsConfig()
         self.words = words or pack()
-        self.state_dir = Path(state_dir)
-        self.path = self.state_dir / STATE_FILE
         self.clock = clock
         self.hours = cfg.clock
         """12 or 24: the clock its times are said on."""
         self.repeat_s = cfg.timer_repeat_s
         self.repeat_interval_s = cfg.timer_repeat_interval_s
         self.started_at = clock() if started_at is None else started_at
-        self._state = _State()
-        self._signature: tuple[int, int, int] | None = None
         self._rings: dict[int, _Ring] = {}
-        self._lock = threading.RLock()
-        with self._locked():
-            pass  # load what a previous run left
+        self._open_state(state_dir)
 
     # ---- queries and changes ---------------------------------------------------------
 
@@ -259,84 +250,30 @@ class Alarms:
 
     # ---- storage -------------------------------------------------------------------
 
-    @contextmanager
-    def _locked(self, write: bool = False) -> Iterator[None]:
-        """Hold the thread lock, re-read a changed file; writes also hold the file lock and save."""
-        with self._lock:
-            if not write:
-                self._refresh()
-                yield
-                return
-            try:
-                self.state_dir.mkdir(parents=True, exist_ok=True)
-                lock_fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                raise self._store_error(exc) from None
-            try:
-                fcntl.flock(lock_fd, fcntl.LOCK_EX)
-                self._refresh()
-                try:
-                    yield
-                    self._save()
-                except BaseException:
-                    self._signature = (-1, -1, -1)  # drop the unsaved change: re-read next time
-                    raise
-            finally:
-                os.close(lock_fd)  # closing releases the flock
+    def _empty(self) -> _State:
+        return _State()
+
+    def _parse(self, data: Any) -> _State:
+        alarms = []
+        for item in data["alarms"]:
+            alarm = Alarm(int(item["id"]), str(item["kind"]), str(item["date"]), str(item["time"]),
+                          str(item.get("tz") or ""), tuple(int(d) % 7 for d in item.get("days") or ()),
+                          str(item.get("text") or ""), str(item.get("room") or ""), int(item.get("fold") or 0),
+                          float(item.get("created_at") or 0.0))
+            alarm.at  # noqa: B018 - a date or time that cannot be read fails here, not while ringing
+            alarms.append(alarm)
+        next_id = max([int(data.get("next_id", 1))] + [a.id + 1 for a in alarms])
+        return _State(next_id, alarms)
+
+    def _dump(self) -> Any:
+        return {"version": FORMAT_VERSION, "next_id": self._state.next_id,
+                "alarms": [asdict(a) for a in self._state.alarms]}
+
+    def _reloaded(self) -> None:
+        known = {a.id for a in self._state.alarms}
+        self._rings = {k: v for k, v in self._rings.items() if k in known}
 
     def _store_error(self, exc: OSError) -> TimerError:
         return TimerError(f"cannot save alarms in {self.state_dir} (service.state_dir): "
                           f"{exc.strerror or exc}; make the folder writable for the appliance user "
                           "or point service.state_dir at one that is")
-
-    def _stat(self) -> tuple[int, int, int] | None:
-        try:
-            st = self.path.stat()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except OSError as exc:
-            _LOGGER.warning("Cannot read alarms from %s: %s", self.path, exc.strerror or exc)
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-    def _refresh(self) -> None:
-        signature = self._stat()
-        if signature == self._signature:
-            return
-        self._signature = signature
-        self._state = _State() if signature is None else self._read()
-        known = {a.id for a in self._state.alarms}
-        self._rings = {k: v for k, v in self._rings.items() if k in known}
-
-    def _read(self) -> _State:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            alarms = []
-            for item in data["alarms"]:
-                alarm = Alarm(int(item["id"]), str(item["kind"]), str(item["date"]), str(item["time"]),
-                              str(item.get("tz") or ""), tuple(int(d) % 7 for d in item.get("days") or ()),
-                              str(item.get("text") or ""), str(item.get("room") or ""), int(item.get("fold") or 0),
-                              float(item.get("created_at") or 0.0))
-                alarm.at  # noqa: B018 - a date or time that cannot be read fails here, not while ringing
-                alarms.append(alarm)
-            next_id = max([int(data.get("next_id", 1))] + [a.id + 1 for a in alarms])
-            return _State(next_id, alarms)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            bad = self.path.with_name(STATE_FILE + ".bad")
-            _LOGGER.error("Alarms file %s is unreadable (%s); moved to %s, starting with no alarms",
-                          self.path, exc, bad)
-            try:
-                os.replace(self.path, bad)
-            except OSError:
-                pass
-            self._signature = self._stat()
-            return _State()
-
-    def _save(self) -> None:
-        data = {"version": FORMAT_VERSION, "next_id": self._state.next_id,
-                "alarms": [asdict(a) for a in self._state.alarms]}
-        try:
-            write_json(self.path, data, indent=1)
-        except OSError as exc:
-            raise self._store_error(exc) from None
-        self._signature = self._stat()

@@ -175,14 +175,16 @@ def _kind(intent: str, slots: dict[str, str]) -> Kind:
     return Kind.HOME
 
 
-_BUILT: dict[str, Understanding] = {}
+_BUILT: dict[str, tuple[LanguagePack, Understanding]] = {}
 _BUILDING = threading.Lock()
 
 
 def understanding(words: LanguagePack | None = None) -> Understanding:
-    """The compiled sentences of `words`' language (the default pack's unless given), built once."""
+    """The compiled sentences of `words`' language (the default pack's unless given), built once per
+    pack: a pack of the same language with other rooms or devices gets its own."""
     words = words or pack()
     with _BUILDING:
-        if words.code not in _BUILT:
-            _BUILT[words.code] = Understanding(words)
-        return _BUILT[words.code]
+        built = _BUILT.get(words.code)
+        if built is None or (built[0] is not words and built[0].requests != words.requests):
+            built = _BUILT[words.code] = (words, Understanding(words))
+        return built[1]

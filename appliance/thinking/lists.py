@@ -17,19 +17,14 @@ the log, and the lists start empty.
 from __future__ import annotations
 
 import difflib
-import fcntl
-import json
 import logging
-import os
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from appliance.errors import ListError
-from appliance.state_file import write_json
+from appliance.state_file import SharedState
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -146,17 +141,13 @@ class LocalList:
         return self.store.clear(self.name)
 
 
-class ListStore:
+class ListStore(SharedState[_State]):
     """The lists kept as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
 
+    FILE, LOCK_FILE, NOUN = STATE_FILE, LOCK_FILE, "the lists"
+
     def __init__(self, state_dir: Path) -> None:
-        self.state_dir = Path(state_dir)
-        self.path = self.state_dir / STATE_FILE
-        self._state = _State()
-        self._signature: tuple[int, int, int] | None = None
-        self._lock = threading.RLock()
-        with self._locked():
-            pass  # read what a previous run left (and move an unreadable file aside now)
+        self._open_state(state_dir)
 
     def names(self) -> list[str]:
         """The lists that have items, in the order they were started."""
@@ -210,80 +201,22 @@ class ListStore:
 
     # ---- storage -------------------------------------------------------------------
 
-    @contextmanager
-    def _locked(self, write: bool = False) -> Iterator[None]:
-        """Hold the thread lock, re-read a changed file; writes also hold the file lock and save.
+    def _empty(self) -> _State:
+        return _State()
 
-        Reads need no file lock: a save replaces the file by rename, so a reader sees the old or the
-        new file, never half of one."""
-        with self._lock:
-            if not write:
-                self._refresh()
-                yield
-                return
-            try:
-                self.state_dir.mkdir(parents=True, exist_ok=True)
-                lock_fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                raise self._store_error(exc) from None
-            try:
-                fcntl.flock(lock_fd, fcntl.LOCK_EX)
-                self._refresh()
-                try:
-                    yield
-                    self._save()
-                except BaseException:
-                    self._signature = (-1, -1, -1)  # drop the unsaved change: re-read next time
-                    raise
-            finally:
-                os.close(lock_fd)  # closing releases the flock
+    def _parse(self, data: Any) -> _State:
+        lists: dict[str, list[str]] = {}
+        for name, entry in data["lists"].items():
+            items = [str(item["text"]) for item in entry["items"]]
+            if items:
+                lists[str(name)] = items
+        return _State(lists)
+
+    def _dump(self) -> Any:
+        return {"version": FORMAT_VERSION,
+                "lists": {name: {"items": [{"text": item} for item in items]}
+                          for name, items in self._state.lists.items()}}
 
     def _store_error(self, exc: OSError) -> ListError:
         return ListError(f"cannot save the lists in {self.state_dir} (service.state_dir): {exc.strerror or exc}; "
                          "make the folder writable for the appliance user or point service.state_dir at one that is")
-
-    def _stat(self) -> tuple[int, int, int] | None:
-        try:
-            st = self.path.stat()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except OSError as exc:
-            _LOGGER.warning("Cannot read the lists from %s: %s", self.path, exc.strerror or exc)
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-    def _refresh(self) -> None:
-        signature = self._stat()
-        if signature == self._signature:
-            return
-        self._signature = signature
-        self._state = _State() if signature is None else self._read()
-
-    def _read(self) -> _State:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            lists: dict[str, list[str]] = {}
-            for name, entry in data["lists"].items():
-                items = [str(item["text"]) for item in entry["items"]]
-                if items:
-                    lists[str(name)] = items
-            return _State(lists)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            bad = self.path.with_name(STATE_FILE + ".bad")
-            _LOGGER.error("Lists file %s is unreadable (%s); moved to %s, starting with no lists", self.path, exc, bad)
-            try:
-                os.replace(self.path, bad)
-            except OSError as moved:
-                _LOGGER.error("Cannot move %s aside: %s", self.path, moved.strerror or moved)
-            self._signature = self._stat()
-            return _State()
-
-    def _save(self) -> None:
-        data = {"version": FORMAT_VERSION,
-                "lists": {name: {"items": [{"text": item} for item in items]}
-                          for name, items in self._state.lists.items()}}
-        try:
-            write_json(self.path, data, indent=1)
-        except OSError as exc:
-            raise self._store_error(exc) from None
-        self._signature = self._stat()

@@ -17,22 +17,17 @@ The file is re-read whenever another process (`appliance ask`) changed it, under
 
 from __future__ import annotations
 
-import fcntl
-import json
 import logging
-import os
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from appliance.config import SkillsConfig
 from appliance.errors import TimerError
 from appliance.language import LanguagePack, pack
-from appliance.state_file import write_json
+from appliance.state_file import SharedState
 from appliance.thinking.alarms import AlarmAnnouncement, Alarms
 
 _LOGGER = logging.getLogger(__name__)
@@ -106,28 +101,24 @@ class _State:
     timers: list[Timer] = field(default_factory=list)
 
 
-class Timers:
+class Timers(SharedState[_State]):
     """Timers persisted as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
+
+    FILE, LOCK_FILE, NOUN = STATE_FILE, LOCK_FILE, "timers"
 
     def __init__(self, state_dir: Path, config: SkillsConfig | None = None, clock: Clock = time.time,
                  words: LanguagePack | None = None) -> None:
         cfg = config or SkillsConfig()
         self.words = words or pack()
         """The language the announcements are said in."""
-        self.state_dir = Path(state_dir)
-        self.path = self.state_dir / STATE_FILE
         self.clock = clock
         self.repeat_s = cfg.timer_repeat_s
         self.repeat_interval_s = cfg.timer_repeat_interval_s
         self.started_at = clock()
-        self._state = _State()
-        self._signature: tuple[int, int, int] | None = None
         self._rings: dict[int, _Ring] = {}
         self._claimed: set[str] = set()
         """Rooms whose timers ring there now (a satellite connected); the others' ring on the hub."""
-        self._lock = threading.RLock()
-        with self._locked():
-            pass  # load what a previous run left
+        self._open_state(state_dir)
         self.alarms = Alarms(self.state_dir, cfg, clock, self.words, self.started_at)
         """The alarms and reminders, rung with the timers by due()."""
 
@@ -247,85 +238,27 @@ class Timers:
 
     # ---- storage -------------------------------------------------------------------
 
-    @contextmanager
-    def _locked(self, write: bool = False) -> Iterator[None]:
-        """Hold the thread lock, re-read a changed file; writes also hold the file lock and save.
+    def _empty(self) -> _State:
+        return _State()
 
-        Reads need no file lock: a save replaces the file by rename, so a reader sees the old
-        or the new file, never half of one.
-        """
-        with self._lock:
-            if not write:
-                self._refresh()
-                yield
-                return
-            try:
-                self.state_dir.mkdir(parents=True, exist_ok=True)
-                lock_fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                raise self._store_error(exc) from None
-            try:
-                fcntl.flock(lock_fd, fcntl.LOCK_EX)
-                self._refresh()
-                try:
-                    yield
-                    self._save()
-                except BaseException:
-                    self._signature = (-1, -1, -1)  # drop the unsaved change: re-read next time
-                    raise
-            finally:
-                os.close(lock_fd)  # closing releases the flock
+    def _parse(self, data: Any) -> _State:
+        timers = []
+        for item in data["timers"]:
+            name = item.get("name")
+            timers.append(Timer(int(item["id"]), str(name) if name else None, float(item["duration_s"]),
+                                float(item["ends_at"]), float(item["created_at"]), str(item.get("room") or "")))
+        next_id = max([int(data.get("next_id", 1))] + [t.id + 1 for t in timers])
+        return _State(next_id, timers)
+
+    def _dump(self) -> Any:
+        return {"version": FORMAT_VERSION, "next_id": self._state.next_id,
+                "timers": [asdict(t) for t in self._state.timers]}
+
+    def _reloaded(self) -> None:
+        known = {t.id for t in self._state.timers}
+        self._rings = {k: v for k, v in self._rings.items() if k in known}
 
     def _store_error(self, exc: OSError) -> TimerError:
         return TimerError(f"cannot save timers in {self.state_dir} (service.state_dir): "
                           f"{exc.strerror or exc}; make the folder writable for the appliance user "
                           "or point service.state_dir at one that is")
-
-    def _stat(self) -> tuple[int, int, int] | None:
-        try:
-            st = self.path.stat()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except OSError as exc:
-            _LOGGER.warning("Cannot read timers from %s: %s", self.path, exc.strerror or exc)
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-    def _refresh(self) -> None:
-        signature = self._stat()
-        if signature == self._signature:
-            return
-        self._signature = signature
-        self._state = _State() if signature is None else self._read()
-        known = {t.id for t in self._state.timers}
-        self._rings = {k: v for k, v in self._rings.items() if k in known}
-
-    def _read(self) -> _State:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            timers = []
-            for item in data["timers"]:
-                name = item.get("name")
-                timers.append(Timer(int(item["id"]), str(name) if name else None, float(item["duration_s"]),
-                                    float(item["ends_at"]), float(item["created_at"]), str(item.get("room") or "")))
-            next_id = max([int(data.get("next_id", 1))] + [t.id + 1 for t in timers])
-            return _State(next_id, timers)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            bad = self.path.with_name(STATE_FILE + ".bad")
-            _LOGGER.error("Timers file %s is unreadable (%s); moved to %s, starting with no timers",
-                          self.path, exc, bad)
-            try:
-                os.replace(self.path, bad)
-            except OSError:
-                pass
-            self._signature = self._stat()
-            return _State()
-
-    def _save(self) -> None:
-        data = {"version": FORMAT_VERSION, "next_id": self._state.next_id,
-                "timers": [asdict(t) for t in self._state.timers]}
-        try:
-            write_json(self.path, data, indent=1)
-        except OSError as exc:
-            raise self._store_error(exc) from None
-        self._signature = self._stat()

@@ -152,3 +152,14 @@ def test_the_features_are_whispers_shape_and_scale() -> None:
     assert mel.shape == (80, 800) and mel.dtype == np.float32
     assert float(mel.max() - mel.min()) <= 8.0 / 4.0 + 1e-6  # 8 decades under the peak, a quarter each
     assert np.argmax(mel[:, -50:].mean(axis=1)) < 20  # 440 Hz sits in the low bands, in the last second
+
+
+def test_a_long_question_is_judged_on_its_last_eight_seconds() -> None:
+    from appliance.hearing.turn import WINDOW_SAMPLES
+
+    turn = ScriptedTurn(True)
+    cfg = AsrConfig(endpoint_silence_s=0.64, turn_silence_s=0.16, unfinished_silence_s=1.6, max_utterance_s=15.0)
+    endpointer = Endpointer(cfg, ScriptedVad("#" * 125 + "." * 10), turn, UNFINISHED)  # 10 s of speech
+    outcome, _n = feed(endpointer, 135, "tell me about the moon")
+    assert outcome == "speech"
+    assert WINDOW_SAMPLES <= turn.asked[0] < WINDOW_SAMPLES + 1280  # the window, not the whole 10 s

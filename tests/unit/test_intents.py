@@ -83,6 +83,15 @@ def test_the_sentences_and_the_home_follow_the_packs_language() -> None:
     assert understanding().recognize("Schalte das Licht in der Küche ein") is None
 
 
+def test_a_pack_with_other_devices_gets_its_own_home() -> None:
+    english = pack()
+    devices = {**english.requests.devices, "aquarium": "switch"}
+    fish = dataclasses.replace(english, requests=dataclasses.replace(english.requests, devices=devices))
+    found = understanding(fish).recognize("turn on the aquarium")
+    assert found is not None and found.intent == "HassTurnOn" and found.slots["name"] == "aquarium"
+    assert understanding(english).recognize("turn on the aquarium") is None
+
+
 def test_a_language_without_home_assistants_sentences_keeps_the_packs_patterns() -> None:
     other = dataclasses.replace(pack(), code="xx")
     assert Understanding(other).recognize("Turn on the kitchen lights") is None
