@@ -22,8 +22,8 @@ from appliance.language import (
     en_lists,
 )
 from appliance.language.en_alarms import SCHEDULE
-from appliance.language.en_requests import REQUESTS
 from appliance.language.en_honesty import HONESTY
+from appliance.language.en_requests import REQUESTS
 
 # --------------------------------------------------------------------------------------
 # Numbers
@@ -378,11 +378,14 @@ SENTENCES: Final = SentenceWords(
         "who", "that", "and", "but", "so", "with", "by", "for", "in", "on", "at", "from", "about",
         "when", "where", "while", "than", "like", "after", "before", "during", "into", "through",
     }),
-    # Only words after which an English question is almost never over: "what is it for" and "what is
-    # it made of" then wait a moment longer, "set a timer for... ten minutes" is not cut in two.
+    # Only words after which an English question is almost never over: "what is it for", "where are
+    # you from" and "tell me how" then wait a moment longer, "set a timer for... ten minutes" and "how
+    # far is it from... London to Edinburgh" are not cut in two. Not "is" ("what time it is"), nor "on"
+    # or "off" ("turn the lights on").
     unfinished=frozenset({
         "a", "an", "the", "my", "your", "our", "their", "of", "for", "to", "by", "into", "between", "than",
         "and", "or", "but", "because", "if", "every", "remind", "um", "uh", "er", "erm", "hmm", "mm",
+        "from", "with", "about", "at", "in", "how", "what", "which", "where", "when", "who", "whose", "why",
     }),
 )
 

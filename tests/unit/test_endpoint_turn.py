@@ -7,6 +7,7 @@ import threading
 from concurrent.futures import Future
 
 import numpy as np
+import pytest
 
 from appliance.config import AsrConfig
 from appliance.hearing.endpoint import Endpointer
@@ -91,6 +92,15 @@ def test_words_a_question_never_ends_on_overrule_the_detector() -> None:
     endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedTurn(True), UNFINISHED)
     outcome, n = feed(endpointer, 40, "set a timer for")
     assert outcome == "speech" and n == 5 + 20
+
+
+@pytest.mark.parametrize(("words", "waits"), [
+    ("How far is it from?", True), ("Can you tell me how", True), ("What is the difference between a", True),
+    ("What time is it?", False), ("Turn the kitchen lights on.", False), ("What is the capital of France?", False),
+])
+def test_the_words_that_keep_a_pause_open(words: str, waits: bool) -> None:
+    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedTurn(True), UNFINISHED)
+    assert feed(endpointer, 40, words) == ("speech", 5 + (20 if waits else 2))
 
 
 def test_without_a_detector_the_words_still_keep_a_pause_inside_the_question() -> None:
