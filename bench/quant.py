@@ -182,6 +182,12 @@ def median_speed(rows: Iterable[dict[str, Any]], quant: str, threads: int, key: 
     return statistics.median(values) if values else None
 
 
+def speed_range(rows: Iterable[dict[str, Any]], quant: str, threads: int, key: str) -> tuple[float, float] | None:
+    """The slowest and fastest round of `key` for that quant and thread count: how noisy its median is."""
+    values = [r[key] for r in rows if r["quant"] == quant and r["threads"] == threads]
+    return (min(values), max(values)) if values else None
+
+
 def paired_ratio(rows: Sequence[dict[str, Any]], quant: str, base: str, threads: int, key: str) -> float | None:
     """The median over rounds of quant's `key` over base's in the same round and thread count."""
     by_round: dict[int, dict[str, float]] = {}
@@ -288,6 +294,15 @@ def table_rows(quants: Sequence[str], threads: Sequence[int], sizes: dict[str, i
     return rows
 
 
+def range_rows(quants: Sequence[str], threads: Sequence[int], speed: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """Each median's rounds, slowest to fastest ('75.0-78.9'), a header row first."""
+    rows = [["quant", *(f"{key} t{t}" for t in threads for key in ("pp", "tg"))]]
+    for q in quants:
+        cells = [speed_range(speed, q, t, key) for t in threads for key in ("pp", "tg")]
+        rows.append([q, *("-" if c is None else f"{c[0]:.1f}-{c[1]:.1f}" for c in cells)])
+    return rows
+
+
 def format_table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(r, widths)))
@@ -388,6 +403,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     print()
     print(format_table(table_rows(args.quants, args.threads, sizes, speed, quality, answers)))
+    if speed:
+        print("\nRounds, slowest to fastest (tokens/s):")
+        print(format_table(range_rows(args.quants, args.threads, speed)))
     split = disagreements(quality)
     if split:
         print("\nQuestions the quants disagree on (+ passed, - failed):")
@@ -404,6 +422,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                        **({"passed": sum(quality[q]), "asked": len(quality[q])} if q in quality else {}),
                        **{f"{key}_t{t}": median_speed(speed, q, t, key) for t in args.threads for key in ("pp", "tg")},
                        **{f"{key}_t{t}_ratio": paired_ratio(speed, q, args.quants[0], t, key)
+                          for t in args.threads for key in ("pp", "tg")},
+                       **{f"{key}_t{t}_range": speed_range(speed, q, t, key)
                           for t in args.threads for key in ("pp", "tg")}}
                    for q in args.quants},
         "speed_rows": speed,

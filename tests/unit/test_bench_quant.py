@@ -106,6 +106,18 @@ def test_speed_medians_and_paired_ratios() -> None:
     assert quant.paired_ratio(rows, "B", "A", 2, "tg") is None  # B has no round at 2 threads
 
 
+def test_speed_range_is_the_slowest_and_fastest_round() -> None:
+    rows = _rows()
+    assert quant.speed_range(rows, "B", 1, "tg") == (16.0, 30.0)
+    assert quant.speed_range(rows, "A", 2, "pp") == (90.0, 90.0)
+    assert quant.speed_range(rows, "B", 2, "pp") is None
+    assert quant.range_rows(["A", "B"], [1, 2], rows) == [
+        ["quant", "pp t1", "tg t1", "pp t2", "tg t2"],
+        ["A", "40.0-60.0", "10.0-25.0", "90.0-90.0", "30.0-30.0"],
+        ["B", "80.0-120.0", "16.0-30.0", "-", "-"],
+    ]
+
+
 def test_rounds_rotate_the_order() -> None:
     assert quant.round_order(["a", "b", "c"], 0) == ["a", "b", "c"]
     assert quant.round_order(["a", "b", "c"], 1) == ["b", "c", "a"]
