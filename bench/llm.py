@@ -4,7 +4,8 @@
     .venv/bin/python bench/llm.py --models smollm2 --rounds 3 --threads 2 --json bench/out/llm.json
 
 llama-bench is built once from the very source the installed llama-cpp-python was built from
-(its PyPI sdist carries vendor/llama.cpp) with the same CMake flags, into .cache/llama-bench.
+(its PyPI sdist carries vendor/llama.cpp) with the same CMake flags, into .cache/llama-bench, together
+with llama-quantize for bench/quant.py.
 Both sides use the same GGUF, thread count, batch size and flash-attention setting. Rounds are
 interleaved (llama-bench, then the appliance) and medians reported, because this kind of machine is
 noisy. The appliance side runs in a worker subprocess per model, so its peak RSS is its own.
@@ -45,6 +46,7 @@ PP_TOKENS: Final = 256  # prompt tokens in the prompt-processing test (pp256)
 TG_TOKENS: Final = 128  # generated tokens in the generation test (tg128)
 BUILD_TIMEOUT_S: Final = 3600
 RUN_TIMEOUT_S: Final = 600
+BUILD_JOBS: Final = 2  # compile jobs at most: the build shares the machine with whatever else runs
 # Flags of llama-cpp-python's own build (its CMakeLists.txt and the CMakeCache of the wheel build).
 CMAKE_FLAGS: Final = [
     "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=ON", "-DGGML_OPENMP=ON",
@@ -94,13 +96,25 @@ def model_path(name: str) -> Path:
 # ------------------------------------------------------------------------------ llama-bench
 
 
+TOOLS: Final = ("llama-bench", "llama-quantize")  # built together, so one build serves bench/llm.py and bench/quant.py
+
+
 def llama_bench() -> Path:
     """llama-bench built from the sdist of the installed llama-cpp-python (cached after the first build)."""
+    return llama_tool("llama-bench")
+
+
+def llama_tool(name: str) -> Path:
+    """A llama.cpp program of TOOLS built from the sdist of the installed llama-cpp-python with the wheel's
+    CMake flags, into .cache/llama-bench (cached; a build missing one of TOOLS only builds what it lacks)."""
     import llama_cpp
 
+    if name not in TOOLS:
+        raise ValueError(f"{name} is not one of the llama.cpp programs built here ({', '.join(TOOLS)})")
     version = llama_cpp.__version__
     flags_key = hashlib.sha256(" ".join(cmake_flags()).encode()).hexdigest()[:12]
-    binary = BENCH_DIR / f"build-{version}-{flags_key}" / "bin" / "llama-bench"
+    build = BENCH_DIR / f"build-{version}-{flags_key}"
+    binary = build / "bin" / name
     if binary.exists():
         return binary
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
@@ -116,11 +130,14 @@ def llama_bench() -> Path:
             tar.extractall(BENCH_DIR, filter="data")
         shutil.rmtree(source, ignore_errors=True)
         (BENCH_DIR / top).rename(source)
-    build = binary.parent.parent
-    print(f"Building llama-bench into {build} with {' '.join(cmake_flags())} (minutes) ...", file=sys.stderr)
-    subprocess.run(["cmake", "-S", str(source / "vendor" / "llama.cpp"), "-B", str(build), *cmake_flags()],
-                   check=True, timeout=BUILD_TIMEOUT_S, stdout=subprocess.DEVNULL)
-    subprocess.run(["cmake", "--build", str(build), "--target", "llama-bench", "-j", str(os.cpu_count() or 1)],
+    missing = [tool for tool in TOOLS if not (build / "bin" / tool).exists()]
+    print(f"Building {' and '.join(missing)} into {build} with {' '.join(cmake_flags())} (minutes) ...",
+          file=sys.stderr)
+    if not (build / "CMakeCache.txt").exists():
+        subprocess.run(["cmake", "-S", str(source / "vendor" / "llama.cpp"), "-B", str(build), *cmake_flags()],
+                       check=True, timeout=BUILD_TIMEOUT_S, stdout=subprocess.DEVNULL)
+    jobs = str(min(BUILD_JOBS, os.cpu_count() or 1))
+    subprocess.run(["cmake", "--build", str(build), "--target", *missing, "-j", jobs],
                    check=True, timeout=BUILD_TIMEOUT_S, stdout=subprocess.DEVNULL)
     return binary
 
