@@ -8,8 +8,8 @@ The source is the Qwen2.5 0.5B stand-in (.cache/models, docs/models.md) or --mod
 from its general.file_type and it is measured as it is. Every other type is made from it with llama.cpp's
 `llama-quantize --allow-requantize` into .cache/quant/ (skipped when the file is there), built from the
 very source and CMake flags of the installed llama-cpp-python, together with llama-bench (bench/llm.py).
-Requantising starts from already rounded weights, so the answers show what each type loses against the
-source, not against the original weights; a type at least as wide as the source's (Q8_0) keeps its answers.
+Requantising starts from already rounded weights, so the answers show what each type loses beyond the
+source, never what a wider type would gain over it: for that, give an F16 GGUF as --model.
 
 For each file: its tensor types (count and MiB by type, read with the gguf package), its size, and
 llama-bench's prompt processing (pp256) and generation (tg128) at each --threads, with the project's
