@@ -230,18 +230,27 @@ def zone_key(tz: tzinfo | None) -> str:
 
 
 def system_key() -> str:
-    """The system zone's IANA name (TZ, or what /etc/localtime links to); '' when it has none."""
-    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    """The system zone's IANA name: TZ's, or what /etc/localtime links to when TZ is unset; '' when it has
+    none, and for a TZ that is a POSIX rule ("<+0530>-05:30", "CET-1CEST,M3.5.0,M10.5.0/3"): then the C
+    library's local time, which follows that rule, is used."""
+    if os.environ.get("TZ"):
+        key = os.environ["TZ"].lstrip(":")
+        return key if _iana(key) else ""
     try:
         target = str(Path("/etc/localtime").resolve())
-        if "zoneinfo/" in target:
-            candidates.append(target.split("zoneinfo/", 1)[1])
     except OSError:
-        pass
-    for key in candidates:
-        if key and zone(key) is not None:
-            return key
-    return ""
+        return ""
+    key = target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
+    return key if _iana(key) else ""
+
+
+def _iana(key: str) -> bool:
+    """Whether `key` names a zone of the IANA database (POSIX rules and the hub's 'UTC+02:00' do not)."""
+    try:
+        ZoneInfo(key)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return False
+    return bool(key)
 
 
 def zone(key: str) -> tzinfo | None:

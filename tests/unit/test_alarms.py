@@ -287,3 +287,25 @@ def test_a_time_the_clocks_skip_rings_as_they_come_back_and_one_said_twice_rings
     # 01:30 comes twice on 25 October: the first, in summer time
     assert ring_times(autumn, epoch(2026, 10, 25, 3, 0)) == [(datetime(2026, 10, 25, 0, 30, tzinfo=UTC).timestamp(),
                                                               "It's 1:30 AM. This is your alarm.")]
+
+
+@pytest.mark.parametrize(("rule", "offset_min"), [("<+0317>-03:17", 197), ("<-0945>+09:45", -585), ("UTC+02:00", -120)])
+def test_a_system_zone_given_as_a_posix_rule_is_the_c_librarys(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rule: str, offset_min: int) -> None:
+    """TZ as a POSIX rule names no zone of the database: the alarm keeps the system's zone and rings at the
+    wall-clock time that rule gives, the same one "what time is it" says (POSIX's sign is west of UTC)."""
+    import time
+
+    noon_utc = datetime(2026, 3, 3, 12, 0, tzinfo=UTC).timestamp()
+    monkeypatch.setenv("TZ", rule)
+    time.tzset()
+    try:
+        clock = ManualClock(noon_utc)
+        skills = LocalSkills(REPEAT, Timers(tmp_path, REPEAT, clock), clock)
+        now, then = (datetime.fromtimestamp(noon_utc + (offset_min + m) * 60, UTC) for m in (0, 2))
+        assert skills.match("what time is it").text == f"It's {now:%-I:%M %p}."
+        assert skills.match(f"set an alarm for {then:%H:%M}") is not None
+        assert ring_times(skills, noon_utc + 600) == [(noon_utc + 120, f"It's {then:%-I:%M %p}. This is your alarm.")]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
