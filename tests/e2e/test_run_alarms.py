@@ -1,9 +1,11 @@
-"""A reminder asked for by voice and an alarm set with `appliance ask` on the daemon's state folder ring
-from `appliance run` after it restarts: into PulseAudio's null sink, and into a real journald.
+"""An alarm and a reminder asked for by voice ring from `appliance run` after it restarts: into
+PulseAudio's null sink, and into a real journald.
 
-Both are set for a clock time a few minutes ahead in real time ("remind me at 2:07 PM to water the
-plants", "set an alarm for 14:07"), as far ahead as two starts of the daemon and a spoken turn take here
-and a margin, so the restart is over before they ring.
+Both are for half past seven in the morning, a few minutes ahead in real time: the daemon is given a
+system zone (TZ, a POSIX rule with a whole-minute offset) in which 7:30 AM falls as far ahead as two
+starts of the daemon, two spoken turns and a margin take here. So the words spoken are the same on every
+run and every machine ("set an alarm for 7:30", "remind me at 7:30 to water the plants"), as
+Piper's fixed synthesis makes them, whatever the clock says.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
@@ -32,7 +34,8 @@ from tests.fixtures.pulse import Pulse
 from tests.fixtures.speech import SpeechMaker, load
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S
 
-RESTART_MARGIN_S: Final = 60.0  # seconds beyond two starts of the daemon (and a spoken turn) before the minute
+RESTART_MARGIN_S: Final = 60.0  # seconds beyond two starts of the daemon and two spoken turns before the minute
+RING_CLOCK: Final = (7, 30)  # the wall-clock time both are for, in the zone the daemon is given
 HEARD_BEFORE_S: Final = 3.0  # seconds recorded before the alarm's minute
 HEARD_S: Final = 25.0  # seconds recorded: the earcon, the alarm, the reminder, and the first repeat
 APPLIANCE: Final = [sys.executable, "-m", "appliance.cli"]
@@ -43,15 +46,15 @@ class Rung:
     """What the restarted daemon did at the alarm's minute."""
 
     ring_at: float
-    """Seconds since the epoch of the minute the alarm and the reminder were set for."""
+    """Seconds since the epoch of the minute the alarm and the reminder were for: 7:30 AM in the zone."""
     ring: Entry
     """The restarted daemon's journal entry for its first ringing."""
     heard: str
     """What was said into the sink from just before that minute, as Whisper hears it."""
-    turn: Entry
-    """The first daemon's journal entry for the spoken request for the reminder."""
-    alarm: dict
-    """`appliance ask --json`'s record for the alarm."""
+    turns: list[Entry]
+    """The journal entries of the spoken turns for the alarm and for the reminder."""
+    asked: list[dict]
+    """`appliance ask --json`'s answers to "what alarms do I have" and "what reminders do I have"."""
 
 
 def _transcribe(samples: np.ndarray) -> str:
@@ -66,10 +69,18 @@ def _transcribe(samples: np.ndarray) -> str:
     return " ".join(seg.text for seg in segments).strip()
 
 
-def _start(tmp_path: Path, name: str, config: Path, state: Path, pulse: Pulse) -> Daemon:
+def _zone(ring_at: float) -> str:
+    """A POSIX TZ rule (its sign is west of UTC) whose wall clock reads RING_CLOCK at `ring_at`."""
+    utc = datetime.fromtimestamp(ring_at, UTC)
+    east = (RING_CLOCK[0] * 60 + RING_CLOCK[1] - utc.hour * 60 - utc.minute + 720) % 1440 - 720  # minutes
+    sign, minutes = ("+", east) if east >= 0 else ("-", -east)
+    return f"<{sign}{minutes // 60:02d}{minutes % 60:02d}>{'-' if sign == '+' else '+'}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def _start(tmp_path: Path, name: str, config: Path, state: Path, pulse: Pulse, tz: str = "UTC") -> Daemon:
     notify = Notifications(tmp_path / f"notify-{name}")
     env = dict(pulse.env, NOTIFY_SOCKET=str(tmp_path / f"notify-{name}"), WATCHDOG_USEC=str(WATCHDOG_USEC),
-               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
+               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1", TZ=tz)
     env.pop("WATCHDOG_PID", None)
     log = (tmp_path / f"run-{name}.log").open("wb")
     command = sandboxed([*APPLIANCE, "run", "--config", str(config)], state)
@@ -89,43 +100,54 @@ def _stop(daemon: Daemon) -> None:
     daemon.notify.close()
 
 
-def _ask(config: Path, question: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_CONFIG", "JOURNAL_STREAM")}
+def _ask(config: Path, question: str, tz: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_CONFIG", "JOURNAL_STREAM")} | {"TZ": tz}
     done = subprocess.run([*APPLIANCE, "--config", str(config), "ask", "--json", question], capture_output=True,
                           text=True, timeout=SLOW_WAIT_S, env=env, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
 
+def _turn(daemon: Daemon, pulse: Pulse, journal: Journal, speech: SpeechMaker, request: str) -> Entry:
+    """`request` spoken after the wake word, and the daemon's journal entry for that turn."""
+    daemon.wait(listening)
+    since = time.time()
+    pulse.play(speech.join([speech("hey jarvis"), 0.4, speech(request), 1.0]))
+    return journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "turn"
+                            and int(e["__REALTIME_TIMESTAMP"]) / 1e6 >= since, pid=daemon.proc.pid,
+                            timeout=SLOW_WAIT_S)[0]
+
+
 @pytest.fixture(scope="module")
 def rung(pulse: Pulse, journal: Journal, speech: SpeechMaker,
          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rung]:
-    """The daemon started, a reminder asked of it by voice and an alarm set with `appliance ask` for a
-    minute ahead, the daemon restarted, and what it did at that minute."""
+    """The daemon started once to time its start, then in a zone where 7:30 AM is a few minutes ahead:
+    asked by voice for an alarm and a reminder then, restarted, and what it did at that minute."""
     tmp_path = tmp_path_factory.mktemp("alarms")
     state = tmp_path / "state"
     state.mkdir()
     config = tmp_path / "appliance.yaml"
-    config.write_text(f"asr:\n  engine: whisper\nconversation:\n  follow_up: never\n"
+    config.write_text(f"asr:\n  engine: whisper\nlogging:\n  transcripts: true\nconversation:\n  follow_up: never\n"
                       f"service:\n  state_dir: {state}\n")
     pulse.start()
     started = time.monotonic()
-    first = _start(tmp_path, "first", config, state, pulse)
+    timing = _start(tmp_path, "timing", config, state, pulse)
+    try:
+        timing.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
+        load_s = time.monotonic() - started
+    finally:
+        _stop(timing)
+    ring_at = math.ceil((time.time() + 2 * load_s + RESTART_MARGIN_S) / 60) * 60
+    tz = _zone(ring_at)
+    first = _start(tmp_path, "first", config, state, pulse, tz)
     try:
         first.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
-        load_s = time.monotonic() - started
-        ring_at = math.ceil((time.time() + 2 * load_s + RESTART_MARGIN_S) / 60) * 60
-        local = datetime.fromtimestamp(ring_at)  # the hub's zone: the system's
-        spoken = f"{local.hour % 12 or 12}:{local.minute:02d} {'AM' if local.hour < 12 else 'PM'}"
-        first.wait(listening)
-        pulse.play(speech.join([speech("hey jarvis"), 0.4, speech(f"remind me at {spoken} to water the plants"),
-                                1.0]))
-        turn = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "turn", pid=first.proc.pid,
-                                timeout=SLOW_WAIT_S)[0]
-        alarm = _ask(config, f"set an alarm for {local:%H:%M}")
+        turns = [_turn(first, pulse, journal, speech, request)
+                 for request in ("set an alarm for 7:30", "remind me at 7:30 to water the plants")]
     finally:
         _stop(first)
-    second = _start(tmp_path, "second", config, state, pulse)
+    asked = [_ask(config, question, tz) for question in ("what alarms do I have", "what reminders do I have")]
+    second = _start(tmp_path, "second", config, state, pulse, tz)
     try:
         second.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
         second.wait(listening)
@@ -136,7 +158,7 @@ def rung(pulse: Pulse, journal: Journal, speech: SpeechMaker,
                                 timeout=ring_at - time.time() + SLOW_WAIT_S)[0]
         recorder.join(HEARD_S + SLOW_WAIT_S)
         assert not recorder.is_alive(), "the recording did not end"
-        yield Rung(ring_at, ring, _transcribe(load(tmp_path / "heard.wav")), turn, alarm)
+        yield Rung(ring_at, ring, _transcribe(load(tmp_path / "heard.wav")), turns, asked)
     finally:
         _stop(second)
 
@@ -145,13 +167,15 @@ def _words(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text.lower()).split())
 
 
-def test_the_spoken_reminder_is_the_skills(rung: Rung) -> None:
-    assert (rung.turn["OUTCOME"], rung.turn["ROUTE"]) == ("answered", "skill"), rung.turn
+def test_the_spoken_alarm_and_reminder_are_the_skills(rung: Rung) -> None:
+    assert [(t["OUTCOME"], t["ROUTE"]) for t in rung.turns] == [("answered", "skill")] * 2, rung.turns
 
 
-def test_ask_sets_the_alarm_for_that_minute(rung: Rung) -> None:
-    assert (rung.alarm["route"], rung.alarm["intent"]) == ("skill", "alarm_set"), rung.alarm
-    assert rung.alarm["data"]["alarms"][0]["at"] == rung.ring_at
+def test_ask_on_the_same_state_folder_lists_both_for_that_minute(rung: Rung) -> None:
+    alarms, reminders = rung.asked
+    assert (alarms["intent"], reminders["intent"]) == ("alarm_list", "reminder_list"), rung.asked
+    assert [a["at"] for a in alarms["data"]["alarms"]] == [rung.ring_at], alarms
+    assert [(r["at"], r["text"]) for r in reminders["data"]["reminders"]] == [(rung.ring_at, "water the plants")]
 
 
 def test_the_restarted_daemon_journals_both_ringing_at_their_minute(rung: Rung) -> None:
