@@ -79,7 +79,9 @@ _CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|d
 
 ALARMS: Final = AlarmWords(
     alarm_words=frozenset({"alarm", "alarms"}),
-    wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bget (?:me|us) up\b|\bwake[ -]?up (?:alarm|call)\b"),
+    # "wait me up": how Whisper tiny hears "wake me up" through a room at times; it means nothing else
+    wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bwait (?:me|us) up\b|\bget (?:me|us) up\b"
+                       r"|\bwake[ -]?up (?:alarm|call)\b"),
     cancel_re=re.compile(_CANCEL),
     list_re=re.compile(_LIST.format(kind="alarm", kinds="alarms")),
     all_words=frozenset({"all", "every", "both", "everything"}),

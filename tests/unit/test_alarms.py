@@ -66,6 +66,7 @@ REPLIES = [
     ("set an alarm for noon", "Alarm set for 12 PM tomorrow."),
     ("set an alarm for midnight", "Alarm set for 12 AM tomorrow."),
     ("hey jarvis wake me up at seven o'clock please", "Alarm set for 7 AM tomorrow."),
+    ("Wait me up at half past 7.", "Alarm set for 7:30 AM tomorrow."),  # "wake" as Whisper tiny hears it at times
     ("set an alarm", "What time should the alarm be for?"),
     ("wake me up tomorrow morning", "What time should the alarm be for?"),
     ("what alarms do I have", "You don't have any alarms."),
