@@ -111,7 +111,8 @@ class LlmConfig:
     model: str | None = _f(None, exists=True)
     """Path to a GGUF file; null resolves Qwen2.5-0.5B-Instruct from the models folder."""
     quant: Literal["Q4_K_M", "Q5_K_M"] = "Q4_K_M"
-    """Quantisation looked for in the models folder: Q4_K_M is faster, Q5_K_M a little better."""
+    """Quantisation looked for in the models folder: Q4_K_M, or Q5_K_M (slower at prompts, answering no
+    better in docs/models.md's fixed questions)."""
     n_ctx: int = _f(1024, 256, 32768)
     """Context tokens (product card): long contexts slow every token on a Pi."""
     max_new_tokens: int = _f(96, 8, 4096)
