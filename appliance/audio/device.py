@@ -31,6 +31,7 @@ WATCH_INTERVAL_S: Final = 0.25  # seconds between the keeper's checks of an open
 CLOSE_TIMEOUT_S: Final = 2.0  # a dead device may hang PortAudio's close; never wait longer
 OPEN_GRACE_S: Final = 5.0  # a fresh stream may take ~2 s to deliver (PulseAudio's ALSA plugin)
 PORTAUDIO_WAIT_S: Final = CLOSE_TIMEOUT_S + 1.0  # longer than any call PortAudio makes when it is well
+REST_WAIT_S: Final = 3600.0  # seconds a resting keeper sleeps unless woken
 
 _portaudio_lock = threading.RLock()
 _stuck: str | None = None
@@ -124,12 +125,17 @@ class DeviceKeeper:
     def _after_watch(self) -> None:
         """Called after each look at the device (the microphone logs overflows here)."""
 
+    def _wants_stream(self) -> bool:
+        """Whether the keeper should open the stream when it is closed (the speaker rests, closed)."""
+        return True
+
     # ---- the keeper thread --------------------------------------------------------------------
     def _keep(self) -> None:
         while not self._stop.is_set():
             try:
                 if self._stream is None:
-                    self._open()
+                    if self._wants_stream():
+                        self._open()
                 else:
                     self._check_stream()
                 self._after_watch()
@@ -145,6 +151,8 @@ class DeviceKeeper:
     def _next_wait(self) -> float:
         if self._stream is not None:
             return WATCH_INTERVAL_S
+        if not self._wants_stream():
+            return REST_WAIT_S  # woken at once (`_wake`) when it is wanted again
         return self._backoff[min(max(self._attempt - 1, 0), len(self._backoff) - 1)]
 
     def _note_lost(self, reason: str, consequence: str = "") -> bool:

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -27,6 +27,11 @@ from appliance.contracts import EventLog
 __all__ = ["SpeakerSink", "WavSink", "output_format"]
 
 _LOGGER = logging.getLogger(__name__)
+
+REST_MAX_START_S: Final = 0.15
+"""A device that takes longer than this from opening to playing in real time stays open between answers
+(audio.speaker_rest_s): the next sound would wait that long. Plain ALSA takes a few tens of milliseconds;
+PulseAudio's ALSA plug-in into a null sink about 1.5-1.9 s."""
 
 
 def output_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
@@ -50,6 +55,8 @@ class SpeakerSink(DeviceKeeper):
     The stream opens at the rate of the first chunk (the voice's) when the device takes it, else at
     the device's own rate with soxr resampling. A keeper thread notices a lost device (error, stall),
     logs it once, reopens with the microphone's backoff, and play() drops audio until it is back.
+    After `audio.speaker_rest_s` with nothing played, on a device measured to start within
+    REST_MAX_START_S, the stream closes (it rests) and opens again for the next chunk played.
     With a `volume`, everything is played at the hub's volume (the level when the chunk is played).
     The device is `audio.output_device`, else the system default unless that is HDMI while another
     output exists (choose.py), chosen again at every reopen; `events` gets which, and why.
@@ -77,6 +84,14 @@ class SpeakerSink(DeviceKeeper):
         self._live = threading.Event()  # the device consumes in real time (past its start-up prefill)
         self._block_s = BLOCK_MS / 1000.0
         self._keeper: threading.Thread | None = None
+        self.start_s: float | None = None
+        """Seconds the last stream took from opening to playing in real time; None until it has."""
+        self.rests = 0
+        """Times the stream was closed for having nothing to play."""
+        self._resting = False  # closed for rest: the keeper leaves it closed until something is played
+        self._waking = False  # woken from rest, its stream not open yet: play() queues rather than drops
+        self._active_at = time.monotonic()  # the last chunk handed to play()
+        self._said_stays_open = False
         if rate is not None:
             self._start(rate)
 
@@ -84,8 +99,11 @@ class SpeakerSink(DeviceKeeper):
     def play(self, chunk: AudioChunk) -> None:
         if self._rate_wanted is None:
             self._start(chunk.rate)
+        self._active_at = time.monotonic()
+        if self._resting:
+            self._wake_up()
         playback = self._playback
-        if self._stream is None or playback is None:
+        if (self._stream is None and not self._waking) or playback is None:
             self.dropped_s += chunk.duration_s
             return
         if not playback.push(self._to_device(chunk)):
@@ -103,7 +121,7 @@ class SpeakerSink(DeviceKeeper):
             return True
         self._flush_resampler()
         deadline = time.monotonic() + timeout
-        while self._stream is not None:  # a lost device plays nothing: do not wait for it
+        while self._stream is not None or self._waking:  # a lost device plays nothing: do not wait for it
             remaining = deadline - time.monotonic()
             if playback.wait_empty(max(0.0, min(remaining, WATCH_INTERVAL_S))):
                 ended = playback.ended_at()
@@ -129,12 +147,19 @@ class SpeakerSink(DeviceKeeper):
 
     def wait_ready(self, timeout: float) -> bool:
         """Wait until the device plays in real time (open, past its start-up); False on timeout."""
-        return self._live.wait(timeout) and self._stream is not None
+        if self._resting:
+            self._wake_up()
+        deadline = time.monotonic() + timeout
+        while self._waking and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self._live.wait(max(0.0, deadline - time.monotonic())) and self._stream is not None
 
     def status(self) -> str:
         if self._rate_wanted is None:
             return "idle"
-        return "ok" if self._stream is not None else f"Waiting for speaker {self._device_label()!r}"
+        if self._stream is not None or self._resting or self._waking:
+            return "ok"
+        return f"Waiting for speaker {self._device_label()!r}"
 
     def close(self) -> None:
         self._stop.set()
@@ -174,6 +199,45 @@ class SpeakerSink(DeviceKeeper):
             tail = converter.convert(AudioChunk(b"", self._converter_rate), last=True)
             self._playback.push(self._at_volume(tail.to_float()[:, 0]), timeout=1.0)
 
+    # ---- rest --------------------------------------------------------------------------------------
+    def _wants_stream(self) -> bool:
+        return not self._resting
+
+    def _wake_up(self) -> None:
+        """Have the keeper open the resting stream now; what is played meanwhile is queued for it."""
+        with self._lock:
+            if not self._resting:
+                return
+            self._resting, self._waking = False, True
+        self._wake.set()
+
+    def _rest_if_idle(self) -> None:
+        """Close the stream when nothing has been played for speaker_rest_s, on a device that starts
+        quickly (the keeper calls this while the stream is open)."""
+        rest_s, started_s, playback = self.cfg.speaker_rest_s, self.start_s, self._playback
+        if rest_s <= 0 or started_s is None or playback is None:
+            return
+        if started_s > REST_MAX_START_S:
+            if not self._said_stays_open:
+                self._said_stays_open = True
+                _LOGGER.info("Speaker %r takes %.2f s to start playing, so it stays open between answers",
+                             self._device_label(), started_s)
+            return
+        now = time.monotonic()
+        if playback.queued_samples:
+            return
+        ended = playback.ended_at()  # when the last sample sounded; None if nothing has been played
+        if now - max(self._active_at, ended or 0.0) < rest_s:
+            return
+        with self._lock:
+            if now - self._active_at < rest_s:  # played meanwhile
+                return
+            self._resting = True
+        self._close_stream()
+        self.rests += 1
+        _LOGGER.debug("Speaker %r closed after %.0f s with nothing to play; it opens for the next sound",
+                      self._device_label(), rest_s)
+
     # ---- device --------------------------------------------------------------------------------
     def _start(self, rate: int) -> None:
         with self._lock:
@@ -195,6 +259,7 @@ class SpeakerSink(DeviceKeeper):
             # plugin) then stall for a second or two. Give them silence until callbacks come paced
             # by the device, so speech is not held back and first_audio_at() is true.
             if previous > self._opened_at and now - previous >= 0.5 * self._block_s:
+                self.start_s = now - self._opened_at
                 self._live.set()
             else:
                 outdata.fill(0)
@@ -227,13 +292,17 @@ class SpeakerSink(DeviceKeeper):
                                      callback=self._callback, finished_callback=self._on_finished)
             stream.start()
         except Exception as exc:  # PortAudioError, NoDevice, ValueError: all mean "not now"
+            self._waking = False
             self._lost(self._open_failed(exc))
             return
         with self._lock:
             self._stream, self._channels, self._stream_error = stream, channels, None
             self._latency_s = float(getattr(stream, "latency", self._latency_s) or self._latency_s)
+            woken, self._waking = self._waking, False
         name = sd.query_devices(index)["name"]
-        if self._lost_since is not None and self._opened_once:
+        if woken and self._lost_since is None:
+            _LOGGER.debug("Speaker %r open again after resting", name)
+        elif self._lost_since is not None and self._opened_once:
             _LOGGER.warning("Speaker %r is back after %.1f s", name, time.monotonic() - self._lost_since)
             self.reopens += 1
         else:
@@ -255,6 +324,8 @@ class SpeakerSink(DeviceKeeper):
             self._close_stream()
             self._lost(f"speaker {self._device_label()!r} lost: {problem}")
             self._attempt = max(self._attempt, 1)
+            return
+        self._rest_if_idle()
 
     def _on_finished(self) -> None:
         if not self._stop.is_set():

@@ -67,7 +67,12 @@ class FakeStream:
 
     def _run(self) -> None:
         next_at = time.monotonic()
+        calls = 0
         while not self._halt.is_set():
+            calls += 1
+            if calls == 4 and self.sd.start_stall_s:  # a burst filling its buffer, then a stall
+                self._halt.wait(self.sd.start_stall_s)
+                next_at = time.monotonic()
             if self.sd.dead:  # the device went away: no more callbacks, the stream is no longer active
                 self.active = False
                 return
@@ -75,6 +80,8 @@ class FakeStream:
             called = time.monotonic()
             self.callback(out, self.blocksize, TimeInfo(called, called + DAC_DELAY_S), None)
             self.blocks.append(Block(called, time.monotonic(), out[:, 0].copy()))
+            if self.sd.start_stall_s and calls < 3:
+                continue
             next_at += self.blocksize / self.rate
             self._halt.wait(max(0.0, next_at - time.monotonic()))
 
@@ -92,8 +99,12 @@ class FakeStream:
 class FakeSD:
     """Just enough of the sounddevice module for SpeakerSink."""
 
-    def __init__(self, rates: tuple[int, ...] = (RATE, 48000), default_rate: int = 48000) -> None:
+    def __init__(self, rates: tuple[int, ...] = (RATE, 48000), default_rate: int = 48000,
+                 start_stall_s: float = 0.0) -> None:
         self.rates, self.default_rate = rates, default_rate
+        self.start_stall_s = start_stall_s
+        """Seconds each new stream stalls after its first three callbacks, made at once to fill its
+        buffer (as PulseAudio's ALSA plug-in does)."""
         self.dead = False
         self.unplugged = False
         self.failed_opens = 0
@@ -243,6 +254,40 @@ def test_lost_speaker_is_logged_once_then_reopened(caplog: pytest.LogCaptureFixt
         sink.play(chunk_of(sine(440, 0.2)))
         assert sink.drain(WAIT_S)
         assert np.sum(np.abs(sd.streams[-1].output()) > 1e-4) >= int(0.2 * RATE) - 10
+
+
+def test_a_speaker_with_nothing_to_play_rests_and_plays_the_next_sound_in_full() -> None:
+    sd = FakeSD()
+    with SpeakerSink(config(speaker_rest_s=0.3), sd_module=sd) as sink:
+        sink.play(chunk_of(sine(440, 0.1)))
+        assert sink.drain(WAIT_S)
+        wait_for(lambda: sink.rests == 1, "the speaker to rest")
+        first = sd.streams[0]
+        assert not first.active and sink.status() == "ok"
+        calls = len(first.blocks)
+        time.sleep(0.1)
+        assert len(first.blocks) == calls and len(sd.streams) == 1  # no callbacks while it rests
+        sink.mark_turn()
+        sink.play(chunk_of(sine(440, 0.3)))  # the next sound opens it again and is queued meanwhile
+        assert sink.drain(WAIT_S)
+        assert len(sd.streams) == 2 and sink.dropped_s == 0.0
+        assert np.sum(np.abs(sd.streams[1].output()) > 1e-4) >= int(0.3 * RATE) - 10
+        assert sink.first_audio_at() is not None and sink.start_s is not None and sink.start_s < 0.15
+
+
+@pytest.mark.parametrize(("stall_s", "rest_s"), [(0.4, 0.2), (0.0, 0.0)], ids=["slow to start", "rest off"])
+def test_a_speaker_slow_to_start_or_told_not_to_rest_stays_open(
+        caplog: pytest.LogCaptureFixture, stall_s: float, rest_s: float) -> None:
+    sd = FakeSD(start_stall_s=stall_s)
+    caplog.set_level(logging.INFO, logger="appliance.audio.speaker")
+    with SpeakerSink(config(speaker_rest_s=rest_s), sd_module=sd) as sink:
+        sink.play(chunk_of(sine(440, 0.1)))
+        assert sink.drain(WAIT_S)
+        wait_for(lambda: sink.start_s is not None, "the stream to play in real time")
+        time.sleep(0.6)  # three times the rest it would have taken
+        assert sink.rests == 0 and sd.streams[0].active and len(sd.streams) == 1
+    said = [r.getMessage() for r in caplog.records if "stays open" in r.getMessage()]
+    assert len(said) == (1 if stall_s else 0), said
 
 
 def test_playback_joins_chunks_and_stop_keeps_only_a_fade() -> None:
