@@ -27,14 +27,18 @@ class ClaimCheck:
         self.open = True
         """Still looking: no piece has settled the answer's start yet."""
         self._looked = 0
+        self._start = ""
+        """The pieces looked at so far, joined: a claim may span them ("Your order | has been placed")."""
 
     def look(self, piece: str) -> str | None:
-        """The truth to say instead of `piece` when it claims an action, else None (say it)."""
+        """The truth to say instead of `piece` when it, or the answer's start up to it, claims an action,
+        else None (say it)."""
         if not self.open:
             return None
         said = piece.strip().lower().replace("\u2019", "'")
+        self._start = f"{self._start} {said}".strip()
         honesty = self.words.honesty
-        if honesty.claim.search(said):
+        if honesty.claim.search(said) or honesty.claim.search(self._start):
             self.open = False
             return truth(self.question, self.words)
         self._looked += 1

@@ -43,10 +43,10 @@ def collect(answer) -> list[Update]:
     raise AssertionError("the answer did not end")
 
 
-def said(question: str, answer: str) -> tuple[list[str], str, str, FakeChat]:
+def said(question: str, answer: str, clause_words: int = 4) -> tuple[list[str], str, str, FakeChat]:
     """(sentences spoken, the text the Delta updates show, the stop reason, the chat) for a model answer."""
     chat = FakeChat(answer)
-    updates = collect(responder(chat).think(question, FakeSink()))
+    updates = collect(responder(chat, clause_words).think(question, FakeSink()))
     done = next(u for u in updates if isinstance(u, ModelDone))
     return ([u.text for u in updates if isinstance(u, Sentence)], "".join(u.text for u in updates if isinstance(u, Delta)),
             done.stats.stop_reason if done.stats else "", chat)
@@ -61,11 +61,17 @@ def said(question: str, answer: str) -> tuple[list[str], str, str, FakeChat]:
     "Sure! I've placed the order.",  # a first piece that only agrees: the next is looked at too
     "Your order has been placed.",
     "I can help you order more coffee pods from your usual shop.",  # cut before "from": the first piece claims
+    "Your coffee pods have been ordered.",  # "Your coffee pods | have been ordered": the claim spans two pieces
+    "The order for the pods has now been placed.",  # "The order | for the pods | has now been placed."
 ])
-def test_a_claimed_action_is_not_said_and_the_truth_is_instead(answer: str) -> None:
-    sentences, shown, reason, _chat = said("Order more coffee pods.", answer)
+@pytest.mark.parametrize("clause_words", [4, 2], ids=["first piece of 4 words", "of 2"])
+def test_a_claimed_action_is_not_said_and_the_truth_is_instead(answer: str, clause_words: int) -> None:
+    sentences, shown, reason, _chat = said("Order more coffee pods.", answer, clause_words)
     assert sentences[-1] == ORDER_TRUTH
-    assert all("order" not in s.lower() or s == ORDER_TRUTH for s in sentences), sentences
+    # At most a first piece that claims nothing is heard before the truth ("Your coffee pods...").
+    heard = " ".join(sentences[:-1]).lower()
+    assert len(sentences) <= 2 and not WORDS.honesty.claim.search(heard), sentences
+    assert not any(word in heard for word in ("ordered", "placed", "added", "arrive", "order them")), sentences
     assert shown.endswith(ORDER_TRUTH) and "placed" not in shown and "arrive" not in shown
     assert reason == CLAIM
 
