@@ -179,7 +179,7 @@ class TtsConfig:
 class ConversationConfig:
     idle_reset_s: float = _f(300.0, 0.0, 86400)
     """Seconds after the last turn when the conversation starts afresh."""
-    first_clause_min_words: int = _f(4, 0, 50)
+    first_clause_min_words: int = _f(2, 0, 50)
     """Words before a comma may send the first clause to speech early; 0 turns it off."""
     first_phrase_max_words: int = _f(10, 0, 50)
     """With no punctuation in its first words, the first piece may also leave before a phrase

@@ -25,7 +25,11 @@ CANNOT = honesty.truth("Tell the neighbours.")  # a request that names nothing t
 ORDER_TRUTH = honesty.cannot_do("Order more coffee pods.").text  # type: ignore[union-attr]
 
 
-def responder(chat: FakeChat, clause_words: int = 4, phrase_words: int = 10) -> Responder:
+CONVERSATION = Config().conversation
+
+
+def responder(chat: FakeChat, clause_words: int = CONVERSATION.first_clause_min_words,
+              phrase_words: int = CONVERSATION.first_phrase_max_words) -> Responder:
     """The Responder as the daemon builds it: the configured first-piece rules, the English pack."""
     return Responder(chat, FakeTts(), lambda: SentenceSplitter(clause_words, phrase_words, WORDS.sentences),
                      time.monotonic, words=WORDS)
@@ -43,7 +47,8 @@ def collect(answer) -> list[Update]:
     raise AssertionError("the answer did not end")
 
 
-def said(question: str, answer: str, clause_words: int = 4) -> tuple[list[str], str, str, FakeChat]:
+def said(question: str, answer: str, clause_words: int = CONVERSATION.first_clause_min_words
+         ) -> tuple[list[str], str, str, FakeChat]:
     """(sentences spoken, the text the Delta updates show, the stop reason, the chat) for a model answer."""
     chat = FakeChat(answer)
     updates = collect(responder(chat, clause_words).think(question, FakeSink()))

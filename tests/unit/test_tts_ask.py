@@ -84,11 +84,12 @@ def test_out_writes_each_sentence_and_starts_before_the_answer_ends(
     chat.hold_end = True
     out = tmp_path / "reply.wav"
     assert cli.main(["ask", "--out", str(out), "Tell me a short fact about the moon."]) == 0
-    assert voice.spoken == ["The Moon is Earth's only natural satellite.", "It is about 4.5 billion years old.",
+    # the first piece leaves before "is" (conversation.first_phrase_max_words), then whole sentences
+    assert voice.spoken == ["The Moon", "is Earth's only natural satellite.", "It is about 4.5 billion years old.",
                             "It has no air."]
     assert chat.first_played_before_the_end
     audio = read_wav(out)
-    assert audio.rate == RATE and audio.duration_s == pytest.approx(3 * SENTENCE_AUDIO_S, abs=0.01)
+    assert audio.rate == RATE and audio.duration_s == pytest.approx(4 * SENTENCE_AUDIO_S, abs=0.01)
     assert "(speech started before the answer was complete)" in capsys.readouterr().err  # the log line
 
 
@@ -125,7 +126,7 @@ def test_speak_and_out_together_feed_both(fakes: tuple[SlowChat, ToneVoice], tmp
     monkeypatch.setattr(speaker, "SpeakerSink", FakeSpeaker)
     out = tmp_path / "both.wav"
     assert cli.main(["ask", "--speak", "--out", str(out), "Moon?"]) == 0
-    assert len(played) == 3
+    assert len(played) == 4  # "The Moon", then the three sentences (one chunk each)
     assert read_wav(out).duration_s == pytest.approx(sum(c.duration_s for c in played), abs=0.01)
 
 
