@@ -233,6 +233,8 @@ class Conductor:
         assert turn is not None
         if chunk is not None and self._barge_in(chunk, now):
             return
+        if self._stop_word(chunk, now):
+            return
         answer = self.answers.current
         assert answer is not None
         for update in answer.updates():
@@ -278,6 +280,43 @@ class Conductor:
         self._abort_turn("cancelled")
         self._preroll.extend(preroll)
         self._start_turn(hit, now)
+        return True
+
+    def _stop_word(self, chunk: AudioChunk | None, now: float) -> bool:
+        """A plain "stop" (armed only while speaking or ringing) does what "hey jarvis, stop" does: the
+        answer or the ringing ends, the ringing timers and alarms are acknowledged, and it is a turn."""
+        detector = self.stages.stop
+        if detector is None or not detector.armed:
+            return False
+        try:
+            hit = detector.process(chunk)
+        except Exception as exc:
+            self._event("error", f"Stop-word detector failed: {exc}", stage="stop", exc=exc)
+            self._safe(detector.disarm)
+            return False
+        if hit is None:
+            return False
+        turn = self._turn
+        what = "ringing" if turn is not None and turn.route == "timer" else self.state.value
+        _LOGGER.info("Stop word while %s: %r", what, hit.text)
+        self._abort_turn("cancelled")
+        self.turns += 1
+        self._event("stop_word", f"Stop word {hit.text!r} while {what}", stop_word=hit.text, stopped=what,
+                    turn_id=self.turns)
+        stopped = TurnRecord(turn_id=self.turns, wake_at=now, wake_word="stop_word", transcript=hit.text,
+                             speech_end_at=now, transcript_at=now)
+        skills = self.stages.skills
+        if skills is not None:
+            try:
+                reply = skills.match(hit.text)  # the stop skill, asked first: ringing timers and alarms acknowledged
+            except Exception as exc:
+                self._event("error", f"skills failed: {exc}", stage="skills", exc=exc, turn_id=self.turns)
+                reply = None
+            if reply is not None:
+                stopped.route, stopped.intent, stopped.end_turn = "skill", reply.intent, reply.end_turn
+        stopped.first_token_at = stopped.answer_done_at = self.clock()
+        stopped.outcome, stopped.end_at = "answered", now
+        self._report.turn(stopped)
         return True
 
     # ---------------------------------------------------------------- endings
@@ -332,6 +371,9 @@ class Conductor:
             return
         self.state = state
         _LOGGER.debug("State %s", state.value)
+        detector = self.stages.stop
+        if detector is not None and detector.armed != (state is State.SPEAKING):
+            self._safe(detector.arm if state is State.SPEAKING else detector.disarm)
         if self._on_state is None:
             return
         try:

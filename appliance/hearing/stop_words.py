@@ -1,0 +1,205 @@
+"""A plain "stop" with no wake word while something plays: short speech, transcribed, matched to the stop words.
+
+Armed by the conductor only while the hub speaks or a timer, alarm or reminder rings, so it can never
+wake an idle hub. While armed, a voice detector of its own cuts the microphone's audio into stretches
+of speech; a stretch short enough to be a word or two (MIN_SPEECH_S to MAX_SPEECH_S, then a pause)
+is transcribed by the recognizer on a worker thread, and counts only when the whole of it is one of
+the language pack's plain stop phrases ("stop", "cancel", "be quiet", "that's enough").
+
+A whole-stretch match is what keeps the hub's own voice from stopping it: its answers reach the
+microphone as long stretches of running speech, which are never transcribed, and a "stop" inside a
+sentence ("you can stop the timer") is not a stretch of its own. bench/stop.py measures both.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Final
+
+import numpy as np
+
+from appliance.audio import PIPELINE_RATE, AudioChunk
+from appliance.config import Config
+from appliance.contracts import Recognizer, StopHit
+from appliance.hearing.asr_worker import Run, Worker
+from appliance.hearing.endpoint import SpeechProbability
+from appliance.hearing.wake_text import wake_words
+from appliance.language import pack
+
+_LOGGER = logging.getLogger(__name__)
+
+SPEECH_PROBABILITY: Final = 0.5  # voice-detector probability (0-1) above which a chunk is speech
+END_SILENCE_S: Final = 0.3  # seconds of non-speech that end a stretch of speech
+MIN_SPEECH_S: Final = 0.16  # seconds: shorter stretches are clicks and breaths, not words
+MAX_SPEECH_S: Final = 1.6  # seconds: longer stretches are talk (or the hub's own sentences), never a plain stop
+PREROLL_CHUNKS: Final = 2  # chunks kept from before the detector said speech: the word's onset
+ABOVE_FLOOR_DB: Final = 6.0  # dB a chunk must stand above the floor to be the person's speech
+FLOOR_CHUNKS: Final = 25  # chunks (2 s) whose median level is the floor: the room, or what is left of the hub's voice
+PAD_S: Final = 0.3  # seconds of silence put around a stretch: Whisper misheard a bare "stop" as "star" without it
+
+
+class StopWords:
+    """The StopDetector: arm(), disarm(), and process() on every chunk on the conductor's thread.
+
+    process() costs one voice-detector call per chunk while armed (nothing while disarmed); the
+    transcriptions run on a thread of their own, and their result is collected by a later process().
+    """
+
+    def __init__(self, cfg: Config, recognizer: Recognizer,
+                 vad_factory: Callable[[], SpeechProbability] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.cfg = cfg
+        self.recognizer = recognizer
+        self.clock = clock
+        self._vad_factory = vad_factory
+        self._vad: SpeechProbability | None = None
+        words = pack(cfg.language)
+        self._numbers = words.numbers
+        names = wake_words(cfg.wake.model)[-1:]  # "jarvis" of "hey jarvis" ("stop, jarvis")
+        name = f"|{re.escape(names[0])}" if names else ""
+        self._stop_re = re.compile(words.skills.plain_stop.format(name=name)) if words.skills.plain_stop else None
+        self.worker = Worker("appliance-stop-words")
+        self.armed = False
+        self._generation = 0
+        self._runs: list[tuple[int, Run, float]] = []
+        self._before: deque[AudioChunk] = deque(maxlen=PREROLL_CHUNKS)
+        self._stretch: list[AudioChunk] = []
+        self._voiced_s = 0.0
+        self._quiet_s = 0.0
+        self._too_long = False
+        self._last_voiced_at = 0.0
+        self._levels: deque[float] = deque(maxlen=FLOOR_CHUNKS)
+        self.transcribed: list[str] = []
+        """Every stretch's text as it was heard (the bench reads them); the newest 50."""
+
+    def load(self) -> StopWords:
+        if self._vad is None:
+            if self._vad_factory is not None:
+                self._vad = self._vad_factory()
+            else:
+                from appliance.hearing.vad import SileroVad
+
+                self._vad = SileroVad(self.cfg).load()
+        return self
+
+    # ---------------------------------------------------------------- the StopDetector protocol
+
+    def arm(self) -> None:
+        if self.armed:
+            return
+        self.load()
+        assert self._vad is not None
+        self._vad.reset()
+        self._forget()
+        self.armed = True
+        _LOGGER.debug("Stop words armed")
+
+    def disarm(self) -> None:
+        if not self.armed:
+            return
+        self.armed = False
+        self._forget()
+        _LOGGER.debug("Stop words disarmed")
+
+    def process(self, chunk: AudioChunk | None) -> StopHit | None:
+        if not self.armed:
+            return None
+        if chunk is not None:
+            self._listen(chunk)
+        return self._harvest()
+
+    def matches(self, text: str) -> bool:
+        """Whether `text` is, as a whole, one of the plain stop phrases."""
+        if self._stop_re is None:
+            return False
+        return bool(self._stop_re.match(self._normalize(text)))
+
+    # ---------------------------------------------------------------- inside
+
+    def _normalize(self, text: str) -> str:
+        """Lower-case words with contractions opened ("that's" -> "that is") and punctuation gone."""
+        n = self._numbers
+        t = text.lower().replace("\u2019", "'")
+        for pattern, repl in n.contractions:
+            t = re.sub(pattern, repl, t)
+        return " ".join(re.sub(rf"[^{n.letters}]+", " ", t.replace("'", "")).split())
+
+    def _forget(self) -> None:
+        self._generation += 1  # what is still being transcribed belongs to what played before
+        for _, run, _ in self._runs:
+            run.dropped = True
+        self._runs.clear()
+        self._before.clear()
+        self._levels.clear()
+        self._stretch, self._voiced_s, self._quiet_s, self._too_long = [], 0.0, 0.0, False
+
+    def _listen(self, chunk: AudioChunk) -> None:
+        assert self._vad is not None
+        voiced = self._vad.probability(chunk) >= SPEECH_PROBABILITY and self._above_floor(chunk)
+        if not self._stretch:
+            if not voiced:
+                self._before.append(chunk)
+                return
+            self._stretch = [*self._before, chunk]
+            self._before.clear()
+            self._voiced_s, self._quiet_s, self._too_long = chunk.duration_s, 0.0, False
+            self._last_voiced_at = self.clock()
+            return
+        if voiced:
+            self._voiced_s += self._quiet_s + chunk.duration_s
+            self._quiet_s = 0.0
+            self._last_voiced_at = self.clock()
+        else:
+            self._quiet_s += chunk.duration_s
+        if self._voiced_s > MAX_SPEECH_S:
+            self._too_long = True  # talk: wait for its pause, keeping nothing
+            self._stretch = self._stretch[:1]
+        else:
+            self._stretch.append(chunk)
+        if self._quiet_s >= END_SILENCE_S:
+            self._stretch_ended()
+
+    def _above_floor(self, chunk: AudioChunk) -> bool:
+        """Whether the chunk is louder than the floor: the hub's own voice in the microphone is speech to
+        the voice detector too, and without this its running sentences would hide every "stop" said over them."""
+        samples = chunk.to_float()[:, 0]
+        level = float(np.sqrt(np.mean(samples * samples))) if len(samples) else 0.0
+        floor = float(np.median(self._levels)) if self._levels else 0.0
+        self._levels.append(level)
+        return level >= floor * 10 ** (ABOVE_FLOOR_DB / 20)
+
+    def _stretch_ended(self) -> None:
+        stretch, voiced_s, too_long = self._stretch, self._voiced_s, self._too_long
+        self._stretch, self._voiced_s, self._quiet_s, self._too_long = [], 0.0, 0.0, False
+        if too_long or voiced_s < MIN_SPEECH_S:
+            return
+        pad = bytes(2 * int(PAD_S * PIPELINE_RATE))
+        audio = AudioChunk(pad + b"".join(c.to_int16().tobytes() for c in stretch) + pad, PIPELINE_RATE)
+        generation = self._generation
+        run = self.worker.submit(lambda: self.recognizer.recognize(audio))
+        self._runs.append((generation, run, self._last_voiced_at))
+
+    def _harvest(self) -> StopHit | None:
+        hit = None
+        keep = []
+        for generation, run, heard_at in self._runs:
+            if not run.done.is_set():
+                if not run.dropped:
+                    keep.append((generation, run, heard_at))
+                continue
+            if generation != self._generation:
+                continue
+            if run.error is not None:
+                _LOGGER.warning("Stop words: the recognizer failed: %s", run.error)
+                continue
+            self.transcribed = [*self.transcribed[-49:], run.text]
+            if hit is None and self.matches(run.text):
+                _LOGGER.info("Stop word heard: %r", run.text)
+                hit = StopHit(run.text.strip(), heard_at)
+        self._runs = keep
+        return hit
+
