@@ -131,7 +131,7 @@ def backgrounds(speech: SpeechMaker, n: int) -> dict[str, np.ndarray]:
 
 def hit_rates(detector: StopWords, clock: StreamClock, timed: TimedRecognizer, speech: SpeechMaker) -> dict:
     clips = [load(speech(p, voice=v, speed=sp)) for p in PHRASES for v, sp in VOICES]
-    lead, n = int(1.2 * RATE), int(4.0 * RATE)
+    lead, n = int(3.0 * RATE), int(5.0 * RATE)  # 3 s into the answer or the ringing
     beds = backgrounds(speech, n)
     out: dict = {}
     lags: list[float] = []

@@ -37,8 +37,9 @@ END_SILENCE_S: Final = 0.3  # seconds of non-speech that end a stretch of speech
 MIN_SPEECH_S: Final = 0.16  # seconds: shorter stretches are clicks and breaths, not words
 MAX_SPEECH_S: Final = 1.6  # seconds: longer stretches are talk (or the hub's own sentences), never a plain stop
 PREROLL_CHUNKS: Final = 2  # chunks kept from before the detector said speech: the word's onset
-ABOVE_FLOOR_DB: Final = 6.0  # dB a chunk must stand above the floor to be the person's speech
-FLOOR_CHUNKS: Final = 25  # chunks (2 s) whose median level is the floor: the room, or what is left of the hub's voice
+ABOVE_FLOOR_DB: Final = 6.0  # dB a speech chunk must stand above the floor to be the person's
+FLOOR_CHUNKS: Final = 25  # the newest speech chunks (2 s) whose level sets the floor: what is left of the hub's voice
+FLOOR_PERCENTILE: Final = 90.0  # of their levels: the loud end of running speech, so its own syllables stay below
 PAD_S: Final = 0.3  # seconds of silence put around a stretch: Whisper misheard a bare "stop" as "star" without it
 
 
@@ -73,6 +74,7 @@ class StopWords:
         self._too_long = False
         self._last_voiced_at = 0.0
         self._levels: deque[float] = deque(maxlen=FLOOR_CHUNKS)
+        self._floor = 0.0
         self.transcribed: list[str] = []
         """Every stretch's text as it was heard (the bench reads them); the newest 50."""
 
@@ -139,7 +141,14 @@ class StopWords:
 
     def _listen(self, chunk: AudioChunk) -> None:
         assert self._vad is not None
-        voiced = self._vad.probability(chunk) >= SPEECH_PROBABILITY and self._above_floor(chunk)
+        samples = chunk.to_float()[:, 0]
+        level = float(np.sqrt(np.mean(samples * samples))) if len(samples) else 0.0
+        speech = self._vad.probability(chunk) >= SPEECH_PROBABILITY
+        if not self._stretch or self._too_long:
+            self._floor = self._speech_floor()  # held while a stretch that may be a stop lasts
+        voiced = speech and level >= self._floor * 10 ** (ABOVE_FLOOR_DB / 20)
+        if speech:
+            self._levels.append(level)
         if not self._stretch:
             if not voiced:
                 self._before.append(chunk)
@@ -163,14 +172,11 @@ class StopWords:
         if self._quiet_s >= END_SILENCE_S:
             self._stretch_ended()
 
-    def _above_floor(self, chunk: AudioChunk) -> bool:
-        """Whether the chunk is louder than the floor: the hub's own voice in the microphone is speech to
-        the voice detector too, and without this its running sentences would hide every "stop" said over them."""
-        samples = chunk.to_float()[:, 0]
-        level = float(np.sqrt(np.mean(samples * samples))) if len(samples) else 0.0
-        floor = float(np.median(self._levels)) if self._levels else 0.0
-        self._levels.append(level)
-        return level >= floor * 10 ** (ABOVE_FLOOR_DB / 20)
+    def _speech_floor(self) -> float:
+        """How loud the speech heard lately was (0 when none was): the hub's own voice in the microphone is
+        speech to the voice detector too, and without this its running sentences would hide every "stop"
+        said over them. Sounds that are not speech (a ringing chime, the room) do not raise it."""
+        return float(np.percentile(self._levels, FLOOR_PERCENTILE)) if self._levels else 0.0
 
     def _stretch_ended(self) -> None:
         stretch, voiced_s, too_long = self._stretch, self._voiced_s, self._too_long
