@@ -99,3 +99,43 @@ def test_the_switch_off_builds_no_detector() -> None:
     off = dataclasses.replace(cfg, wake=dataclasses.replace(cfg.wake, stop_words=False))
     assert load_stop_words(off, None) is None  # type: ignore[arg-type]
     assert cfg.wake.stop_words is True
+
+
+def test_between_a_timers_repeats_a_plain_stop_still_silences_it() -> None:
+    stop = FakeStop()
+    h = Harness(stop=stop)
+    h.timers.pending = ["Your 5 minute timer is done."]
+    h.feed("SIL")
+    h.wait_idle()  # the announcement was said; the timer rings again after the repeat interval
+    assert stop.armed
+    h.feed("SIL", "STOP")
+    assert h.c.state is State.IDLE and not stop.armed
+    (stopped,) = h.records
+    assert stopped.intent == "stop" and h.skills.rooms == [""]
+    (event,) = [f for name, f in h.events if name == "stop_word"]
+    assert event["stopped"] == "ringing"
+
+
+def test_once_the_repeat_interval_has_passed_with_no_ring_it_is_disarmed() -> None:
+    stop = FakeStop()
+    h = Harness(stop=stop)
+    h.timers.pending = ["Your 5 minute timer is done."]
+    h.feed("SIL")
+    h.wait_idle()
+    assert stop.armed
+    h.clock.t += h.cfg.skills.timer_repeat_interval_s + 5  # acknowledged elsewhere, or rung out: no repeat
+    h.feed("SIL")
+    assert not stop.armed
+    seen = len(stop.seen)
+    h.feed("STOP")
+    assert len(stop.seen) == seen and h.records == []  # idle again: not even looked at
+
+
+def test_a_wake_word_between_repeats_disarms_it_for_the_question() -> None:
+    stop = FakeStop()
+    h = Harness(stop=stop)
+    h.timers.pending = ["Your 5 minute timer is done."]
+    h.feed("SIL")
+    h.wait_idle()
+    h.feed("WAKE")
+    assert h.c.state is State.LISTENING and not stop.armed
