@@ -38,7 +38,7 @@ MIN_SPEECH_S: Final = 0.16  # seconds: shorter stretches are clicks and breaths,
 MAX_SPEECH_S: Final = 1.6  # seconds: longer stretches are talk (or the hub's own sentences), never a plain stop
 PREROLL_CHUNKS: Final = 2  # chunks kept from before the detector said speech: the word's onset
 ABOVE_FLOOR_DB: Final = 6.0  # dB a speech chunk must stand above the floor to be the person's
-FLOOR_CHUNKS: Final = 25  # the newest speech chunks (2 s) whose level sets the floor: what is left of the hub's voice
+FLOOR_CHUNKS: Final = 25  # chunks (the last 2 s) whose speech level sets the floor: what is left of the hub's voice
 FLOOR_PERCENTILE: Final = 90.0  # of their levels: the loud end of running speech, so its own syllables stay below
 PAD_S: Final = 0.3  # seconds of silence put around a stretch: Whisper misheard a bare "stop" as "star" without it
 
@@ -147,8 +147,7 @@ class StopWords:
         if not self._stretch or self._too_long:
             self._floor = self._speech_floor()  # held while a stretch that may be a stop lasts
         voiced = speech and level >= self._floor * 10 ** (ABOVE_FLOOR_DB / 20)
-        if speech:
-            self._levels.append(level)
+        self._levels.append(level if speech else 0.0)  # a pause, a chime or the room count as quiet
         if not self._stretch:
             if not voiced:
                 self._before.append(chunk)
@@ -173,7 +172,7 @@ class StopWords:
             self._stretch_ended()
 
     def _speech_floor(self) -> float:
-        """How loud the speech heard lately was (0 when none was): the hub's own voice in the microphone is
+        """How loud the speech of the last 2 s was (0 when there was none): the hub's own voice in the microphone is
         speech to the voice detector too, and without this its running sentences would hide every "stop"
         said over them. Sounds that are not speech (a ringing chime, the room) do not raise it."""
         return float(np.percentile(self._levels, FLOOR_PERCENTILE)) if self._levels else 0.0
