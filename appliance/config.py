@@ -69,7 +69,7 @@ class WakeConfig:
     """Skip the wake word's models on the frames of a quiet room (the same detections, far less CPU)."""
     stop_words: bool = True
     """While the hub speaks or a timer, alarm or reminder rings, a plain "stop" ("cancel", "be quiet",
-    "that's enough") ends it with no wake word; never listened for while idle."""
+    "that's enough") ends it with no wake word; never listened for while the hub is idle."""
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ of speech; a stretch short enough to be a word or two (MIN_SPEECH_S to MAX_SPEEC
 is transcribed by the recognizer on a worker thread, and counts only when the whole of it is one of
 the language pack's plain stop phrases ("stop", "cancel", "be quiet", "that's enough").
 
-A whole-stretch match is what keeps the hub's own voice from stopping it: its answers reach the
-microphone as long stretches of running speech, which are never transcribed, and a "stop" inside a
-sentence ("you can stop the timer") is not a stretch of its own. bench/stop.py measures both.
+Two things keep the hub's own voice from stopping it. A speech chunk counts only when it stands
+ABOVE_FLOOR_DB over the speech of the last 2 s, so the hub's running sentences in the microphone are
+the floor, not stretches; and what is transcribed must be a stop phrase as a whole, so a "stop"
+inside a sentence ("you can stop the timer") is never one. bench/stop.py measures both.
 """
 
 from __future__ import annotations

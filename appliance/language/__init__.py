@@ -166,7 +166,8 @@ class SkillWords:
     yes: frozenset[str]
     plain_stop: str = ""
     """A regex for the few words that stop what plays with no wake word (hearing/stop_words.py): short,
-    and rarely said alone in talk; {name} as in `stop`. Empty: no stop without the wake word."""
+    rarely said alone in talk, and not heard in other short words (a bare "quiet" was heard in "quite");
+    {name} as in `stop`. Empty: no stop without the wake word."""
 
 
 @dataclass(frozen=True)

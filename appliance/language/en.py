@@ -182,7 +182,7 @@ SKILLS: Final = SkillWords(
     yes=frozenset({"yes", "yeah", "yep", "sure", "ok", "okay"}),
     plain_stop=(
         r"^(?:(?:oh|ok|okay|just|hey{name}) )*"
-        r"(?:stop(?: it| that| talking| now)?|cancel(?: that| it)?|be quiet|quiet|enough|that is enough|shut up)"
+        r"(?:stop(?: it| that| talking| now)?|cancel(?: that| it)?|be quiet|enough|that is enough|shut up)"
         r"(?: (?:stop|please|now{name}))*$"),
 )
 
