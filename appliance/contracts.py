@@ -106,6 +106,10 @@ class StopDetector(Protocol):
     def process(self, chunk: AudioChunk | None) -> StopHit | None:
         """Look at one chunk (None: only collect a result); a hit once a stop word was heard while armed."""
 
+    def hub_says(self, text: str) -> None:
+        """A sentence the hub itself is saying while armed (its answer, an announcement): when a stop phrase
+        stands alone in it, what is heard until disarmed may be the hub's own voice, and stops nothing."""
+
 
 @dataclass(frozen=True)
 class Transcript:

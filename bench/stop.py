@@ -96,9 +96,11 @@ def at_level(samples: np.ndarray, rms: float) -> np.ndarray:
     return samples * (rms / (speech_rms(samples) + 1e-12))
 
 
-def run(detector: StopWords, clock: StreamClock, samples: np.ndarray) -> list:
-    """Feed one recording armed; the hits with the stream time each stretch was handed over at."""
+def run(detector: StopWords, clock: StreamClock, samples: np.ndarray, said: list[str] | None = None) -> list:
+    """Feed one recording armed (told what the hub says in it, as the conductor tells it); the hits."""
     detector.arm()
+    for text in said or []:
+        detector.hub_says(text)
     hits = []
     clock.t = 0.0
     for i in range(0, len(samples) - CHUNK + 1, CHUNK):
@@ -161,7 +163,8 @@ def false_stops(detector: StopWords, clock: StreamClock, timed: TimedRecognizer,
     track = np.concatenate([x for s in own for x in (at_level(s, 3 * PERSON_RMS), np.zeros(int(0.35 * RATE)))])
     track += 0.002 * noise("pink", len(track), seed=6)
     timed.times.clear()
-    own_hits = run(detector, clock, np.clip(track, -1, 1))
+    own_hits = run(detector, clock, np.clip(track, -1, 1), said=ANSWERS)
+    bare_hits = run(detector, clock, np.clip(track, -1, 1))  # told nothing: the level floor alone
     own_heard = len(timed.times)
     talk = [load(speech(t, voice=v, speed=sp)) for t in TALK for v, sp in VOICES[:3]]
     talk_track = np.concatenate([x for s in talk for x in (at_level(s, PERSON_RMS), np.zeros(int(0.6 * RATE)))])
@@ -169,6 +172,7 @@ def false_stops(detector: StopWords, clock: StreamClock, timed: TimedRecognizer,
     talk_hits = run(detector, clock, talk_track)
     return {"own_answers": f"{len(own_hits)} in {len(ANSWERS)} sentences ({len(track) / RATE:.0f} s)",
             "own_answers_stopped_by": [h.text for h in own_hits],
+            "own_answers_floor_only": f"{len(bare_hits)} ({', '.join(h.text for h in bare_hits) or 'none'})",
             "own_answers_stretches_transcribed": own_heard,
             "talk": f"{len(talk_hits)} in {len(talk)} utterances ({len(talk_track) / RATE:.0f} s)",
             "talk_stopped_by": [h.text for h in talk_hits]}, own, track

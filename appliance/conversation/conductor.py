@@ -18,7 +18,7 @@ from appliance.conversation.answers import Answers
 from appliance.conversation.limits import TurnLimits
 from appliance.conversation.memory import release_memory
 from appliance.conversation.policy import Say
-from appliance.conversation.responder import Failed, HomeAnswered
+from appliance.conversation.responder import Failed, HomeAnswered, Sentence
 from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at, stop_word_turn
 from appliance.speaking.earcons import Chimes
 from appliance.thinking.bell import TimerBell
@@ -152,6 +152,7 @@ class Conductor:
                         announcements=len(texts))  # their words stay out of the journal
             self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
             self._set_state(State.SPEAKING)
+            self._hub_says(texts)
             self._earcon("timer")
             self.answers.say(texts)
 
@@ -249,6 +250,8 @@ class Conductor:
         answer = self.answers.current
         assert answer is not None
         for update in answer.updates():
+            if isinstance(update, Sentence):
+                self._hub_says([update.text])
             if answer.route == "home" and isinstance(update, (HomeAnswered, Failed)):  # Home Assistant spoke
                 turn.apply(update)
                 turn.answered_by(self.answers.settle(update))
@@ -392,6 +395,12 @@ class Conductor:
         want = self.state is State.SPEAKING or (self.state is State.IDLE and self._ringing_until > 0.0)
         if detector is not None and detector.armed != want:
             self._safe(detector.arm if want else detector.disarm)
+
+    def _hub_says(self, texts: list[str]) -> None:
+        """What the hub itself says, for the stop words: a stop phrase in it is not the person's."""
+        detector = self.stages.stop
+        for text in texts if detector is not None else []:
+            self._safe(lambda text=text: detector.hub_says(text))  # type: ignore[union-attr]
 
     @staticmethod
     def _safe(fn: Callable[[], object]) -> None:

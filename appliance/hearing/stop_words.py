@@ -9,7 +9,9 @@ the language pack's plain stop phrases ("stop", "cancel", "be quiet", "that's en
 Two things keep the hub's own voice from stopping it. A speech chunk counts only when it stands
 ABOVE_FLOOR_DB over the speech of the last 2 s, so the hub's running sentences in the microphone are
 the floor, not stretches; and what is transcribed must be a stop phrase as a whole, so a "stop"
-inside a sentence ("you can stop the timer") is never one. bench/stop.py measures both.
+inside a sentence ("you can stop the timer") is never one. A stop phrase the hub says alone ("A red
+light means stop. Stop.") passes both: the conductor tells the detector what the hub says (hub_says),
+and while it has said one, a stop heard is taken for its own. bench/stop.py measures all three.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from appliance.hearing.wake_text import wake_words
 from appliance.language import pack
 
 _LOGGER = logging.getLogger(__name__)
+
+_CLAUSE_RE: Final = re.compile(r"[.,;:!?]+")  # a stop phrase the hub says alone between these is one it may hear
 
 SPEECH_PROBABILITY: Final = 0.5  # voice-detector probability (0-1) above which a chunk is speech
 END_SILENCE_S: Final = 0.3  # seconds of non-speech that end a stretch of speech
@@ -76,6 +80,7 @@ class StopWords:
         self._last_voiced_at = 0.0
         self._levels: deque[float] = deque(maxlen=FLOOR_CHUNKS)
         self._floor = 0.0
+        self._own_stop = False
         self.transcribed: list[str] = []
         """Every stretch's text as it was heard (the bench reads them); the newest 50."""
 
@@ -115,6 +120,11 @@ class StopWords:
             self._listen(chunk)
         return self._harvest()
 
+    def hub_says(self, text: str) -> None:
+        if self.armed and not self._own_stop and any(self.matches(part) for part in _CLAUSE_RE.split(text)):
+            _LOGGER.info("Stop words: the hub itself says %r; its stop words are not heard as a stop", text)
+            self._own_stop = True
+
     def matches(self, text: str) -> bool:
         """Whether `text` is, as a whole, one of the plain stop phrases."""
         if self._stop_re is None:
@@ -138,6 +148,7 @@ class StopWords:
         self._runs.clear()
         self._before.clear()
         self._levels.clear()
+        self._own_stop = False
         self._stretch, self._voiced_s, self._quiet_s, self._too_long = [], 0.0, 0.0, False
 
     def _listen(self, chunk: AudioChunk) -> None:
@@ -204,6 +215,9 @@ class StopWords:
                 continue
             self.transcribed = [*self.transcribed[-49:], run.text]
             if hit is None and self.matches(run.text):
+                if self._own_stop:
+                    _LOGGER.info("Stop word heard, but the hub said one itself: %r", run.text)
+                    continue
                 _LOGGER.info("Stop word heard: %r", run.text)
                 hit = StopHit(run.text.strip(), heard_at)
         self._runs = keep

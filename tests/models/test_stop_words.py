@@ -38,9 +38,11 @@ def scene(person: np.ndarray, bed: np.ndarray | None = None, lead_s: float = 1.2
     return np.clip(out, -1, 1).astype(np.float32)
 
 
-def feed(detector: StopWords, samples: np.ndarray, arm: bool = True) -> list[StopHit]:
+def feed(detector: StopWords, samples: np.ndarray, arm: bool = True, said: list[str] | None = None) -> list[StopHit]:
     if arm:
         detector.arm()
+    for text in said or []:
+        detector.hub_says(text)
     hits = [h for i in range(0, len(samples) - CHUNK + 1, CHUNK)
             if (h := detector.process(AudioChunk.from_float(samples[i:i + CHUNK], RATE)))]
     wait_for(lambda: detector.worker.idle, "the stop words' transcription", timeout=SLOW_WAIT_S)
@@ -104,3 +106,18 @@ def test_a_stop_still_being_transcribed_when_disarmed_is_dropped(detector: StopW
     wait_for(lambda: detector.worker.idle, "the stop words' transcription", timeout=SLOW_WAIT_S)
     assert detector.process(None) is None
     detector.disarm()
+
+
+SENTENCES = ["The capital of France is Paris.", "A red light means stop, and green means go.", "Stop.",
+             "You can stop the timer by saying stop.", "That's enough, I think.", "To cancel it, say cancel."]
+
+
+def own_answer(speech) -> np.ndarray:
+    """The answer played into the microphone with nothing taken out, louder than any person."""
+    answer = load(speech.join([x for s in SENTENCES for x in (speech(s), 0.35)]))
+    return scene(np.zeros(1, np.float32), level(answer, 3 * PERSON_RMS), lead_s=0.0, seconds=len(answer) / RATE + 1.0)
+
+
+def test_the_hubs_own_answer_at_full_level_does_not_stop_it(detector: StopWords, speech) -> None:
+    assert feed(detector, own_answer(speech), said=SENTENCES) == []
+

@@ -139,3 +139,16 @@ def test_a_wake_word_between_repeats_disarms_it_for_the_question() -> None:
     h.wait_idle()
     h.feed("WAKE")
     assert h.c.state is State.LISTENING and not stop.armed
+
+
+def test_the_detector_is_told_what_the_hub_says_and_rings() -> None:
+    stop = FakeStop()
+    h = Harness(stop=stop, chat=FakeChat("One. Two. Three.", delay_s=0.01))
+    h.ask()
+    h.wait_idle()
+    assert stop.said == ["One.", "Two.", "Three."]
+    ring = FakeStop()
+    h = Harness(stop=ring)
+    h.timers.pending = ["Your 5 minute timer is done."]
+    h.feed("SIL")
+    assert ring.armed and ring.said[:1] == ["Your 5 minute timer is done."]
