@@ -21,6 +21,7 @@ from appliance.contracts import (
     Source,
     Splitter,
     Stages,
+    StopDetector,
     WakeDetector,
 )
 from appliance.language import pack
@@ -95,6 +96,15 @@ def hearing_stages(cfg: Config) -> Stages:
     wake, recognizer = load_hearing(cfg)
     return Stages(source=NoSource(), sink=NullSink(), wake=wake, asr=recognizer, chat=NoAnswer(),
                   tts=NoAnswer(), splitter_factory=splitter_factory(cfg))
+
+
+def load_stop_words(cfg: Config, asr: Recognizer) -> StopDetector | None:
+    """A plain "stop" while the hub speaks or rings (wake.stop_words), heard with the recognizer; else None."""
+    if not cfg.wake.stop_words:
+        return None
+    from appliance.hearing.stop_words import StopWords
+
+    return StopWords(cfg, asr).load()
 
 
 def load_chat(cfg: Config) -> LlamaChat:
@@ -219,7 +229,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,
                     splitter_factory=splitter_factory(cfg), skills=skills,
                     earcons=Earcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None,
-                    home=load_home(cfg))
+                    home=load_home(cfg), stop=load_stop_words(cfg, asr))
     summary = ", ".join(f"{k} {v:.0f} ms" for k, v in loads.items())
     _LOGGER.info("Models loaded: %s (speech recognition: %s)", summary, recognizer.name)
     if events is not None:

@@ -70,6 +70,9 @@ class WakeConfig:
     """onnxruntime threads for the wake model; one is plenty for 80 ms frames."""
     quiet_gate: bool = True
     """Skip the wake word's models on the frames of a quiet room (the same detections, far less CPU)."""
+    stop_words: bool = True
+    """While the hub speaks or a timer, alarm or reminder rings, a plain "stop" ("cancel", "be quiet",
+    "that's enough") ends it with no wake word; never listened for while the hub is idle."""
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,34 @@ class WakeDetector(Protocol):
 
 
 @dataclass(frozen=True)
+class StopHit:
+    text: str
+    """What was heard ("stop", "be quiet")."""
+    heard_at: float
+    """time.monotonic() when the speech ended (its last voiced chunk was read)."""
+
+
+@runtime_checkable
+class StopDetector(Protocol):
+    """A plain "stop" with no wake word, heard only while armed: while the hub speaks or something rings."""
+
+    armed: bool
+
+    def arm(self) -> None:
+        """Start listening for the stop words (playback or ringing has begun)."""
+
+    def disarm(self) -> None:
+        """Stop listening and forget what was heard (nothing plays any more); costs nothing until armed again."""
+
+    def process(self, chunk: AudioChunk | None) -> StopHit | None:
+        """Look at one chunk (None: only collect a result); a hit once a stop word was heard while armed."""
+
+    def hub_says(self, text: str) -> None:
+        """A sentence the hub itself is saying while armed (its answer, an announcement): when a stop phrase
+        stands alone in it, what is heard until disarmed may be the hub's own voice, and stops nothing."""
+
+
+@dataclass(frozen=True)
 class Transcript:
     text: str
     """What was said; empty when nothing was recognised."""
@@ -424,6 +452,8 @@ class Stages:
     timers: Timers | None = None
     home: Home | None = None
     """The owner's Home Assistant when home_assistant.enabled, else None."""
+    stop: StopDetector | None = None
+    """A plain "stop" while something plays (wake.stop_words), else None."""
 
     def with_source(self, source: Source) -> Stages:
         """The same stages listening to another source (a recording instead of the microphone)."""

@@ -18,8 +18,8 @@ from appliance.conversation.answers import Answers
 from appliance.conversation.limits import TurnLimits
 from appliance.conversation.memory import release_memory
 from appliance.conversation.policy import Say
-from appliance.conversation.responder import Failed, HomeAnswered
-from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at
+from appliance.conversation.responder import Failed, HomeAnswered, Sentence
+from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at, stop_word_turn
 from appliance.speaking.earcons import Chimes
 from appliance.thinking.bell import TimerBell
 
@@ -29,6 +29,7 @@ READ_TIMEOUT_S: Final = 0.25  # seconds a mic read may block: the loop (and its 
 POLL_S: Final = 0.01  # seconds a mic read may block while a transcription runs: its result is taken at once
 ECHO_TAIL_S: Final = 0.3  # seconds of audio ignored after the speaker falls silent (room echo)
 SOURCE_ERROR_BACKOFF_S: Final = 0.5  # seconds to wait after the microphone raised
+RING_GAP_MARGIN_S: Final = 2.0  # seconds past the repeat interval a ringing timer is still taken as ringing
 
 
 class State(enum.Enum):
@@ -81,6 +82,8 @@ class Conductor:
         self.answers = Answers(stages, config, self.bell, clock)
         """The turn's answer, the early one (answers.early) and stopped ones still returning."""
         self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
+        self._ringing_until = 0.0
+        """Until when a timer, alarm or reminder that has rung counts as ringing between its repeats."""
 
     # ---------------------------------------------------------------- loop
 
@@ -136,12 +139,20 @@ class Conductor:
         if hit is not None:
             self._start_turn(hit, now)
             return
+        if self._ringing_until:  # between the repeats of a ringing timer, a plain "stop" still silences it
+            if now >= self._ringing_until:
+                self._ringing_until = 0.0
+                self._arm_stop()
+            elif self._stop_word(chunk, now):
+                return
         texts = self.bell.due_texts()
         if texts:  # a timer has ended: announced as a turn of its own, not recorded
+            self._ringing_until = now + self.cfg.skills.timer_repeat_interval_s + RING_GAP_MARGIN_S
             self._event("ring", f"Ringing: {len(texts)} timer, alarm or reminder announcement(s)",
                         announcements=len(texts))  # their words stay out of the journal
             self._turn = TurnRecord(turn_id=0, wake_at=now, route="timer")
             self._set_state(State.SPEAKING)
+            self._hub_says(texts)
             self._earcon("timer")
             self.answers.say(texts)
 
@@ -154,6 +165,7 @@ class Conductor:
             return None
 
     def _start_turn(self, hit: WakeHit | None, now: float, follow_up: bool = False) -> None:
+        self._ringing_until = 0.0  # a repeat that still rings arms the stop words again
         self.turns += 1
         self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up)
         self._thinking_played = False
@@ -233,9 +245,13 @@ class Conductor:
         assert turn is not None
         if chunk is not None and self._barge_in(chunk, now):
             return
+        if self._stop_word(chunk, now):
+            return
         answer = self.answers.current
         assert answer is not None
         for update in answer.updates():
+            if isinstance(update, Sentence):
+                self._hub_says([update.text])
             if answer.route == "home" and isinstance(update, (HomeAnswered, Failed)):  # Home Assistant spoke
                 turn.apply(update)
                 turn.answered_by(self.answers.settle(update))
@@ -278,6 +294,39 @@ class Conductor:
         self._abort_turn("cancelled")
         self._preroll.extend(preroll)
         self._start_turn(hit, now)
+        return True
+
+    def _stop_word(self, chunk: AudioChunk | None, now: float) -> bool:
+        """A plain "stop" (armed only while speaking or ringing) does what "hey jarvis, stop" does: the
+        answer or the ringing ends, the ringing timers and alarms are acknowledged, and it is a turn."""
+        detector = self.stages.stop
+        if detector is None or not detector.armed:
+            return False
+        try:
+            hit = detector.process(chunk)
+        except Exception as exc:
+            self._event("error", f"Stop-word detector failed: {exc}", stage="stop", exc=exc)
+            self._safe(detector.disarm)
+            return False
+        if hit is None:
+            return False
+        turn = self._turn
+        ringing = self.state is State.IDLE or (turn is not None and turn.route == "timer")
+        what = "ringing" if ringing else self.state.value
+        self._ringing_until = 0.0
+        _LOGGER.info("Stop word while %s: %r", what, hit.text)
+        self._abort_turn("cancelled")
+        self.turns += 1
+        self._event("stop_word", f"Stop word {hit.text!r} while {what}", stop_word=hit.text, stopped=what,
+                    turn_id=self.turns)
+        reply = None
+        if self.stages.skills is not None:
+            try:  # the stop skill, asked first: the ringing timers and alarms are acknowledged
+                reply = self.stages.skills.match(hit.text)
+            except Exception as exc:
+                self._event("error", f"skills failed: {exc}", stage="skills", exc=exc, turn_id=self.turns)
+        self._report.turn(stop_word_turn(self.turns, hit.text, reply, now))
+        self._arm_stop()  # stopped while idle between a timer's repeats: nothing rings any more
         return True
 
     # ---------------------------------------------------------------- endings
@@ -332,12 +381,26 @@ class Conductor:
             return
         self.state = state
         _LOGGER.debug("State %s", state.value)
+        self._arm_stop()
         if self._on_state is None:
             return
         try:
             self._on_state(state)
         except Exception:
             _LOGGER.exception("State callback failed")
+
+    def _arm_stop(self) -> None:
+        """The stop words listen while the hub speaks, and while a timer rings (between its repeats too)."""
+        detector = self.stages.stop
+        want = self.state is State.SPEAKING or (self.state is State.IDLE and self._ringing_until > 0.0)
+        if detector is not None and detector.armed != want:
+            self._safe(detector.arm if want else detector.disarm)
+
+    def _hub_says(self, texts: list[str]) -> None:
+        """What the hub itself says, for the stop words: a stop phrase in it is not the person's."""
+        detector = self.stages.stop
+        for text in texts if detector is not None else []:
+            self._safe(lambda text=text: detector.hub_says(text))  # type: ignore[union-attr]
 
     @staticmethod
     def _safe(fn: Callable[[], object]) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from appliance.contracts import AnswerStats, Transcript
+from appliance.contracts import AnswerStats, SkillReply, Transcript
 from appliance.conversation.responder import (
     Answer,
     FirstToken,
@@ -228,3 +228,13 @@ def speech_end_at(result: Transcript, now: float, heard_s: float, endpoint_silen
     if result.speech_end_s is None:
         return now - endpoint_silence_s
     return now - max(0.0, heard_s - result.speech_end_s)
+
+
+def stop_word_turn(turn_id: int, text: str, reply: SkillReply | None, now: float) -> TurnRecord:
+    """The record of a plain "stop" heard with no wake word: answered in silence (by the stop skill when
+    there are skills), in no time after it was heard."""
+    turn = TurnRecord(turn_id=turn_id, wake_word="stop_word", transcript=text, outcome="answered", wake_at=now,
+                      speech_end_at=now, transcript_at=now, first_token_at=now, answer_done_at=now, end_at=now)
+    if reply is not None:
+        turn.route, turn.intent, turn.end_turn = "skill", reply.intent, reply.end_turn
+    return turn

@@ -164,6 +164,10 @@ class SkillWords:
     stop: str
     """A regex for "stop" and its kin, with {name} where the wake word's name may be said."""
     yes: frozenset[str]
+    plain_stop: str = ""
+    """A regex for the few words that stop what plays with no wake word (hearing/stop_words.py): short,
+    rarely said alone in talk, and not heard in other short words (a bare "quiet" was heard in "quite");
+    {name} as in `stop`. Empty: no stop without the wake word."""
 
 
 @dataclass(frozen=True)

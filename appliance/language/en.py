@@ -180,6 +180,10 @@ SKILLS: Final = SkillWords(
         r"|stop the (?:alarm|sound|noise|ringing|beeping)|turn (?:it|that) off)"
         r"(?: (?:stop|please|now|thanks|thank you{name}))*$"),
     yes=frozenset({"yes", "yeah", "yep", "sure", "ok", "okay"}),
+    plain_stop=(
+        r"^(?:(?:oh|ok|okay|just|hey{name}) )*"
+        r"(?:stop(?: it| that| talking| now)?|cancel(?: that| it)?|be quiet|enough|that is enough|shut up)"
+        r"(?: (?:stop|please|now{name}))*$"),
 )
 
 _NAME_STOP_TEXT: Final = (

@@ -1,0 +1,225 @@
+"""A plain "stop" with no wake word while something plays: short speech, transcribed, matched to the stop words.
+
+Armed by the conductor only while the hub speaks or a timer, alarm or reminder rings, so it can never
+wake an idle hub. While armed, a voice detector of its own cuts the microphone's audio into stretches
+of speech; a stretch short enough to be a word or two (MIN_SPEECH_S to MAX_SPEECH_S, then a pause)
+is transcribed by the recognizer on a worker thread, and counts only when the whole of it is one of
+the language pack's plain stop phrases ("stop", "cancel", "be quiet", "that's enough").
+
+Two things keep the hub's own voice from stopping it. A speech chunk counts only when it stands
+ABOVE_FLOOR_DB over the speech of the last 2 s, so the hub's running sentences in the microphone are
+the floor, not stretches; and what is transcribed must be a stop phrase as a whole, so a "stop"
+inside a sentence ("you can stop the timer") is never one. A stop phrase the hub says alone ("A red
+light means stop. Stop.") passes both: the conductor tells the detector what the hub says (hub_says),
+and while it has said one, a stop heard is taken for its own. bench/stop.py measures all three.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Final
+
+import numpy as np
+
+from appliance.audio import PIPELINE_RATE, AudioChunk
+from appliance.config import Config
+from appliance.contracts import Recognizer, StopHit
+from appliance.hearing.asr_worker import Run, Worker
+from appliance.hearing.endpoint import SpeechProbability
+from appliance.hearing.wake_text import wake_words
+from appliance.language import pack
+
+_LOGGER = logging.getLogger(__name__)
+
+_CLAUSE_RE: Final = re.compile(r"[.,;:!?]+")  # a stop phrase the hub says alone between these is one it may hear
+
+SPEECH_PROBABILITY: Final = 0.5  # voice-detector probability (0-1) above which a chunk is speech
+END_SILENCE_S: Final = 0.3  # seconds of non-speech that end a stretch of speech
+MIN_SPEECH_S: Final = 0.16  # seconds: shorter stretches are clicks and breaths, not words
+MAX_SPEECH_S: Final = 1.6  # seconds: longer stretches are talk (or the hub's own sentences), never a plain stop
+PREROLL_CHUNKS: Final = 2  # chunks kept from before the detector said speech: the word's onset
+ABOVE_FLOOR_DB: Final = 6.0  # dB a speech chunk must stand above the floor to be the person's
+FLOOR_CHUNKS: Final = 25  # chunks (the last 2 s) whose speech level sets the floor: what is left of the hub's voice
+FLOOR_PERCENTILE: Final = 90.0  # of their levels: the loud end of running speech, so its own syllables stay below
+PAD_S: Final = 0.3  # seconds of silence put around a stretch: Whisper misheard a bare "stop" as "star" without it
+
+
+class StopWords:
+    """The StopDetector: arm(), disarm(), and process() on every chunk on the conductor's thread.
+
+    process() costs one voice-detector call per chunk while armed (nothing while disarmed); the
+    transcriptions run on a thread of their own, and their result is collected by a later process().
+    """
+
+    def __init__(self, cfg: Config, recognizer: Recognizer,
+                 vad_factory: Callable[[], SpeechProbability] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.cfg = cfg
+        self.recognizer = recognizer
+        self.clock = clock
+        self._vad_factory = vad_factory
+        self._vad: SpeechProbability | None = None
+        words = pack(cfg.language)
+        self._numbers = words.numbers
+        names = wake_words(cfg.wake.model)[-1:]  # "jarvis" of "hey jarvis" ("stop, jarvis")
+        name = f"|{re.escape(names[0])}" if names else ""
+        self._stop_re = re.compile(words.skills.plain_stop.format(name=name)) if words.skills.plain_stop else None
+        self.worker = Worker("appliance-stop-words")
+        self.armed = False
+        self._generation = 0
+        self._runs: list[tuple[int, Run, float]] = []
+        self._before: deque[AudioChunk] = deque(maxlen=PREROLL_CHUNKS)
+        self._stretch: list[AudioChunk] = []
+        self._voiced_s = 0.0
+        self._quiet_s = 0.0
+        self._too_long = False
+        self._last_voiced_at = 0.0
+        self._levels: deque[float] = deque(maxlen=FLOOR_CHUNKS)
+        self._floor = 0.0
+        self._own_stop = False
+        self.transcribed: list[str] = []
+        """Every stretch's text as it was heard (the bench reads them); the newest 50."""
+
+    def load(self) -> StopWords:
+        if self._vad is None:
+            if self._vad_factory is not None:
+                self._vad = self._vad_factory()
+            else:
+                from appliance.hearing.vad import SileroVad
+
+                self._vad = SileroVad(self.cfg).load()
+        return self
+
+    # ---------------------------------------------------------------- the StopDetector protocol
+
+    def arm(self) -> None:
+        if self.armed:
+            return
+        self.load()
+        assert self._vad is not None
+        self._vad.reset()
+        self._forget()
+        self.armed = True
+        _LOGGER.debug("Stop words armed")
+
+    def disarm(self) -> None:
+        if not self.armed:
+            return
+        self.armed = False
+        self._forget()
+        _LOGGER.debug("Stop words disarmed")
+
+    def process(self, chunk: AudioChunk | None) -> StopHit | None:
+        if not self.armed:
+            return None
+        if chunk is not None:
+            self._listen(chunk)
+        return self._harvest()
+
+    def hub_says(self, text: str) -> None:
+        if self.armed and not self._own_stop and any(self.matches(part) for part in _CLAUSE_RE.split(text)):
+            _LOGGER.info("Stop words: the hub itself says %r; its stop words are not heard as a stop", text)
+            self._own_stop = True
+
+    def matches(self, text: str) -> bool:
+        """Whether `text` is, as a whole, one of the plain stop phrases."""
+        if self._stop_re is None:
+            return False
+        return bool(self._stop_re.match(self._normalize(text)))
+
+    # ---------------------------------------------------------------- inside
+
+    def _normalize(self, text: str) -> str:
+        """Lower-case words with contractions opened ("that's" -> "that is") and punctuation gone."""
+        n = self._numbers
+        t = text.lower().replace("\u2019", "'")
+        for pattern, repl in n.contractions:
+            t = re.sub(pattern, repl, t)
+        return " ".join(re.sub(rf"[^{n.letters}]+", " ", t.replace("'", "")).split())
+
+    def _forget(self) -> None:
+        self._generation += 1  # what is still being transcribed belongs to what played before
+        for _, run, _ in self._runs:
+            run.dropped = True
+        self._runs.clear()
+        self._before.clear()
+        self._levels.clear()
+        self._own_stop = False
+        self._stretch, self._voiced_s, self._quiet_s, self._too_long = [], 0.0, 0.0, False
+
+    def _listen(self, chunk: AudioChunk) -> None:
+        assert self._vad is not None
+        samples = chunk.to_float()[:, 0]
+        level = float(np.sqrt(np.mean(samples * samples))) if len(samples) else 0.0
+        speech = self._vad.probability(chunk) >= SPEECH_PROBABILITY
+        if not self._stretch or self._too_long:
+            self._floor = self._speech_floor()  # held while a stretch that may be a stop lasts
+        voiced = speech and level >= self._floor * 10 ** (ABOVE_FLOOR_DB / 20)
+        self._levels.append(level if speech else 0.0)  # a pause, a chime or the room count as quiet
+        if not self._stretch:
+            if not voiced:
+                self._before.append(chunk)
+                return
+            self._stretch = [*self._before, chunk]
+            self._before.clear()
+            self._voiced_s, self._quiet_s, self._too_long = chunk.duration_s, 0.0, False
+            self._last_voiced_at = self.clock()
+            return
+        if voiced:
+            self._voiced_s += self._quiet_s + chunk.duration_s
+            self._quiet_s = 0.0
+            self._last_voiced_at = self.clock()
+        else:
+            self._quiet_s += chunk.duration_s
+        if self._voiced_s > MAX_SPEECH_S:
+            self._too_long = True  # talk: wait for its pause, keeping nothing
+            self._stretch = self._stretch[:1]
+        else:
+            self._stretch.append(chunk)
+        if self._quiet_s >= END_SILENCE_S:
+            self._stretch_ended()
+
+    def _speech_floor(self) -> float:
+        """How loud the speech of the last 2 s was (0 when there was none): the hub's own voice in the microphone is
+        speech to the voice detector too, and without this its running sentences would hide every "stop"
+        said over them. Sounds that are not speech (a ringing chime, the room) do not raise it."""
+        return float(np.percentile(self._levels, FLOOR_PERCENTILE)) if self._levels else 0.0
+
+    def _stretch_ended(self) -> None:
+        stretch, voiced_s, too_long = self._stretch, self._voiced_s, self._too_long
+        self._stretch, self._voiced_s, self._quiet_s, self._too_long = [], 0.0, 0.0, False
+        if too_long or voiced_s < MIN_SPEECH_S:
+            return
+        pad = bytes(2 * int(PAD_S * PIPELINE_RATE))
+        audio = AudioChunk(pad + b"".join(c.to_int16().tobytes() for c in stretch) + pad, PIPELINE_RATE)
+        generation = self._generation
+        run = self.worker.submit(lambda: self.recognizer.recognize(audio))
+        self._runs.append((generation, run, self._last_voiced_at))
+
+    def _harvest(self) -> StopHit | None:
+        hit = None
+        keep = []
+        for generation, run, heard_at in self._runs:
+            if not run.done.is_set():
+                if not run.dropped:
+                    keep.append((generation, run, heard_at))
+                continue
+            if generation != self._generation:
+                continue
+            if run.error is not None:
+                _LOGGER.warning("Stop words: the recognizer failed: %s", run.error)
+                continue
+            self.transcribed = [*self.transcribed[-49:], run.text]
+            if hit is None and self.matches(run.text):
+                if self._own_stop:
+                    _LOGGER.info("Stop word heard, but the hub said one itself: %r", run.text)
+                    continue
+                _LOGGER.info("Stop word heard: %r", run.text)
+                hit = StopHit(run.text.strip(), heard_at)
+        self._runs = keep
+        return hit
+

@@ -1,0 +1,123 @@
+"""The plain-stop detector on real speech with Whisper tiny.en: stop phrases heard, talk and the hub's own sentences not."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from appliance.audio import AudioChunk
+from appliance.config import Config
+from appliance.contracts import StopHit
+from appliance.hearing.asr import WhisperRecognizer, choose_engine
+from appliance.hearing.stop_words import StopWords
+from appliance.speaking.earcons import Earcons
+from tests.fixtures.speech import RATE, load, noise, speech_rms
+from tests.fixtures.waits import SLOW_WAIT_S, wait_for
+
+CHUNK = 1280  # 80 ms
+PERSON_RMS = 0.1
+
+
+@pytest.fixture(scope="module")
+def detector() -> StopWords:
+    cfg = dataclasses.replace(Config(), asr=dataclasses.replace(Config().asr, engine="whisper"))
+    return StopWords(cfg, WhisperRecognizer(cfg, choose_engine(cfg)[1]).load()).load()
+
+
+def level(samples: np.ndarray, rms: float) -> np.ndarray:
+    return samples * (rms / (speech_rms(samples) + 1e-12))
+
+
+def scene(person: np.ndarray, bed: np.ndarray | None = None, lead_s: float = 1.2, seconds: float = 4.0) -> np.ndarray:
+    n = int(seconds * RATE)
+    out = 0.002 * noise("pink", n, seed=4) + (np.resize(bed, n) if bed is not None else 0.0)
+    start = int(lead_s * RATE)
+    out[start:start + len(person)] += level(person, PERSON_RMS)[: n - start]
+    return np.clip(out, -1, 1).astype(np.float32)
+
+
+def feed(detector: StopWords, samples: np.ndarray, arm: bool = True, said: list[str] | None = None) -> list[StopHit]:
+    if arm:
+        detector.arm()
+    for text in said or []:
+        detector.hub_says(text)
+    hits = [h for i in range(0, len(samples) - CHUNK + 1, CHUNK)
+            if (h := detector.process(AudioChunk.from_float(samples[i:i + CHUNK], RATE)))]
+    wait_for(lambda: detector.worker.idle, "the stop words' transcription", timeout=SLOW_WAIT_S)
+    if (last := detector.process(None)) is not None:
+        hits.append(last)
+    detector.disarm()
+    return hits
+
+
+@pytest.mark.parametrize(("phrase", "voice", "speed"), [
+    ("stop", "piper", 1.0), ("stop", "espeak:en-us", 1.0), ("stop it", "espeak:en-gb", 1.0),
+    ("cancel", "piper", 1.0), ("that's enough", "piper", 1.2), ("be quiet", "espeak:en-us", 1.0)])
+def test_stop_phrases_are_heard(detector: StopWords, speech, phrase: str, voice: str, speed: float) -> None:
+    hits = feed(detector, scene(load(speech(phrase, voice=voice, speed=speed))))
+    assert len(hits) == 1, detector.transcribed
+    assert detector.matches(hits[0].text)
+
+
+def test_stop_over_a_ringing_timer(detector: StopWords, speech) -> None:
+    chime = Earcons(Config(), rate=RATE).get("timer").to_float()[:, 0]
+    ringing = np.concatenate([chime, np.zeros(RATE // 2, np.float32)])
+    ringing = ringing * (PERSON_RMS / np.sqrt(np.mean(chime**2)))  # as loud as the person
+    assert len(feed(detector, scene(load(speech("stop")), ringing))) == 1, detector.transcribed
+
+
+def test_stop_over_what_is_left_of_the_hubs_voice(detector: StopWords, speech) -> None:
+    answer = load(speech.join([speech("The capital of France is Paris."), 0.3,
+                               speech("It is also its largest city, on the river Seine."), 0.3]))
+    residual = level(answer, PERSON_RMS * 10 ** (-20 / 20))  # 20 dB below the person
+    # said 3 s into the answer: its first 2 s teach the detector how loud the hub's voice is
+    assert len(feed(detector, scene(load(speech("stop")), residual, lead_s=3.0, seconds=5.0))) == 1, \
+        detector.transcribed
+
+
+@pytest.mark.parametrize("said", ["stop the music please", "what time is it", "a stop sign", "okay",
+                                  "You can stop the timer by saying stop."])
+def test_talk_and_sentences_with_stop_in_them_do_not_stop(detector: StopWords, speech, said: str) -> None:
+    assert feed(detector, scene(load(speech(said)))) == []
+
+
+def test_nothing_is_heard_while_disarmed(detector: StopWords, speech) -> None:
+    detector.disarm()
+    detector.transcribed = []
+    assert feed(detector, scene(load(speech("stop"))), arm=False) == []
+    assert detector.transcribed == [] and not detector.armed  # nothing was even transcribed
+
+
+def test_a_stop_still_being_transcribed_when_disarmed_is_dropped(detector: StopWords, speech) -> None:
+    detector.arm()
+    samples = scene(load(speech("stop")))
+    chunks = [AudioChunk.from_float(samples[i:i + CHUNK], RATE) for i in range(0, len(samples) - CHUNK + 1, CHUNK)]
+    handed = False
+    for c in chunks:  # up to the chunk that hands the stretch to the recognizer's thread
+        assert detector.process(c) is None
+        if not detector.worker.idle:
+            handed = True
+            break
+    assert handed
+    detector.disarm()  # playback ended before the result came
+    detector.arm()
+    wait_for(lambda: detector.worker.idle, "the stop words' transcription", timeout=SLOW_WAIT_S)
+    assert detector.process(None) is None
+    detector.disarm()
+
+
+SENTENCES = ["The capital of France is Paris.", "A red light means stop, and green means go.", "Stop.",
+             "You can stop the timer by saying stop.", "That's enough, I think.", "To cancel it, say cancel."]
+
+
+def own_answer(speech) -> np.ndarray:
+    """The answer played into the microphone with nothing taken out, louder than any person."""
+    answer = load(speech.join([x for s in SENTENCES for x in (speech(s), 0.35)]))
+    return scene(np.zeros(1, np.float32), level(answer, 3 * PERSON_RMS), lead_s=0.0, seconds=len(answer) / RATE + 1.0)
+
+
+def test_the_hubs_own_answer_at_full_level_does_not_stop_it(detector: StopWords, speech) -> None:
+    assert feed(detector, own_answer(speech), said=SENTENCES) == []
+
