@@ -46,6 +46,11 @@ class AudioConfig:
     """Seconds between reopen attempts of a lost device; the last value repeats."""
     output_latency_ms: int = _f(40, 5, 1000)
     """Milliseconds of output buffering: low for a quick stop, high enough to never underrun."""
+    echo_cancel: bool = True
+    """Remove the hub's own sound (answers, earcons, chimes) from the microphone, so "hey jarvis" at a
+    normal level is heard while it speaks; runs only while something plays, idle costs nothing."""
+    echo_tail_s: float = _f(1.5, 0.2, 10.0)
+    """Seconds after the last sound played that echo cancellation keeps running (the room's echo)."""
 
 
 @dataclass(frozen=True)
