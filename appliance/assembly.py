@@ -196,7 +196,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     `source`/`sink` replace the microphone and the speaker (a WAV file for `appliance listen`);
     mic=False opens no microphone (the caller gives each recording with Stages.with_source).
     """
-    from appliance.audio.echo import EchoCanceller
+    from appliance.audio.echo import ENGINES, EchoCanceller
     from appliance.audio.mic import MicSource
     from appliance.audio.speaker import SpeakerSink
     from appliance.hearing.asr import make_recognizer
@@ -210,7 +210,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     chat = _timed(loads, "llm", lambda: load_chat(cfg))
     started = time.monotonic()
     tts = load_voice(cfg)
-    echo = (EchoCanceller(cfg.audio.rate, cfg.audio.echo_tail_s)
+    echo = (EchoCanceller(cfg.audio.rate, cfg.audio.echo_tail_s, ENGINES[cfg.audio.echo_engine])
             if cfg.audio.echo_cancel and sink is None and source is None and mic else None)
     out = sink if sink is not None else SpeakerSink(cfg.audio, rate=tts.rate, volume=shared_volume(cfg),
                                                      events=events, echo=echo)

@@ -49,6 +49,9 @@ class AudioConfig:
     echo_cancel: bool = True
     """Remove the hub's own sound (answers, earcons, chimes) from the microphone, so "hey jarvis" at a
     normal level is heard while it speaks; runs only while something plays, idle costs nothing."""
+    echo_engine: Literal["speex", "webrtc"] = "speex"
+    """speex: Speex's linear echo canceller (libspeexdsp), which leaves the person's voice as it was;
+    webrtc: WebRTC's AEC3, which removes more echo but takes a voice under it down too (bench/echo.py)."""
     echo_tail_s: float = _f(1.5, 0.2, 10.0)
     """Seconds after the last sound played that echo cancellation keeps running (the room's echo)."""
 
