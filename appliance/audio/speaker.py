@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from appliance.audio import AudioChunk, Converter
+from appliance.audio.asound import PROC
 from appliance.audio.device import (
     CLOSE_TIMEOUT_S,
     OPEN_GRACE_S,
@@ -18,9 +19,8 @@ from appliance.audio.device import (
     DeviceKeeper,
     PortAudioStuck,
 )
-from appliance.audio.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
-from appliance.audio.asound import PROC
 from appliance.audio.echo import EchoCanceller
+from appliance.audio.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
 from appliance.audio.volume import Volume
 from appliance.config import AudioConfig
 from appliance.contracts import EventLog
