@@ -193,6 +193,17 @@ def self_wakes(wake: WakeWord, cancellers: dict[str, Canceller], talk: list[np.n
     return {"best": best, "erle_db": erle}
 
 
+def idle_cost(seconds: float = 60.0) -> dict:
+    """CPU seconds per second of audio of cancel() on a microphone with nothing played: it passes through."""
+    echo = EchoCanceller()
+    room = (NOISE_RMS * noise("pink", int(seconds * RATE), seed=9) * 32767).astype("<i2")
+    started = time.process_time()
+    for n, start in enumerate(range(0, len(room) - CHUNK + 1, CHUNK)):
+        echo.cancel(room[start:start + CHUNK], 10.0 + n * CHUNK / RATE)
+    return {"cpu_share": round((time.process_time() - started) / seconds, 6),
+            "canceller_blocks": echo.blocks_processed}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--barge-ins", type=int, default=54, help="spoken barge-ins (6 voices x 3 levels x 3 rooms)")
@@ -238,6 +249,7 @@ def main() -> int:
                                  "erle_db": median(quiet["erle_db"][name]),
                                  "cpu_share": round(c.cpu_s / c.audio_s, 4) if c.audio_s else None}
                           for name, c in cancellers.items() if name != "on"},
+        "idle": idle_cost(),
         "by_threshold": table, f"recall_at_{barge}_by_echo_level": by_level,
         "max_self_score": {side: round(max(v), 3) for side, v in quiet["best"].items() if v},
     }
@@ -253,6 +265,7 @@ def main() -> int:
           f"self-wakes off {out['self_wakes_off']}, on {out['self_wakes']}")
     print(f"ERLE after {ADAPT_S:.0f} s: median {out['erle_db']} dB; canceller CPU {out['cpu_share']} s per s of audio")
     print(f"other engines: {out['other_engines']}")
+    print(f"idle (nothing played, 60 s): {out['idle']}")
     print("threshold  " + "  ".join(f"recall_{s}" for s in sides) + "  " + "  ".join(f"self_wakes_{s}" for s in sides[1:]))
     for t, row in table.items():
         print(f"{t:>9}  " + "  ".join(f"{v:>{len(k)}}" for k, v in row.items()))
