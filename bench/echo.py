@@ -1,6 +1,6 @@
 """Echo benchmark: "hey jarvis" over the hub's own voice in a generated room, cancellation off and on.
 
-    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--json]
+    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--json]
 
 Each case is a room (delay 10-80 ms, a reverb tail: tests/fixtures/room.py) carrying one of the hub's
 Piper answers, played at 22.05 kHz through the EchoCanceller on one simulated clock as the speaker and
@@ -73,6 +73,21 @@ SENTENCES: Final = [
     "Good morning. It is Wednesday the second of December.",
     "Sorry, I could not find a device called garage door.",
 ]
+
+
+NAMING: Final = [  # answers in which the hub says its own wake word: what most easily wakes it
+    "To ask me something, say hey jarvis, and then your question.",
+    "My name is Jarvis. Say hey jarvis whenever you need me.",
+    "You can stop me at any time by saying hey jarvis, stop.",
+]
+
+
+def naming_answers(speech: SpeechMaker, n: int) -> list[np.ndarray]:
+    """n answers that say "hey jarvis" in the hub's voice, each after a sentence of something else."""
+    clips = [load(speech(s)) for s in SENTENCES]
+    named = [load(speech(s)) for s in NAMING]
+    pause = np.zeros(int(0.25 * RATE), np.float32)
+    return [np.concatenate([clips[i % len(clips)], pause, named[i % len(named)], pause]) for i in range(n)]
 
 
 def answers(speech: SpeechMaker, n: int) -> list[np.ndarray]:
@@ -208,6 +223,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--barge-ins", type=int, default=54, help="spoken barge-ins (6 voices x 3 levels x 3 rooms)")
     parser.add_argument("--answers", type=int, default=50, help="answers played with nobody speaking (self-wakes)")
+    parser.add_argument("--naming", type=int, default=12, help="answers that say the wake word themselves")
     parser.add_argument("--cases", action="store_true", help="print every barge-in's scores too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -219,6 +235,7 @@ def main() -> int:
                   **{name: Canceller(name) for name in ENGINES if name != cfg.audio.echo_engine}}
     heard = barge_ins(speech, wake, cancellers, talk, args.barge_ins)
     quiet = self_wakes(wake, cancellers, talk[: args.answers])
+    naming = self_wakes(wake, cancellers, naming_answers(speech, args.naming))
     barge = cfg.wake.barge_in_threshold
     sides = ["silence", "off", *cancellers]
 
@@ -249,6 +266,8 @@ def main() -> int:
                                  "erle_db": median(quiet["erle_db"][name]),
                                  "cpu_share": round(c.cpu_s / c.audio_s, 4) if c.audio_s else None}
                           for name, c in cancellers.items() if name != "on"},
+        "naming_answers": args.naming,
+        "self_wakes_naming": {side: sum(v >= barge for v in naming["best"][side]) for side in sides[1:]},
         "idle": idle_cost(),
         "by_threshold": table, f"recall_at_{barge}_by_echo_level": by_level,
         "max_self_score": {side: round(max(v), 3) for side, v in quiet["best"].items() if v},
@@ -266,6 +285,7 @@ def main() -> int:
     print(f"ERLE after {ADAPT_S:.0f} s: median {out['erle_db']} dB; canceller CPU {out['cpu_share']} s per s of audio")
     print(f"other engines: {out['other_engines']}")
     print(f"idle (nothing played, 60 s): {out['idle']}")
+    print(f"self-wakes at {barge} over {args.naming} answers that say 'hey jarvis': {out['self_wakes_naming']}")
     print("threshold  " + "  ".join(f"recall_{s}" for s in sides) + "  " + "  ".join(f"self_wakes_{s}" for s in sides[1:]))
     for t, row in table.items():
         print(f"{t:>9}  " + "  ".join(f"{v:>{len(k)}}" for k, v in row.items()))
