@@ -95,9 +95,9 @@ class EchoCanceller:
     else. The microphone's reader calls cancel() with 16 kHz mono int16 samples and the monotonic
     time the first one was captured (ADC time); there the reference is resampled to 16 kHz, laid on
     a timeline by its timestamps, and each 10 ms block of the microphone goes through the canceller
-    with the reference that sounded at the same moment. The canceller's delay estimator takes up
-    the acoustic delay and what the timestamps get wrong; re-anchoring on each block's timestamp
-    keeps two devices' drifting clocks within REANCHOR_S. When nothing has played for `tail_s`,
+    with the reference that sounded at the same moment. The engine's filter (Speex: 256 ms; AEC3 adds
+    a delay estimator) takes up the room's delay and reverb and what the timestamps get wrong;
+    re-anchoring on each block's timestamp keeps two devices' drifting clocks within REANCHOR_S. When nothing has played for `tail_s`,
     cancel() returns its input unchanged and the canceller is not called.
     """
 
@@ -111,7 +111,7 @@ class EchoCanceller:
         self._engine: Engine | None = None
         self._failed = False
         self._incoming: deque[tuple[np.ndarray, int, float]] = deque(maxlen=QUEUE_BLOCKS)
-        self._converters: dict[int, Converter] = {}
+        self._converters: dict[int, _Resampler] = {}
         self._far = np.zeros(0, dtype=np.float32)  # the reference at `rate`, from _far_t0 on
         self._far_t0 = 0.0
         self._last_played_at: float | None = None  # when the newest reference sample sounds
