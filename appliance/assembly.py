@@ -206,6 +206,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     `source`/`sink` replace the microphone and the speaker (a WAV file for `appliance listen`);
     mic=False opens no microphone (the caller gives each recording with Stages.with_source).
     """
+    from appliance.audio.echo import ENGINES, EchoCanceller
     from appliance.audio.mic import MicSource
     from appliance.audio.speaker import SpeakerSink
     from appliance.hearing.asr import make_recognizer
@@ -219,13 +220,15 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     chat = _timed(loads, "llm", lambda: load_chat(cfg))
     started = time.monotonic()
     tts = load_voice(cfg)
+    echo = (EchoCanceller(cfg.audio.rate, cfg.audio.echo_tail_s, ENGINES[cfg.audio.echo_engine])
+            if cfg.audio.echo_cancel and sink is None and source is None and mic else None)
     out = sink if sink is not None else SpeakerSink(cfg.audio, rate=tts.rate, volume=shared_volume(cfg),
-                                                     events=events)
+                                                     events=events, echo=echo)
     loads["tts"] = (time.monotonic() - started) * 1000.0
     skills = load_skills(cfg)
     _timed(loads, "intents", lambda: load_intents(cfg))
     if source is None:
-        source = MicSource(cfg.audio, events=events) if mic else NoSource()
+        source = MicSource(cfg.audio, events=events, echo=echo) if mic else NoSource()
     stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,
                     splitter_factory=splitter_factory(cfg), skills=skills,
                     earcons=Earcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None,

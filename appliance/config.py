@@ -49,6 +49,15 @@ class AudioConfig:
     speaker_rest_s: float = _f(30.0, 0.0, 86400)
     """Seconds with nothing played after which the speaker's stream closes, on a device measured to
     start playing within 0.15 s (plain ALSA); it opens again for the next sound. 0 keeps it open."""
+    echo_cancel: bool = False
+    """Remove the hub's own sound (answers, earcons, chimes) from the microphone, so "hey jarvis" at a
+    normal level is heard while it speaks; runs only while something plays, idle costs nothing. Off
+    by default until the daemon has been proven with it through a room end to end (bench/echo.py)."""
+    echo_engine: Literal["speex", "webrtc"] = "speex"
+    """speex: Speex's linear echo canceller (libspeexdsp), which leaves the person's voice as it was;
+    webrtc: WebRTC's AEC3, which removes more echo but takes a voice under it down too (bench/echo.py)."""
+    echo_tail_s: float = _f(1.5, 0.2, 10.0)
+    """Seconds after the last sound played that echo cancellation keeps running (the room's echo)."""
 
 
 @dataclass(frozen=True)

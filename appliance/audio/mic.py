@@ -15,6 +15,7 @@ import numpy as np
 from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, read_wav
 from appliance.audio.asound import PROC
 from appliance.audio.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper
+from appliance.audio.echo import EchoCanceller
 from appliance.config import AudioConfig
 from appliance.contracts import EventLog
 
@@ -123,21 +124,23 @@ class MicSource(DeviceKeeper):
     (`audio.input_device`, else the system default if it can record, else one found: choose.py),
     opens the stream, notices errors and stalls (no frames for `stall_timeout_s`), logs each loss
     once and reopens with capped backoff. read() converts (down-mix, soxr) and re-blocks on the
-    caller's thread. `events` gets which device was chosen, and why.
+    caller's thread. `events` gets which device was chosen, and why. With an `echo` canceller, the
+    16 kHz samples go through it (with the time the device captured them) before anything sees them.
     """
 
     KIND = "microphone"
     DIRECTION = "input"
 
     def __init__(self, cfg: AudioConfig, sd_module: Any = None, proc: Path = PROC,
-                 events: EventLog | None = None) -> None:
+                 events: EventLog | None = None, echo: EchoCanceller | None = None) -> None:
         super().__init__(cfg.retry_backoff_s, sd_module, cfg.input_device, proc, events)
         self.cfg = cfg
+        self.echo = echo
         self.chunk_samples = cfg.rate * cfg.chunk_ms // 1000
         self.frames_read = 0
         self.overflows = 0
         self.reopens = 0
-        self._queue: queue.Queue[tuple[int, int, int, bytes]] = queue.Queue(maxsize=cfg.queue_chunks)
+        self._queue: queue.Queue[tuple[int, int, int, float, bytes]] = queue.Queue(maxsize=cfg.queue_chunks)
         self._reblock = _Reblocker(self.chunk_samples, cfg.rate)
         self._converter: Converter | None = None
         self._format: tuple[int, int, int] | None = None  # generation, rate, channels
@@ -167,7 +170,7 @@ class MicSource(DeviceKeeper):
             if remaining <= 0 or self._stop.is_set():
                 return None
             try:
-                generation, rate, channels, data = self._queue.get(timeout=remaining)
+                generation, rate, channels, captured_at, data = self._queue.get(timeout=remaining)
             except queue.Empty:
                 return None
             if self._format != (generation, rate, channels):  # a reopened stream: fresh resampler
@@ -175,7 +178,10 @@ class MicSource(DeviceKeeper):
                 self._converter = Converter(self.cfg.rate)
             assert self._converter is not None
             raw = AudioChunk(data, rate, SAMPLE_WIDTH, channels)
-            self._reblock.push(self._converter.convert(raw).to_int16())
+            samples = self._converter.convert(raw).to_int16()
+            if self.echo is not None:
+                samples = self.echo.cancel(samples, captured_at)
+            self._reblock.push(samples)
 
     def status(self) -> str:
         """'ok' once the open stream has delivered audio; else what it is waiting for."""
@@ -198,11 +204,17 @@ class MicSource(DeviceKeeper):
     # ---- PortAudio callback (its own thread): copy and count, nothing else ------------------
     def _callback_for(self, generation: int, rate: int, channels: int) -> Callable[..., None]:
         def callback(indata: Any, frames: int, time_info: Any, status: Any) -> None:
-            self._last_frame_at = time.monotonic()
+            now = self._last_frame_at = time.monotonic()
+            try:  # how long ago the first sample was captured (ADC time), in PortAudio's clock
+                age = float(time_info.currentTime - time_info.inputBufferAdcTime)
+            except (AttributeError, TypeError, ValueError):
+                age = -1.0
+            if not 0.0 <= age < 1.0:  # hosts without ADC times: the block just ended
+                age = frames / rate
             if status and status.input_overflow:
                 self.overflows += 1
             try:
-                self._queue.put_nowait((generation, rate, channels, bytes(indata)))
+                self._queue.put_nowait((generation, rate, channels, now - age, bytes(indata)))
             except queue.Full:
                 self.overflows += 1
         return callback

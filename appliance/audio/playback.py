@@ -40,6 +40,7 @@ class Playback:
         self._ended_at: float | None = None
         self._playing = False
         self.samples_played = 0
+        self.last_filled = 0  # samples of sound (not silence) in the block the last pull() returned
 
     @property
     def queued_samples(self) -> int:
@@ -73,6 +74,7 @@ class Playback:
                 else:
                     self._chunks[0] = head[take:]
             self._queued -= filled
+            self.last_filled = filled
             if filled:
                 if self._first_at is None:
                     self._first_at = now + delay_s

@@ -11,6 +11,7 @@ from typing import Any, Final
 import numpy as np
 
 from appliance.audio import AudioChunk, Converter
+from appliance.audio.asound import PROC
 from appliance.audio.device import (
     CLOSE_TIMEOUT_S,
     OPEN_GRACE_S,
@@ -18,8 +19,8 @@ from appliance.audio.device import (
     DeviceKeeper,
     PortAudioStuck,
 )
+from appliance.audio.echo import EchoCanceller
 from appliance.audio.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
-from appliance.audio.asound import PROC
 from appliance.audio.volume import Volume
 from appliance.config import AudioConfig
 from appliance.contracts import EventLog
@@ -60,16 +61,20 @@ class SpeakerSink(DeviceKeeper):
     With a `volume`, everything is played at the hub's volume (the level when the chunk is played).
     The device is `audio.output_device`, else the system default unless that is HDMI while another
     output exists (choose.py), chosen again at every reopen; `events` gets which, and why.
+    With an `echo` canceller, every block of sound the device is given (after volume and resampling)
+    is handed to it with the time it sounds, as the reference of what the microphone will hear.
     """
 
     KIND = "speaker"
     DIRECTION = "output"
 
     def __init__(self, cfg: AudioConfig, rate: int | None = None, sd_module: Any = None,
-                 volume: Volume | None = None, proc: Path = PROC, events: EventLog | None = None) -> None:
+                 volume: Volume | None = None, proc: Path = PROC, events: EventLog | None = None,
+                 echo: EchoCanceller | None = None) -> None:
         super().__init__(cfg.retry_backoff_s, sd_module, cfg.output_device, proc, events)
         self.cfg = cfg
         self.volume = volume
+        self.echo = echo
         self.dropped_s = 0.0
         self.reopens = 0
         self._rate_wanted: int | None = None
@@ -273,6 +278,8 @@ class SpeakerSink(DeviceKeeper):
             delay = self._latency_s
         samples = playback.pull(frames, delay) if playback is not None else np.zeros(frames, np.float32)
         outdata[:] = samples[:, None]
+        if self.echo is not None and playback is not None and playback.last_filled:
+            self.echo.played(samples, playback.rate, now + delay)  # a copy into its queue, nothing more
 
     def _try_open(self) -> None:
         sd = self._sounddevice()

@@ -6,7 +6,7 @@
 # Debian packages a development checkout needs (tests use sox, espeak-ng, PulseAudio, journald, and
 # ffmpeg, which the test Home Assistant converts the hub's speech with, as every Home Assistant does).
 DEV_DEBIAN_PACKAGES=(
-  build-essential cmake pkg-config libsystemd-dev libportaudio2
+  build-essential cmake pkg-config libsystemd-dev libportaudio2 libspeexdsp1
   espeak-ng sox libsox-fmt-all pulseaudio pulseaudio-utils libasound2-plugins ffmpeg
   systemd shellcheck debootstrap
   python3 python3-venv python3-dev   # the venv, and Python.h for systemd-python's C extension

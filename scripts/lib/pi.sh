@@ -7,7 +7,7 @@
 # Debian packages the appliance needs on a Pi (no PulseAudio: it plays through ALSA directly).
 PI_DEBIAN_PACKAGES=(
   python3 python3-venv python3-dev build-essential cmake pkg-config
-  libopenblas-dev libportaudio2 libsystemd-dev systemd alsa-utils ca-certificates
+  libopenblas-dev libportaudio2 libspeexdsp1 libsystemd-dev systemd alsa-utils ca-certificates
 )
 # Modules a working appliance venv imports.
 PI_IMPORTS=(appliance vosk piper sounddevice soxr yaml numpy systemd.journal onnxruntime openwakeword.model)

@@ -1,0 +1,184 @@
+"""EchoCanceller: Piper speech through a simulated room is removed; nothing runs while nothing plays;
+the speaker hands it what it plays, after volume, with the time it sounds."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from appliance.audio import AudioChunk, resample
+from appliance.audio.echo import ENGINES, EchoCanceller
+from appliance.audio.mic import MicSource
+from appliance.audio.speaker import SpeakerSink
+from appliance.audio.volume import Volume, gain_for
+from appliance.config import AudioConfig
+from tests.fixtures.room import erle_db, impulse_response, play_and_hear, through_room
+from tests.fixtures.speech import RATE, best_alignment, load, noise, speech_rms, voiced_span
+from tests.fixtures.waits import WAIT_S
+from tests.unit.test_mic import FakeSd as MicSd
+from tests.unit.test_speaker import DAC_DELAY_S, FakeSD, chunk_of, config, sine
+
+VOICE_RATE = 22050  # Hz: what Piper's joe voice plays at
+ANSWER = ("The weather tomorrow will be sunny with a light breeze and a high of twenty two degrees. "
+          "Remember to take your umbrella, just in case it rains in the evening.")
+
+
+class CountingEngine:
+    """Stands in for AEC3 where only whether and how often it is called matters."""
+
+    made = 0
+
+    def __init__(self, rate: int) -> None:
+        CountingEngine.made += 1
+        self.calls = 0
+
+    def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        return near
+
+
+def answer_at_voice_rate(speech) -> tuple[np.ndarray, np.ndarray]:
+    """(the answer as the speaker plays it at 22.05 kHz, the same sound at 16 kHz as the room carries it)."""
+    played = resample(AudioChunk.from_float(load(speech(ANSWER)), RATE), VOICE_RATE).to_float()[:, 0]
+    return played, resample(AudioChunk.from_float(played, VOICE_RATE), RATE).to_float()[:, 0]
+
+
+def room_echo(sounded: np.ndarray, delay_ms: float, seed: int) -> np.ndarray:
+    echo = through_room(sounded, impulse_response(delay_ms, rt60_s=0.3, seed=seed))
+    return echo * (0.1 / speech_rms(echo))
+
+
+def canceller(engine: str) -> EchoCanceller:
+    if engine == "webrtc":
+        pytest.importorskip("pywebrtc_audio")
+    return EchoCanceller(engine_factory=ENGINES[engine])
+
+
+@pytest.mark.parametrize("delay_ms", [10, 40, 80])
+@pytest.mark.parametrize(("engine", "least_db"), [("speex", 20.0), ("webrtc", 15.0)])
+def test_a_room_echo_of_piper_speech_is_removed_after_adaptation(speech, engine: str, least_db: float,
+                                                                  delay_ms: int) -> None:
+    played, sounded = answer_at_voice_rate(speech)
+    echo = room_echo(sounded, delay_ms, seed=delay_ms)
+    heard = echo + 0.002 * noise("pink", len(echo), seed=4)
+    cancel = canceller(engine)
+    play_and_hear(cancel, played, VOICE_RATE, heard, t0=100.0)  # an earlier answer in the same room
+    out = play_and_hear(cancel, played[::-1].copy(), VOICE_RATE,
+                        room_echo(sounded[::-1].copy(), delay_ms, seed=delay_ms) + heard - echo, t0=200.0)
+    assert erle_db(heard, out) > least_db  # measured: Speex 26-28 dB, WebRTC 29-36 dB
+
+
+def test_the_persons_voice_survives_while_the_echo_goes(speech) -> None:
+    played, sounded = answer_at_voice_rate(speech)
+    echo = room_echo(sounded, 40, seed=7)
+    voice = load(speech("hey jarvis"))
+    voice *= 0.1 / 10 ** (10 / 20) / speech_rms(voice)  # the echo 10 dB above the person
+    start = 4 * RATE  # in the middle of the answer
+    person = np.zeros_like(echo)
+    person[start:start + len(voice)] = voice
+    noise_floor = 0.002 * noise("pink", len(echo), seed=4)
+    out = play_and_hear(EchoCanceller(), played, VOICE_RATE, echo + person + noise_floor)
+    lo, hi = (start + round(s * RATE) for s in voiced_span(voice))
+    margin = RATE // 10
+    offset, likeness = best_alignment(out[lo - margin:hi + margin], person[lo:hi])
+    lag = offset - margin
+    assert 0 <= lag < RATE // 50  # the canceller adds no delay worth speaking of (Speex none, AEC3 8 ms)
+    assert likeness > 0.8  # what is left is the person's voice, not the echo (measured 0.94)
+    heard_voice = out[lo + lag:hi + lag]
+    assert speech_rms(heard_voice) > 0.7 * speech_rms(person[lo:hi])  # at most 3 dB softer
+    raw_likeness = best_alignment(echo[lo - margin:hi + margin] + person[lo - margin:hi + margin], person[lo:hi])[1]
+    assert likeness > raw_likeness + 0.3  # against 0.35 in what the microphone heard
+
+
+def test_nothing_played_means_the_canceller_is_never_made_or_called() -> None:
+    CountingEngine.made = 0
+    echo = EchoCanceller(tail_s=1.0, engine_factory=CountingEngine)
+    room = (0.01 * noise("pink", 5 * RATE, seed=1) * 32767).astype("<i2")
+    chunks = [room[i:i + 1280] for i in range(0, len(room), 1280)]
+    outs = [echo.cancel(c, 50.0 + n * 0.08) for n, c in enumerate(chunks)]
+    assert CountingEngine.made == 0 and echo.blocks_processed == 0
+    np.testing.assert_array_equal(np.concatenate(outs), room)  # passed through untouched
+    assert not echo.active
+
+
+def test_the_canceller_runs_while_something_plays_and_stops_after_the_tail() -> None:
+    CountingEngine.made = 0
+    echo = EchoCanceller(tail_s=1.0, engine_factory=CountingEngine)
+    t0 = 100.0
+    tone = sine(440, 0.5, rate=VOICE_RATE)
+    for k in range(0, len(tone), 441):
+        echo.played(tone[k:k + 441], VOICE_RATE, t0 + k / VOICE_RATE)
+    mic = np.zeros(1280, dtype="<i2")
+    processed = []
+    for n in range(50):  # 4 s of microphone from t0 on
+        echo.cancel(mic, t0 + n * 0.08)
+        processed.append(echo.blocks_processed)
+    assert CountingEngine.made == 1
+    assert processed[0] == 8  # 80 ms = eight 10 ms blocks, all through the canceller
+    ran_until_s = (processed.index(processed[-1]) + 1) * 0.08
+    assert 1.4 <= ran_until_s <= 1.6  # 0.5 s of sound, then the 1 s tail, then nothing
+    assert not echo.active
+
+
+class RecordingEcho(EchoCanceller):
+    def __init__(self) -> None:
+        super().__init__(engine_factory=CountingEngine)
+        self.handed: list[tuple[np.ndarray, int, float]] = []
+
+    def played(self, samples: np.ndarray, rate: int, at: float) -> None:
+        self.handed.append((samples.copy(), rate, at))
+        super().played(samples, rate, at)
+
+
+def test_the_speaker_hands_what_it_plays_after_volume_with_the_time_it_sounds(tmp_path) -> None:
+    volume = Volume(tmp_path)
+    volume.set_level(4)
+    echo = RecordingEcho()
+    sd = FakeSD()
+    tone = sine(440, 0.4)
+    with SpeakerSink(config(), sd_module=sd, volume=volume, echo=echo) as sink:
+        sink.play(chunk_of(tone))
+        assert sink.drain(WAIT_S)
+    stream = sd.streams[0]
+    handed = np.concatenate([s for s, _, _ in echo.handed])
+    sounding = [b for b in stream.blocks if np.any(b.samples)]
+    assert len(echo.handed) == len(sounding)  # every block with sound in it, and no silent ones
+    np.testing.assert_allclose(handed, np.concatenate([b.samples for b in sounding]), atol=1e-7)
+    expected = chunk_of(tone).to_float()[:, 0] * gain_for(4, False)
+    np.testing.assert_allclose(handed[:len(expected)], expected, atol=1e-4)  # at the hub's volume
+    assert {rate for _, rate, _ in echo.handed} == {stream.rate}
+    for (_, _, at), block in zip(echo.handed, sounding, strict=True):
+        assert at == pytest.approx(block.called + DAC_DELAY_S, abs=0.005)  # when it reaches the DAC
+
+
+class SilencingEcho(EchoCanceller):
+    """Records what the microphone hands it and gives back silence, so a test sees its output is used."""
+
+    def __init__(self) -> None:
+        super().__init__(engine_factory=CountingEngine)
+        self.calls: list[tuple[int, float, float]] = []  # samples, capture time, when it was called
+
+    def cancel(self, samples: np.ndarray, at: float) -> np.ndarray:
+        self.calls.append((len(samples), at, time.monotonic()))
+        return np.zeros(len(samples), dtype="<i2")
+
+
+def test_the_microphone_runs_its_16k_samples_through_the_canceller_before_anyone_sees_them() -> None:
+    sd = MicSd()
+    sd.present = True
+    echo = SilencingEcho()
+    with MicSource(AudioConfig(input_device="usb"), sd_module=sd, echo=echo) as mic:
+        chunks = []
+        deadline = time.monotonic() + WAIT_S
+        while len(chunks) < 5 and time.monotonic() < deadline:
+            if (chunk := mic.read(0.2)) is not None:
+                chunks.append(chunk)
+    assert len(chunks) == 5
+    assert all(c.rate == RATE and not np.any(c.to_int16()) for c in chunks)  # the canceller's output, at 16 kHz
+    assert sum(n for n, _, _ in echo.calls) >= 5 * 1280  # every sample the chunks hold came through it
+    assert all(0.0 <= called - at < 1.0 for _, at, called in echo.calls)  # captured before it was handed over
+    starts = [at for _, at, _ in echo.calls]
+    assert all(b > a for a, b in itertools.pairwise(starts))
