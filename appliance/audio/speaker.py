@@ -104,9 +104,10 @@ class SpeakerSink(DeviceKeeper):
     def play(self, chunk: AudioChunk) -> None:
         if self._rate_wanted is None:
             self._start(chunk.rate)
-        self._active_at = time.monotonic()
-        if self._resting:
-            self._wake_up()
+        with self._lock:  # against the keeper deciding to rest at this moment (_rest_if_idle)
+            self._active_at = time.monotonic()
+            if self._resting:
+                self._wake_up()
         playback = self._playback
         if (self._stream is None and not self._waking) or playback is None:
             self.dropped_s += chunk.duration_s
@@ -235,9 +236,9 @@ class SpeakerSink(DeviceKeeper):
         if now - max(self._active_at, ended or 0.0) < rest_s:
             return
         with self._lock:
-            if now - self._active_at < rest_s:  # played meanwhile
+            if time.monotonic() - self._active_at < rest_s:  # played meanwhile
                 return
-            self._resting = True
+            self._resting = True  # from here on play() wakes it, so nothing it plays is dropped
         self._close_stream()
         self.rests += 1
         _LOGGER.debug("Speaker %r closed after %.0f s with nothing to play; it opens for the next sound",
