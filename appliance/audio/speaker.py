@@ -155,10 +155,7 @@ class SpeakerSink(DeviceKeeper):
         """Wait until the device plays in real time (open, past its start-up); False on timeout."""
         if self._resting:
             self._wake_up()
-        deadline = time.monotonic() + timeout
-        while self._waking and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return self._live.wait(max(0.0, deadline - time.monotonic())) and self._stream is not None
+        return self._live.wait(timeout) and self._stream is not None
 
     def status(self) -> str:
         if self._rate_wanted is None:
@@ -215,6 +212,7 @@ class SpeakerSink(DeviceKeeper):
             if not self._resting:
                 return
             self._resting, self._waking = False, True
+            self._live.clear()  # set again once the reopened stream plays in real time
         self._wake.set()
 
     def _rest_if_idle(self) -> None:
