@@ -21,6 +21,37 @@ KEEP_S: Final = 3.0  # seconds of reference kept behind the microphone's clock
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
 
 
+CLOCK_SMOOTH_S: Final = 2.0  # seconds over which a stream clock follows its device's timestamps
+CLOCK_JUMP_S: Final = 0.2  # seconds a timestamp may differ from the stream clock before it is taken as it is
+
+
+class StreamClock:
+    """When each block of a stream sounds (or was captured), from the frames counted and smoothed timestamps.
+
+    A device's samples follow one another without gaps, so one block's time is the previous one's plus
+    its length; the timestamps PortAudio gives with each callback only tell where the whole stream sits,
+    and one callback come late (a busy core) must not move it: each pulls the stream's offset by its
+    share of CLOCK_SMOOTH_S, which still follows two devices' clocks drifting apart. A timestamp off by
+    more than CLOCK_JUMP_S (frames lost to an overrun, a reopened stream) is taken as it is.
+    """
+
+    def __init__(self, rate: int) -> None:
+        self.rate = rate
+        self._frames = 0
+        self._offset: float | None = None  # the time of frame 0
+
+    def stamp(self, frames: int, at: float) -> float:
+        """The time of the first of the next `frames` frames, whose device timestamp is `at`."""
+        counted = self._frames / self.rate
+        error = at - counted - self._offset if self._offset is not None else 0.0
+        if self._offset is None or abs(error) > CLOCK_JUMP_S:
+            self._offset = at - counted
+        else:
+            self._offset += error * min(1.0, frames / self.rate / CLOCK_SMOOTH_S)
+        self._frames += frames
+        return self._offset + counted
+
+
 class Engine(Protocol):
     """One near-end block of 10 ms in, the same block with the echo removed out."""
 
@@ -97,8 +128,9 @@ class EchoCanceller:
     a timeline by its timestamps, and each 10 ms block of the microphone goes through the canceller
     with the reference that sounded at the same moment. The engine's filter (Speex: 256 ms; AEC3 adds
     a delay estimator) takes up the room's delay and reverb and what the timestamps get wrong;
-    re-anchoring on each block's timestamp keeps two devices' drifting clocks within REANCHOR_S. When nothing has played for `tail_s`,
-    cancel() returns its input unchanged and the canceller is not called.
+    both sides' times come from a StreamClock (frames counted, timestamps smoothed), which follows two
+    devices' clocks drifting apart. When nothing has played for `tail_s`, cancel() returns its input
+    unchanged and the canceller is not called.
     """
 
     def __init__(self, rate: int = PIPELINE_RATE, tail_s: float = TAIL_S,
@@ -195,13 +227,14 @@ class EchoCanceller:
             if len(block) == 0:
                 continue
             end_t = self._far_t0 + len(self._far) / self.rate
-            if len(self._far) == 0 or abs(at - end_t) > REANCHOR_S:
-                if len(self._far) == 0 or at - end_t > KEEP_S or at < self._far_t0:
-                    self._far, self._far_t0 = np.zeros(0, dtype=np.float32), at
-                else:  # a gap (between sentences) or a clock that drifted: pad or cut to the timestamp
-                    keep = round((at - self._far_t0) * self.rate)
-                    self._far = (np.concatenate([self._far, np.zeros(keep - len(self._far), np.float32)])
-                                 if keep > len(self._far) else self._far[:keep])
+            if len(self._far) == 0 or at - end_t > KEEP_S or at < self._far_t0:
+                self._far, self._far_t0 = np.zeros(0, dtype=np.float32), at
+            else:  # a gap (silence between sentences) is kept as it was; a clock stepped back is cut to
+                keep = round((at - self._far_t0) * self.rate)
+                if keep > len(self._far):
+                    self._far = np.concatenate([self._far, np.zeros(keep - len(self._far), np.float32)])
+                elif end_t - at > REANCHOR_S:
+                    self._far = self._far[:keep]
             self._far = np.concatenate([self._far, block])
             self._last_played_at = self._far_t0 + len(self._far) / self.rate
 

@@ -15,7 +15,7 @@ import numpy as np
 from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, read_wav
 from appliance.audio.asound import PROC
 from appliance.audio.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper
-from appliance.audio.echo import EchoCanceller
+from appliance.audio.echo import EchoCanceller, StreamClock
 from appliance.config import AudioConfig
 from appliance.contracts import EventLog
 
@@ -203,6 +203,8 @@ class MicSource(DeviceKeeper):
 
     # ---- PortAudio callback (its own thread): copy and count, nothing else ------------------
     def _callback_for(self, generation: int, rate: int, channels: int) -> Callable[..., None]:
+        clock = StreamClock(rate)  # one late callback does not move where its samples are placed in time
+
         def callback(indata: Any, frames: int, time_info: Any, status: Any) -> None:
             now = self._last_frame_at = time.monotonic()
             try:  # how long ago the first sample was captured (ADC time), in PortAudio's clock
@@ -213,8 +215,9 @@ class MicSource(DeviceKeeper):
                 age = frames / rate
             if status and status.input_overflow:
                 self.overflows += 1
+            captured_at = min(clock.stamp(frames, now - age), now)  # never after it was handed over
             try:
-                self._queue.put_nowait((generation, rate, channels, now - age, bytes(indata)))
+                self._queue.put_nowait((generation, rate, channels, captured_at, bytes(indata)))
             except queue.Full:
                 self.overflows += 1
         return callback

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from appliance.audio import AudioChunk, Converter
+from appliance.audio import PIPELINE_RATE, AudioChunk, Converter
 from appliance.audio.asound import PROC
 from appliance.audio.device import (
     CLOSE_TIMEOUT_S,
@@ -19,7 +19,7 @@ from appliance.audio.device import (
     DeviceKeeper,
     PortAudioStuck,
 )
-from appliance.audio.echo import EchoCanceller
+from appliance.audio.echo import EchoCanceller, StreamClock
 from appliance.audio.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
 from appliance.audio.volume import Volume
 from appliance.config import AudioConfig
@@ -86,6 +86,7 @@ class SpeakerSink(DeviceKeeper):
         self._stream_error: str | None = None
         self._last_callback_at = 0.0
         self._opened_at = 0.0
+        self._dac_clock = StreamClock(PIPELINE_RATE)  # a new one for each stream opened
         self._live = threading.Event()  # the device consumes in real time (past its start-up prefill)
         self._block_s = BLOCK_MS / 1000.0
         self._keeper: threading.Thread | None = None
@@ -277,8 +278,9 @@ class SpeakerSink(DeviceKeeper):
             delay = self._latency_s
         samples = playback.pull(frames, delay) if playback is not None else np.zeros(frames, np.float32)
         outdata[:] = samples[:, None]
+        sounds_at = max(self._dac_clock.stamp(frames, now + delay), now)  # never before it is handed over
         if self.echo is not None and playback is not None and playback.last_filled:
-            self.echo.played(samples, playback.rate, now + delay)  # a copy into its queue, nothing more
+            self.echo.played(samples, playback.rate, sounds_at)  # a copy into its queue, nothing more
 
     def _try_open(self) -> None:
         sd = self._sounddevice()
@@ -290,6 +292,7 @@ class SpeakerSink(DeviceKeeper):
             if self._playback is None or self._playback.rate != rate:
                 self._playback = Playback(rate)
             self._live.clear()
+            self._dac_clock = StreamClock(rate)
             self._opened_at = self._last_callback_at = time.monotonic()
             self._block_s = (rate * BLOCK_MS // 1000) / rate
             stream = sd.OutputStream(device=index, samplerate=rate, channels=channels, dtype="float32",

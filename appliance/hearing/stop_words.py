@@ -193,6 +193,7 @@ class StopWords:
         stretch, voiced_s, too_long = self._stretch, self._voiced_s, self._too_long
         self._stretch, self._voiced_s, self._quiet_s, self._too_long = [], 0.0, 0.0, False
         if too_long or voiced_s < MIN_SPEECH_S:
+            _LOGGER.debug("Stop words: %.2f s of speech, %s", voiced_s, "talk" if too_long else "too short")
             return
         pad = bytes(2 * int(PAD_S * PIPELINE_RATE))
         audio = AudioChunk(pad + b"".join(c.to_int16().tobytes() for c in stretch) + pad, PIPELINE_RATE)
@@ -214,6 +215,7 @@ class StopWords:
                 _LOGGER.warning("Stop words: the recognizer failed: %s", run.error)
                 continue
             self.transcribed = [*self.transcribed[-49:], run.text]
+            _LOGGER.debug("Stop words: a stretch of speech heard as %r", run.text)
             if hit is None and self.matches(run.text):
                 if self._own_stop:
                     _LOGGER.info("Stop word heard, but the hub said one itself: %r", run.text)

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from appliance.audio import AudioChunk, resample
-from appliance.audio.echo import ENGINES, EchoCanceller
+from appliance.audio.echo import ENGINES, EchoCanceller, StreamClock
 from appliance.audio.mic import MicSource
 from appliance.audio.speaker import SpeakerSink
 from appliance.audio.volume import Volume, gain_for
 from appliance.config import AudioConfig
+from tests.fixtures import fake_stream
 from tests.fixtures.room import erle_db, impulse_response, play_and_hear, through_room
 from tests.fixtures.speech import RATE, best_alignment, load, noise, speech_rms, voiced_span
 from tests.fixtures.waits import WAIT_S
@@ -166,7 +167,8 @@ class SilencingEcho(EchoCanceller):
         return np.zeros(len(samples), dtype="<i2")
 
 
-def test_the_microphone_runs_its_16k_samples_through_the_canceller_before_anyone_sees_them() -> None:
+def test_the_microphone_runs_its_16k_samples_through_the_canceller_before_anyone_sees_them(monkeypatch) -> None:
+    monkeypatch.setattr(fake_stream, "STEP_S", 0.08)  # an 80 ms block every 80 ms, as a device captures them
     sd = MicSd()
     sd.present = True
     echo = SilencingEcho()
@@ -182,3 +184,22 @@ def test_the_microphone_runs_its_16k_samples_through_the_canceller_before_anyone
     assert all(0.0 <= called - at < 1.0 for _, at, called in echo.calls)  # captured before it was handed over
     starts = [at for _, at, _ in echo.calls]
     assert all(b > a for a, b in itertools.pairwise(starts))
+
+
+def test_a_stream_clock_places_blocks_by_their_count_whatever_one_late_callback_says() -> None:
+    clock, rng = StreamClock(16000), np.random.default_rng(3)
+    true = [100.0 + i * 0.02 for i in range(500)]  # 20 ms blocks, 10 s
+    seen = [t + 0.004 + float(rng.uniform(0.0, 0.015)) for t in true]  # a callback is late by 0-15 ms
+    seen[300] += 0.056  # and one by 70 ms: a busy core
+    stamps = [clock.stamp(320, at) for at in seen]
+    offset = np.array(stamps[150:]) - np.array(true[150:])  # after the first 3 s
+    assert np.ptp(offset) < 0.003  # a steady offset (the canceller's filter takes it up), not the callbacks' jitter
+    assert abs(stamps[300] - stamps[299] - 0.02) < 0.001  # the late callback's block follows the one before
+
+
+def test_a_stream_clock_follows_a_device_clock_that_drifts_and_takes_a_jump_as_it_is() -> None:
+    clock = StreamClock(16000)
+    drift = 1.0002  # the device's clock runs 200 ppm fast against the monotonic clock
+    stamps = [clock.stamp(320, 50.0 + i * 0.02 * drift) for i in range(1500)]  # 30 s
+    assert abs(stamps[-1] - (50.0 + 1499 * 0.02 * drift)) < 0.002
+    assert clock.stamp(320, 50.0 + 1500 * 0.02 * drift + 0.5) == pytest.approx(50.0 + 1500 * 0.02 * drift + 0.5)
