@@ -17,26 +17,49 @@ _LOGGER = logging.getLogger(__name__)
 BLOCK_MS: Final = 10  # ms per block the canceller takes (WebRTC's unit of work)
 TAIL_S: Final = 1.5  # seconds after the last sample played that the room still echoes and the canceller runs
 REANCHOR_S: Final = 0.03  # seconds a block's timestamp may differ from the running clock before it re-anchors
-KEEP_S: Final = 3.0  # seconds of reference kept behind the microphone's clock
+KEEP_S: Final = 6.0  # seconds of reference kept behind the microphone's clock: the delay search and the filter
+MAX_DELAY_S: Final = 3.5  # seconds the echo may come after its timestamps say (a sound server's buffer)
+MIN_DELAY_S: Final = -0.2  # ... or before: a host that overstates its latency
+SEARCH_S: Final = 2.0  # seconds of microphone audio each delay search looks at
+SEARCH_EVERY_S: Final = 0.25  # seconds of audio between two searches while something plays
+SEARCH_RATE: Final = 4000  # Hz the search runs at (the echo's lower band is what it needs)
+SEARCH_AGREE_S: Final = 0.02  # seconds two searches may differ by and agree (a reflection can outdo the direct path)
+SEARCH_PLAYED_S: Final = 1.0  # seconds of sound played in a search's span before it is made
+SEARCH_KEEP: Final = 0.7  # a peak inside the filter's span this strong against the best one keeps the delay
+SEARCH_CLEAR: Final = 6.0  # a search's peak must stand this many standard deviations above the rest
+FILTER_LEAD_S: Final = 0.04  # seconds of the filter left before the echo's direct path, for timing changes
+FILTER_SPAN_S: Final = 0.2  # seconds into the filter the direct path may be before the delay is moved
+TRACK_FRAME: Final = 2048  # samples per block of the fine search
+TRACK_MAX_S: Final = 0.03  # seconds the echo may move and still be the path the filter learnt
+TRACK_MIN_SAMPLES: Final = 2  # samples the echo must move before the reference follows it
+TRACK_AGREE_S: Final = 0.0002  # seconds two fine searches may differ by and agree
+HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
+HOLD_MAX_S: Final = 1.5  # seconds of it after which the filter runs whether the echo was found or not
+STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's timestamps are trusted
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
 
 
 CLOCK_SMOOTH_S: Final = 2.0  # seconds over which a stream clock follows its device's timestamps
+CLOCK_DRIFT: Final = 500e-6  # the most two devices' clocks drift apart (USB audio: well under 100 ppm)
 CLOCK_JUMP_S: Final = 0.2  # seconds a timestamp may differ from the stream clock before it is taken as it is
 
 
 class StreamClock:
-    """When each block of a stream sounds (or was captured), from the frames counted and smoothed timestamps.
+    """When each block of a stream sounds (or was captured), from the frames counted and its timestamps.
 
-    A device's samples follow one another without gaps, so one block's time is the previous one's plus
-    its length; the timestamps PortAudio gives with each callback only tell where the whole stream sits,
-    and one callback come late (a busy core) must not move it: each pulls the stream's offset by its
-    share of CLOCK_SMOOTH_S, which still follows two devices' clocks drifting apart. A timestamp off by
-    more than CLOCK_JUMP_S (frames lost to an overrun, a reopened stream) is taken as it is.
+    A device's samples follow one another at its rate, so one block's time is the previous one's plus its
+    length; the timestamps PortAudio gives with each callback tell where the whole stream sits, but
+    they come from when the callback ran. One late callback (a busy core) must not move the stream, and
+    neither may callbacks that run ahead while a sound server's buffer fills (PulseAudio's ALSA plug-in
+    took 2.5 s of sound that way): the offset follows the timestamps smoothed over CLOCK_SMOOTH_S and no
+    faster than CLOCK_DRIFT. A timestamp later than the count by more than CLOCK_JUMP_S (a speaker that
+    ran dry, frames lost to an overrun, a reopened stream) is taken as it is; for an output, one that
+    is earlier is only its buffer filling.
     """
 
-    def __init__(self, rate: int) -> None:
+    def __init__(self, rate: int, output: bool = False) -> None:
         self.rate = rate
+        self.output = output
         self._frames = 0
         self._offset: float | None = None  # the time of frame 0
 
@@ -44,10 +67,14 @@ class StreamClock:
         """The time of the first of the next `frames` frames, whose device timestamp is `at`."""
         counted = self._frames / self.rate
         error = at - counted - self._offset if self._offset is not None else 0.0
-        if self._offset is None or abs(error) > CLOCK_JUMP_S:
+        if self._offset is None or error > CLOCK_JUMP_S or (error < -CLOCK_JUMP_S and not self.output):
+            if self._offset is not None:
+                _LOGGER.debug("The %s's timestamps moved %+.3f s from its frames counted; taken as they are",
+                              "speaker" if self.output else "microphone", error)
             self._offset = at - counted
         else:
-            self._offset += error * min(1.0, frames / self.rate / CLOCK_SMOOTH_S)
+            most = CLOCK_DRIFT * frames / self.rate
+            self._offset += min(most, max(-most, error * min(1.0, frames / self.rate / CLOCK_SMOOTH_S)))
         self._frames += frames
         return self._offset + counted
 
@@ -127,10 +154,11 @@ class EchoCanceller:
     time the first one was captured (ADC time); there the reference is resampled to 16 kHz, laid on
     a timeline by its timestamps, and each 10 ms block of the microphone goes through the canceller
     with the reference that sounded at the same moment. The engine's filter (Speex: 256 ms; AEC3 adds
-    a delay estimator) takes up the room's delay and reverb and what the timestamps get wrong;
-    both sides' times come from a StreamClock (frames counted, timestamps smoothed), which follows two
-    devices' clocks drifting apart. When nothing has played for `tail_s`, cancel() returns its input
-    unchanged and the canceller is not called.
+    a delay estimator) takes up the room's delay and reverb; both sides' times come from a StreamClock
+    (frames counted, timestamps smoothed). What the timestamps still get wrong, the echo is searched
+    for and followed (_search): seconds off through a sound server, milliseconds from one answer to the
+    next. When nothing has played for `tail_s`, cancel() returns its input unchanged and the canceller
+    is not called.
     """
 
     def __init__(self, rate: int = PIPELINE_RATE, tail_s: float = TAIL_S,
@@ -149,6 +177,16 @@ class EchoCanceller:
         self._last_played_at: float | None = None  # when the newest reference sample sounds
         self._near_t: float | None = None  # when the next microphone sample was captured
         self._pending = np.zeros(0, dtype="<i2")  # microphone samples short of a whole block
+        self.delay_s = 0.0
+        """Seconds the echo comes after the timestamps say, beyond what the filter takes up (the search's)."""
+        self._heard = np.zeros(0, dtype=np.float32)  # the microphone's last SEARCH_S before cancelling
+        self._since_search = 0
+        self._found: float | None = None  # the last search's delay, waiting for a second to agree
+        self._found_fine: float | None = None  # ... and to the sample
+        self._path: float | None = None  # the echo's delay the filter learnt, which the reference follows
+        self._holding = False  # a new stretch of sound, not yet run through the filter (see _hold)
+        self._steady_starts = 0  # stretches in a row that began with the echo where the filter had it
+        self._energy, self._energy_s = (0.0, 0.0), 0.0  # the microphone's before and after, while running
         self._lock = threading.Lock()  # cancel() may be called from one reader at a time
 
     # ---- speaker side (its device callback): copy only -----------------------------------------
@@ -173,9 +211,16 @@ class EchoCanceller:
             near = np.concatenate([self._pending, np.asarray(samples, dtype="<i2")])
             whole = len(near) // self.block * self.block
             self._pending = near[whole:]
+            if self._holding:
+                self._near_t += whole / self.rate
+                self._hear(near[:whole])
+                self._hold()
+                return near[:whole]
             out = np.empty(whole, dtype="<i2")
             for start in range(0, whole, self.block):
                 out[start:start + self.block] = self._one_block(near[start:start + self.block])
+            self._hear(near[:whole])
+            self._search()
             self._trim()
             return out
 
@@ -185,27 +230,166 @@ class EchoCanceller:
             samples = np.concatenate([self._pending, samples])
             self._pending = np.zeros(0, dtype="<i2")
         self._near_t = (self._near_t or 0.0) + len(samples) / self.rate
-        if self._last_played_at is not None and not self._in_tail(self._near_t):
+        if self._last_played_at is not None and not self._in_tail(self._near_t) and len(self._far):
             self._far = np.zeros(0, dtype=np.float32)  # idle again: the next answer starts a new timeline
+            heard, left = self._energy
+            if heard > 0.0 and left > 0.0:
+                _LOGGER.debug("Echo cancellation: %.1f s, the microphone %.1f dB quieter after it (delay %.0f ms)",
+                              self._energy_s, 10 * np.log10(heard / left), self.delay_s * 1000)
+            self._energy, self._energy_s = (0.0, 0.0), 0.0
         return samples
 
     def _in_tail(self, t: float | None) -> bool:
-        return t is not None and self._last_played_at is not None and t < self._last_played_at + self.tail_s
+        return (t is not None and self._last_played_at is not None
+                and t - self.delay_s < self._last_played_at + self.tail_s)
 
     def _one_block(self, near: np.ndarray) -> np.ndarray:
         assert self._near_t is not None
-        start = round((self._near_t - self._far_t0) * self.rate)
+        far = self._reference(self._near_t - self.delay_s, self.block)
         self._near_t += self.block / self.rate
-        far = np.zeros(self.block, dtype=np.float32)
-        lo, hi = max(0, start), min(len(self._far), start + self.block)
-        if hi > lo:
-            far[lo - start:hi - start] = self._far[lo:hi]
         engine = self._load()
         if engine is None:
             return near
         self.blocks_processed += 1
         far16 = (np.clip(far, -1.0, 1.0) * 32767).astype("<i2")
-        return np.asarray(engine.process(near, far16)).astype("<i2", copy=False)  # int16 in, int16 out
+        out = np.asarray(engine.process(near, far16)).astype("<i2", copy=False)  # int16 in, int16 out
+        near_f, out_f = near.astype(np.float32), out.astype(np.float32)
+        self._energy = (self._energy[0] + float(near_f @ near_f), self._energy[1] + float(out_f @ out_f))
+        self._energy_s += self.block / self.rate
+        return out
+
+    def _hear(self, near: np.ndarray) -> None:
+        self._heard = np.concatenate([self._heard, near.astype(np.float32) / 32768.0])[-int(SEARCH_S * self.rate):]
+        self._since_search += len(near)
+
+    def _hold(self) -> None:
+        """Keeps this stretch's first sound from the filter while the echo is looked for.
+
+        A stream opened again for the next answer may sound a few milliseconds from where the last one
+        did (through PulseAudio, every time); run through the filter like that, the room it learnt is
+        lost within a second (Speex: from 32 dB to 2 dB, then 5 s to learn it again). So the first
+        HOLD_PLAYED_S of a stretch pass uncancelled while the echo is looked for near where it was, and
+        the reference is moved to it first; after HOLD_MAX_S with no clear echo (a quiet speaker), the
+        filter takes it as it is. Once STEADY_STARTS stretches in a row began where the last one left
+        off, the host's timestamps are trusted and stretches are no longer held, until the echo moves.
+        """
+        assert self._near_t is not None and self._path is not None
+        played = self._near_t - self.delay_s - self._far_t0
+        if played < HOLD_PLAYED_S or self._since_search < SEARCH_EVERY_S * self.rate:
+            return
+        self._since_search = 0
+        fine, _, clear = self._fine(self._path, round(TRACK_MAX_S * self.rate))
+        if clear:
+            self._steady_starts += 1
+            self._follow(fine)
+        self._holding = not clear and played < HOLD_MAX_S
+        self._found_fine = fine if clear else None
+
+    def _follow(self, fine: float) -> None:
+        assert self._path is not None
+        moved = fine - self._path
+        if abs(moved) * self.rate >= TRACK_MIN_SAMPLES:
+            _LOGGER.debug("Echo cancellation: the echo moved %+.2f ms; the reference moves with it", moved * 1000)
+            self.delay_s += moved
+            self._steady_starts = 0
+        self._path = fine
+
+    def _search(self) -> None:
+        """Where the echo is in the microphone against the reference's timestamps, found by correlation
+        once every SEARCH_EVERY_S while something plays, and followed.
+
+        Hosts without DAC times (PulseAudio's and PipeWire's ALSA plug-ins) give the stream's nominal
+        latency, which was 2.5 s short of the truth through a sound server here: far outside the filter.
+        Two searches in a row that agree, with a clear peak, move delay_s when the direct path falls
+        outside the first FILTER_SPAN_S of the filter; the filter then learns the room again. Inside
+        it, a path that moves by a few milliseconds (a stream reopened for the next answer, a sound
+        server's latency, two clocks pulling apart) leaves the filter's room behind as well: Speex took
+        5-8 s to learn it again. The reference is moved with the path instead, so the filter it learnt
+        still fits.
+        """
+        assert self._near_t is not None
+        if self._since_search < SEARCH_EVERY_S * self.rate or len(self._heard) < SEARCH_S * self.rate:
+            return
+        self._since_search = 0
+        found = self._coarse()
+        if found is None:
+            self._found = self._found_fine = None
+            return
+        fine, still, _ = self._fine(found, round(2 * self.rate / SEARCH_RATE))  # the coarse search's own error
+        agreed = self._found is not None and abs(found - self._found) < SEARCH_AGREE_S
+        steady = self._found_fine is not None and abs(fine - self._found_fine) <= TRACK_AGREE_S
+        self._found, self._found_fine = found, fine
+        if not 0.0 <= found - self.delay_s <= FILTER_SPAN_S:
+            if agreed:
+                _LOGGER.info("Echo cancellation: the speaker's sound reaches the microphone %.0f ms after its "
+                             "timestamps say; the canceller follows it", fine * 1000)
+                self.delay_s, self._path = fine - FILTER_LEAD_S, fine
+            return
+        if self._path is None or abs(fine - self._path) > TRACK_MAX_S:
+            self._path = fine  # the filter learns this path where it is
+            return
+        if steady and still(self._path) < SEARCH_KEEP:
+            self._follow(fine)
+
+    def _coarse(self) -> float | None:
+        """The strongest echo's delay over the whole range (GCC-PHAT at SEARCH_RATE over the last
+        SEARCH_S), or None while too little was played or heard, or no peak stands clear; also None
+        when the filter's span holds an echo nearly as strong (a reflection outdoing the direct path)."""
+        assert self._near_t is not None
+        step = self.rate // SEARCH_RATE
+        far = self._reference(self._near_t - SEARCH_S - MAX_DELAY_S,
+                              round((SEARCH_S + MAX_DELAY_S - MIN_DELAY_S) * self.rate))
+        a = self._heard[: len(self._heard) // step * step].reshape(-1, step).mean(axis=1)
+        b = far[: len(far) // step * step].reshape(-1, step).mean(axis=1)
+        blocks = b[: len(b) // 40 * 40].reshape(-1, 40)  # 10 ms each
+        if np.count_nonzero(np.mean(blocks * blocks, axis=1) > 1e-6) * 0.01 < SEARCH_PLAYED_S \
+                or float(np.sum(a * a)) < 1e-8 * len(a):
+            return None  # too little played (a chime: a tone correlates with itself at many lags) or heard
+        size = 1 << (len(a) + len(b)).bit_length()
+        cross = np.fft.rfft(b, size) * np.conj(np.fft.rfft(a, size))
+        corr = np.fft.irfft(cross / (np.abs(cross) + 1e-9), size)[: len(b) - len(a) + 1]
+        peak = int(np.argmax(corr))
+        if corr[peak] < np.mean(corr) + SEARCH_CLEAR * np.std(corr):
+            return None
+        found = MAX_DELAY_S - peak * step / self.rate  # the far sample at index `peak` lines up with _heard[0]
+        ours = [round((MAX_DELAY_S - d) * SEARCH_RATE) for d in (self.delay_s + FILTER_SPAN_S, self.delay_s)]
+        if not 0.0 <= found - self.delay_s <= FILTER_SPAN_S and max(0, ours[0]) < min(len(corr), ours[1] + 1) \
+                and np.max(corr[max(0, ours[0]):ours[1] + 1]) >= SEARCH_KEEP * corr[peak]:
+            return None  # the filter already spans an echo nearly as strong: leave it be
+        return found
+
+    def _fine(self, around: float, reach: int) -> tuple[float, Callable[[float], float], bool]:
+        """The delay within `reach` samples of `around`, to the sample, from GCC-PHAT at the full rate over
+        TRACK_FRAME blocks; how strong the correlation is at another delay within TRACK_MAX_S, against
+        the peak's; and whether the peak stands clear of the rest of that reach."""
+        assert self._near_t is not None
+        n = len(self._heard) // TRACK_FRAME * TRACK_FRAME
+        heard = self._heard[-n:].reshape(-1, TRACK_FRAME)
+        far = self._reference(self._near_t - n / self.rate - around, n).reshape(-1, TRACK_FRAME)
+        window = np.hanning(TRACK_FRAME).astype(np.float32)
+        cross = np.sum(np.fft.rfft(heard * window, 2 * TRACK_FRAME) * np.conj(np.fft.rfft(far * window, 2 * TRACK_FRAME)),
+                       axis=0)
+        corr = np.fft.irfft(cross / (np.abs(cross) + 1e-12), 2 * TRACK_FRAME)  # lag k: the echo k samples later
+        lags = np.arange(-reach, reach + 1)
+        lag = int(lags[np.argmax(corr[lags])])
+        best = float(corr[lag]) or 1e-12
+        spread = corr[np.arange(-TRACK_FRAME // 2, TRACK_FRAME // 2)]
+
+        def still(delay: float) -> float:
+            k = round((delay - around) * self.rate)
+            return float(corr[k]) / best if abs(k) < TRACK_FRAME else 0.0
+
+        clear = best > float(np.mean(spread) + SEARCH_CLEAR * np.std(spread))
+        return around + lag / self.rate, still, clear
+
+    def _reference(self, t: float, n: int) -> np.ndarray:
+        """`n` samples of the reference from time `t` on, silence where nothing was played."""
+        first = round((t - self._far_t0) * self.rate)
+        far = np.zeros(n, dtype=np.float32)
+        lo, hi = max(0, first), min(len(self._far), first + n)
+        if hi > lo:
+            far[lo - first:hi - first] = self._far[lo:hi]
+        return far
 
     def _load(self) -> Engine | None:
         if self._engine is None and not self._failed:
@@ -229,6 +413,7 @@ class EchoCanceller:
             end_t = self._far_t0 + len(self._far) / self.rate
             if len(self._far) == 0 or at - end_t > KEEP_S or at < self._far_t0:
                 self._far, self._far_t0 = np.zeros(0, dtype=np.float32), at
+                self._holding = self._path is not None and self._steady_starts < STEADY_STARTS
             else:  # a gap (silence between sentences) is kept as it was; a clock stepped back is cut to
                 keep = round((at - self._far_t0) * self.rate)
                 if keep > len(self._far):
@@ -236,7 +421,9 @@ class EchoCanceller:
                 elif end_t - at > REANCHOR_S:
                     self._far = self._far[:keep]
             self._far = np.concatenate([self._far, block])
-            self._last_played_at = self._far_t0 + len(self._far) / self.rate
+            # Until the search has found how late the echo comes, a block counts as sounding no earlier
+            # than it reached the canceller on the microphone's clock.
+            self._last_played_at = max(self._far_t0 + len(self._far) / self.rate, self._near_t or 0.0)
 
     def _trim(self) -> None:
         assert self._near_t is not None

@@ -278,7 +278,7 @@ class SpeakerSink(DeviceKeeper):
             delay = self._latency_s
         samples = playback.pull(frames, delay) if playback is not None else np.zeros(frames, np.float32)
         outdata[:] = samples[:, None]
-        sounds_at = max(self._dac_clock.stamp(frames, now + delay), now)  # never before it is handed over
+        sounds_at = self._dac_clock.stamp(frames, now + delay)
         if self.echo is not None and playback is not None and playback.last_filled:
             self.echo.played(samples, playback.rate, sounds_at)  # a copy into its queue, nothing more
 
@@ -292,7 +292,7 @@ class SpeakerSink(DeviceKeeper):
             if self._playback is None or self._playback.rate != rate:
                 self._playback = Playback(rate)
             self._live.clear()
-            self._dac_clock = StreamClock(rate)
+            self._dac_clock = StreamClock(rate, output=True)
             self._opened_at = self._last_callback_at = time.monotonic()
             self._block_s = (rate * BLOCK_MS // 1000) / rate
             stream = sd.OutputStream(device=index, samplerate=rate, channels=channels, dtype="float32",
