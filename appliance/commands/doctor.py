@@ -61,6 +61,8 @@ def run_checks(config_path: str | None, checksums: bool = False) -> list[Check]:
     checks += check_models(cfg, checksums)
     checks.append(_guard("audio devices", check_audio))
     checks += check_sound(cfg)
+    if cfg.audio.echo_cancel:
+        checks.append(_guard("echo cancellation", lambda: check_echo(cfg)))
     checks.append(_guard("cpu", check_cpu))
     checks.append(_guard("llama.cpp build", check_llama))
     checks.append(_guard("memory", check_memory))
@@ -259,6 +261,19 @@ def check_sound(cfg, sd=None, proc: Path | None = None) -> list[Check]:  # noqa:
             continue
         out.append(Check(name, "warn" if choice.warn else "ok", choice.reason))
     return out
+
+
+def check_echo(cfg) -> Check:  # noqa: ANN001 - Config
+    """The echo canceller audio.echo_cancel asks for can be made (Speex: Debian's libspeexdsp1)."""
+    from appliance.audio.echo import ENGINES
+
+    engine = cfg.audio.echo_engine
+    try:
+        ENGINES[engine](cfg.audio.rate)
+    except (OSError, ImportError) as exc:
+        return Check("echo cancellation", "warn", f"{engine}: {exc}; until then the hub hears its own voice "
+                     "and is interrupted only by someone louder than it")
+    return Check("echo cancellation", "ok", f"{engine}, on the microphone while the hub plays")
 
 
 def check_cpu() -> Check:

@@ -62,3 +62,19 @@ def test_a_configured_microphone_that_is_not_there_names_what_is(tmp_path) -> No
     cfg = Config(audio=AudioConfig(input_device="Blue Yeti"))
     assert lines(pi, cfg)[0] == ("fail  microphone         audio.input_device 'Blue Yeti' matches no "
                                  "microphone; microphones here: 'USB PnP Sound Device: USB Audio (hw:2,0)'")
+
+
+def test_echo_cancellation_turned_on_is_checked_and_a_missing_library_named(monkeypatch) -> None:
+    from appliance.audio import echo
+    from appliance.commands.doctor import check_echo, run_checks
+
+    cfg = Config(audio=AudioConfig(echo_cancel=True))
+    assert check_echo(cfg).status == "ok"  # Speex through libspeexdsp1, as the package lists install it
+
+    def missing(rate: int) -> echo.Engine:
+        raise OSError("libspeexdsp is not installed (apt-get install libspeexdsp1): libspeexdsp.so.1 not found")
+
+    monkeypatch.setitem(echo.ENGINES, "speex", missing)
+    found = check_echo(cfg)
+    assert found.status == "warn" and "apt-get install libspeexdsp1" in found.detail, found
+    assert "echo cancellation" not in [c.name for c in run_checks(None)]  # off by default: nothing to check
