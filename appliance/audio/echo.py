@@ -32,6 +32,7 @@ FILTER_SPAN_S: Final = 0.2  # seconds into the filter the direct path may be bef
 TRACK_FRAME: Final = 2048  # samples per block of the fine search
 TRACK_MAX_S: Final = 0.03  # seconds the echo may move and still be the path the filter learnt
 TRACK_MIN_SAMPLES: Final = 2  # samples the echo must move before the reference follows it
+TRACK_STEP_S: Final = 0.001  # seconds the echo may move between two searches while it plays and be followed
 TRACK_AGREE_S: Final = 0.0002  # seconds two fine searches may differ by and agree
 HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
 HOLD_MAX_S: Final = 1.5  # seconds of it after which the filter runs whether the echo was found or not
@@ -39,22 +40,21 @@ STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
 
 
-CLOCK_SMOOTH_S: Final = 2.0  # seconds over which a stream clock follows its device's timestamps
-CLOCK_DRIFT: Final = 500e-6  # the most two devices' clocks drift apart (USB audio: well under 100 ppm)
-CLOCK_JUMP_S: Final = 0.2  # seconds a timestamp may differ from the stream clock before it is taken as it is
+CLOCK_JUMP_S: Final = 0.2  # seconds a timestamp may differ from the frames counted before it is taken as it is
 
 
 class StreamClock:
-    """When each block of a stream sounds (or was captured), from the frames counted and its timestamps.
+    """When each block of a stream sounds (or was captured), from the frames counted since its first.
 
-    A device's samples follow one another at its rate, so one block's time is the previous one's plus its
-    length; the timestamps PortAudio gives with each callback tell where the whole stream sits, but
-    they come from when the callback ran. One late callback (a busy core) must not move the stream, and
-    neither may callbacks that run ahead while a sound server's buffer fills (PulseAudio's ALSA plug-in
-    took 2.5 s of sound that way): the offset follows the timestamps smoothed over CLOCK_SMOOTH_S and no
-    faster than CLOCK_DRIFT. A timestamp later than the count by more than CLOCK_JUMP_S (a speaker that
-    ran dry, frames lost to an overrun, a reopened stream) is taken as it is; for an output, one that
-    is earlier is only its buffer filling.
+    A device's samples follow one another at its rate, so one block's time is the first one's plus the
+    frames before it; the timestamps PortAudio gives with each callback come from when the callback
+    ran, and do not say better. One late callback (a busy core) must not move the stream; neither may
+    callbacks that run ahead while a sound server's buffer fills (PulseAudio's ALSA plug-in took 2.5 s
+    of sound that way), nor timestamps that wander from the frames (500 ppm through PulseAudio here,
+    where the samples did not: following them cost the canceller 20 dB). What the count gets wrong,
+    two devices' clocks drifting apart, the canceller finds in the echo itself. A timestamp later than
+    the count by more than CLOCK_JUMP_S (a speaker that ran dry, frames lost to an overrun) is taken as
+    it is; for an output, one that is earlier is only its buffer filling.
     """
 
     def __init__(self, rate: int, output: bool = False) -> None:
@@ -72,9 +72,6 @@ class StreamClock:
                 _LOGGER.debug("The %s's timestamps moved %+.3f s from its frames counted; taken as they are",
                               "speaker" if self.output else "microphone", error)
             self._offset = at - counted
-        else:
-            most = CLOCK_DRIFT * frames / self.rate
-            self._offset += min(most, max(-most, error * min(1.0, frames / self.rate / CLOCK_SMOOTH_S)))
         self._frames += frames
         return self._offset + counted
 
@@ -278,7 +275,7 @@ class EchoCanceller:
         if played < HOLD_PLAYED_S or self._since_search < SEARCH_EVERY_S * self.rate:
             return
         self._since_search = 0
-        fine, _, clear = self._fine(self._path, round(TRACK_MAX_S * self.rate))
+        fine, clear = self._fine(self._path, round(TRACK_MAX_S * self.rate))
         if clear:
             self._steady_starts += 1
             self._follow(fine)
@@ -315,21 +312,23 @@ class EchoCanceller:
         if found is None:
             self._found = self._found_fine = None
             return
-        fine, still, _ = self._fine(found, round(2 * self.rate / SEARCH_RATE))  # the coarse search's own error
+        inside = 0.0 <= found - self.delay_s <= FILTER_SPAN_S
+        # the same search as _hold's, so that both take the same peak of the room for the echo's path
+        fine, clear = self._fine(self._path if inside and self._path is not None else found,
+                                 round(TRACK_MAX_S * self.rate))
         agreed = self._found is not None and abs(found - self._found) < SEARCH_AGREE_S
         steady = self._found_fine is not None and abs(fine - self._found_fine) <= TRACK_AGREE_S
         self._found, self._found_fine = found, fine
-        if not 0.0 <= found - self.delay_s <= FILTER_SPAN_S:
+        if not inside:
             if agreed:
                 _LOGGER.info("Echo cancellation: the speaker's sound reaches the microphone %.0f ms after its "
                              "timestamps say; the canceller follows it", fine * 1000)
                 self.delay_s, self._path = fine - FILTER_LEAD_S, fine
             return
-        if self._path is None or abs(fine - self._path) > TRACK_MAX_S:
+        if self._path is None:
             self._path = fine  # the filter learns this path where it is
-            return
-        if steady and still(self._path) < SEARCH_KEEP:
-            self._follow(fine)
+        elif clear and steady and abs(fine - self._path) <= TRACK_STEP_S:
+            self._follow(fine)  # two clocks drifting apart; a bigger move while it plays is a reflection's peak
 
     def _coarse(self) -> float | None:
         """The strongest echo's delay over the whole range (GCC-PHAT at SEARCH_RATE over the last
@@ -358,10 +357,9 @@ class EchoCanceller:
             return None  # the filter already spans an echo nearly as strong: leave it be
         return found
 
-    def _fine(self, around: float, reach: int) -> tuple[float, Callable[[float], float], bool]:
+    def _fine(self, around: float, reach: int) -> tuple[float, bool]:
         """The delay within `reach` samples of `around`, to the sample, from GCC-PHAT at the full rate over
-        TRACK_FRAME blocks; how strong the correlation is at another delay within TRACK_MAX_S, against
-        the peak's; and whether the peak stands clear of the rest of that reach."""
+        TRACK_FRAME blocks, and whether its peak stands clear of the rest."""
         assert self._near_t is not None
         n = len(self._heard) // TRACK_FRAME * TRACK_FRAME
         heard = self._heard[-n:].reshape(-1, TRACK_FRAME)
@@ -372,15 +370,9 @@ class EchoCanceller:
         corr = np.fft.irfft(cross / (np.abs(cross) + 1e-12), 2 * TRACK_FRAME)  # lag k: the echo k samples later
         lags = np.arange(-reach, reach + 1)
         lag = int(lags[np.argmax(corr[lags])])
-        best = float(corr[lag]) or 1e-12
         spread = corr[np.arange(-TRACK_FRAME // 2, TRACK_FRAME // 2)]
-
-        def still(delay: float) -> float:
-            k = round((delay - around) * self.rate)
-            return float(corr[k]) / best if abs(k) < TRACK_FRAME else 0.0
-
-        clear = best > float(np.mean(spread) + SEARCH_CLEAR * np.std(spread))
-        return around + lag / self.rate, still, clear
+        clear = float(corr[lag]) > float(np.mean(spread) + SEARCH_CLEAR * np.std(spread))
+        return around + lag / self.rate, clear
 
     def _reference(self, t: float, n: int) -> np.ndarray:
         """`n` samples of the reference from time `t` on, silence where nothing was played."""

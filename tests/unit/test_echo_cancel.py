@@ -94,9 +94,10 @@ def test_an_echo_far_later_than_the_timestamps_say_is_found_and_removed(speech, 
     cancel = EchoCanceller()
     play_and_hear(cancel, played, VOICE_RATE, heard, t0=100.0, timing_error_s=late_s)  # an earlier answer
     assert cancel.delay_s == pytest.approx(late_s + 0.04 - FILTER_LEAD_S, abs=0.02)  # the room's 40 ms too
-    out = play_and_hear(cancel, played[::-1].copy(), VOICE_RATE,
-                        room_echo(sounded[::-1].copy(), 40, seed=2) + heard - echo, t0=200.0, timing_error_s=late_s)
-    assert erle_db(heard, out) > 15.0  # measured: 24.6 dB, and -0.6 dB without the search
+    again = room_echo(sounded[::-1].copy(), 40, seed=2) + heard - echo
+    out = play_and_hear(cancel, played[::-1].copy(), VOICE_RATE, again, t0=200.0, timing_error_s=late_s)
+    checked = int((HOLD_PLAYED_S + 0.25) * RATE)
+    assert erle_db(again[checked:], out[checked:]) > 15.0  # measured: 24.6 dB, and -0.6 dB without the search
 
 
 @pytest.mark.parametrize("moved_ms", [-6.0, 3.0, 12.0])
@@ -255,12 +256,12 @@ def test_a_stream_clock_places_blocks_by_their_count_whatever_one_late_callback_
     assert abs(stamps[300] - stamps[299] - 0.02) < 0.001  # the late callback's block follows the one before
 
 
-def test_a_stream_clock_follows_a_device_clock_that_drifts_and_takes_a_jump_as_it_is() -> None:
+def test_a_stream_clock_counts_frames_whatever_its_timestamps_wander_and_takes_a_jump_as_it_is() -> None:
     clock = StreamClock(16000)
-    drift = 1.0002  # the device's clock runs 200 ppm fast against the monotonic clock
-    stamps = [clock.stamp(320, 50.0 + i * 0.02 * drift) for i in range(1500)]  # 30 s
-    assert abs(stamps[-1] - (50.0 + 1499 * 0.02 * drift)) < 0.002
-    assert clock.stamp(320, 50.0 + 1500 * 0.02 * drift + 0.5) == pytest.approx(50.0 + 1500 * 0.02 * drift + 0.5)
+    wander = 1.0005  # timestamps 500 ppm off the frames, as through PulseAudio
+    stamps = [clock.stamp(320, 50.0 + i * 0.02 * wander) for i in range(1500)]  # 30 s
+    assert stamps[-1] == pytest.approx(50.0 + 1499 * 0.02)
+    assert clock.stamp(320, 50.0 + 1500 * 0.02 + 0.5) == pytest.approx(50.0 + 1500 * 0.02 + 0.5)
 
 
 def test_an_output_clock_keeps_counting_while_a_sound_servers_buffer_fills() -> None:
