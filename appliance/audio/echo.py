@@ -320,7 +320,7 @@ class EchoCanceller:
         steady = self._found_fine is not None and abs(fine - self._found_fine) <= TRACK_AGREE_S
         self._found, self._found_fine = found, fine
         if not inside:
-            if agreed:
+            if agreed and self._played_s(self.delay_s + FILTER_LEAD_S) >= SEARCH_PLAYED_S:
                 _LOGGER.info("Echo cancellation: the speaker's sound reaches the microphone %.0f ms after its "
                              "timestamps say; the canceller follows it", fine * 1000)
                 self.delay_s, self._path = fine - FILTER_LEAD_S, fine
@@ -329,6 +329,15 @@ class EchoCanceller:
             self._path = fine  # the filter learns this path where it is
         elif clear and steady and abs(fine - self._path) <= TRACK_STEP_S:
             self._follow(fine)  # two clocks drifting apart; a bigger move while it plays is a reflection's peak
+
+    def _played_s(self, delay: float) -> float:
+        """Seconds of sound in the reference that the last SEARCH_S heard would echo at `delay`: only where
+        the hub played should its echo be missed (while it is silent, the person's voice can match an
+        earlier sentence of the hub's better than its own echo, which is not there)."""
+        assert self._near_t is not None
+        far = self._reference(self._near_t - SEARCH_S - delay, round(SEARCH_S * self.rate))
+        blocks = far[: len(far) // self.block * self.block].reshape(-1, self.block)
+        return float(np.count_nonzero(np.mean(blocks * blocks, axis=1) > 1e-6)) * self.block / self.rate
 
     def _coarse(self) -> float | None:
         """The strongest echo's delay over the whole range (GCC-PHAT at SEARCH_RATE over the last
@@ -365,8 +374,8 @@ class EchoCanceller:
         heard = self._heard[-n:].reshape(-1, TRACK_FRAME)
         far = self._reference(self._near_t - n / self.rate - around, n).reshape(-1, TRACK_FRAME)
         window = np.hanning(TRACK_FRAME).astype(np.float32)
-        cross = np.sum(np.fft.rfft(heard * window, 2 * TRACK_FRAME) * np.conj(np.fft.rfft(far * window, 2 * TRACK_FRAME)),
-                       axis=0)
+        spectra = [np.fft.rfft(x * window, 2 * TRACK_FRAME) for x in (heard, far)]
+        cross = np.sum(spectra[0] * np.conj(spectra[1]), axis=0)
         corr = np.fft.irfft(cross / (np.abs(cross) + 1e-12), 2 * TRACK_FRAME)  # lag k: the echo k samples later
         lags = np.arange(-reach, reach + 1)
         lag = int(lags[np.argmax(corr[lags])])

@@ -92,10 +92,10 @@ def test_an_echo_far_later_than_the_timestamps_say_is_found_and_removed(speech, 
     echo = room_echo(sounded, 40, seed=2)
     heard = echo + 0.002 * noise("pink", len(echo), seed=4)
     cancel = EchoCanceller()
-    play_and_hear(cancel, played, VOICE_RATE, heard, t0=100.0, timing_error_s=late_s)  # an earlier answer
+    play_and_hear(cancel, played, VOICE_RATE, heard, t0=100.0, early_s=late_s)  # an earlier answer
     assert cancel.delay_s == pytest.approx(late_s + 0.04 - FILTER_LEAD_S, abs=0.02)  # the room's 40 ms too
     again = room_echo(sounded[::-1].copy(), 40, seed=2) + heard - echo
-    out = play_and_hear(cancel, played[::-1].copy(), VOICE_RATE, again, t0=200.0, timing_error_s=late_s)
+    out = play_and_hear(cancel, played[::-1].copy(), VOICE_RATE, again, t0=200.0, early_s=late_s)
     checked = int((HOLD_PLAYED_S + 0.25) * RATE)
     assert erle_db(again[checked:], out[checked:]) > 15.0  # measured: 24.6 dB, and -0.6 dB without the search
 
@@ -129,6 +129,24 @@ def test_once_answers_start_where_the_last_ones_did_they_are_cancelled_from_thei
         firsts.append(float(np.max(np.abs(out[: RATE // 4] - heard[: RATE // 4]))) > 2 / 32768)
         assert cancel.blocks_processed > before
     assert firsts == [True] + [False] * STEADY_STARTS + [True], firsts  # the first learns, the next are checked
+
+
+def test_a_voice_after_the_answer_is_not_taken_for_its_echo(speech) -> None:
+    """The person asks the next question in a voice like the hub's while only the wake chime plays:
+    it matches a sentence the hub said seconds before better than the chime's echo, which is all
+    there is to hear of the hub; the canceller keeps the echo where it was."""
+    played, sounded = answer_at_voice_rate(speech)
+    chime = 0.3 * sine(880, 0.18, rate=VOICE_RATE)
+    then = np.zeros(int(0.6 * VOICE_RATE), np.float32)
+    sounds = np.concatenate([played, then, chime, np.zeros(6 * VOICE_RATE, np.float32)])
+    echo = room_echo(resample(AudioChunk.from_float(sounds, VOICE_RATE), RATE).to_float()[:, 0], 40, seed=3)
+    person = load(speech("hey jarvis, tell me about the history of the roman empire and its emperors"))
+    at = len(sounded) + int(0.9 * RATE)
+    heard = echo + 0.002 * noise("pink", len(echo), seed=4)
+    heard[at:at + len(person)] += person[: len(heard) - at] * (0.05 / speech_rms(person))
+    cancel = EchoCanceller()
+    play_and_hear(cancel, sounds, VOICE_RATE, heard, t0=100.0)
+    assert cancel.delay_s == 0.0  # without looking at what the hub played at the echo's place: 3.4 s
 
 
 def test_the_persons_voice_survives_while_the_echo_goes(speech) -> None:
