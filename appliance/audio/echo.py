@@ -35,7 +35,7 @@ TRACK_MIN_SAMPLES: Final = 2  # samples the echo must move before the reference 
 TRACK_STEP_S: Final = 0.001  # seconds the echo may move between two searches while it plays and be followed
 TRACK_AGREE_S: Final = 0.0002  # seconds two fine searches may differ by and agree
 HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
-HOLD_MAX_S: Final = 1.5  # seconds of it after which the filter runs whether the echo was found or not
+HOLD_MAX_S: Final = 2.5  # seconds of it after which the filter runs whether the echo was found or not
 STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's timestamps are trusted
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
 
@@ -183,6 +183,7 @@ class EchoCanceller:
         self._path: float | None = None  # the echo's delay the filter learnt, which the reference follows
         self._holding = False  # a new stretch of sound, not yet run through the filter (see _hold)
         self._steady_starts = 0  # stretches in a row that began with the echo where the filter had it
+        self._confirmed = True  # this stretch's echo found where the filter has it (or a first one)
         self._energy, self._energy_s = (0.0, 0.0), 0.0  # the microphone's before and after, while running
         self._lock = threading.Lock()  # cancel() may be called from one reader at a time
 
@@ -264,23 +265,26 @@ class EchoCanceller:
 
         A stream opened again for the next answer may sound a few milliseconds from where the last one
         did (through PulseAudio, every time); run through the filter like that, the room it learnt is
-        lost within a second (Speex: from 32 dB to 2 dB, then 5 s to learn it again). So the first
-        HOLD_PLAYED_S of a stretch pass uncancelled while the echo is looked for near where it was, and
-        the reference is moved to it first; after HOLD_MAX_S with no clear echo (a quiet speaker), the
-        filter takes it as it is. Once STEADY_STARTS stretches in a row began where the last one left
-        off, the host's timestamps are trusted and stretches are no longer held, until the echo moves.
+        lost within a second (Speex: from 32 dB to 2 dB, then 5 s to learn it again). So a stretch's
+        first sound passes uncancelled until HOLD_PLAYED_S of it can be looked for near where the echo
+        was, and the reference is moved to it first; after HOLD_MAX_S with no clear echo (a short first
+        sentence, a quiet speaker), the filter takes it as it is and the searches while it plays may
+        still move it once (_search). Once STEADY_STARTS stretches in a row began where the last one
+        left off, the host's timestamps are trusted and stretches are no longer held, until the echo
+        moves.
         """
         assert self._near_t is not None and self._path is not None
-        played = self._near_t - self.delay_s - self._far_t0
-        if played < HOLD_PLAYED_S or self._since_search < SEARCH_EVERY_S * self.rate:
+        if self._since_search < SEARCH_EVERY_S * self.rate:
             return
         self._since_search = 0
-        fine, clear = self._fine(self._path, round(TRACK_MAX_S * self.rate))
-        if clear:
-            self._steady_starts += 1
-            self._follow(fine)
-        self._holding = not clear and played < HOLD_MAX_S
-        self._found_fine = fine if clear else None
+        if self._played_s(self._path) >= HOLD_PLAYED_S:
+            fine, clear = self._fine(self._path, round(TRACK_MAX_S * self.rate))
+            if clear:
+                self._steady_starts += 1
+                self._follow(fine)
+                self._holding, self._confirmed, self._found_fine = False, True, fine
+                return
+        self._holding = self._near_t - self.delay_s - self._far_t0 < HOLD_MAX_S
 
     def _follow(self, fine: float) -> None:
         assert self._path is not None
@@ -327,8 +331,11 @@ class EchoCanceller:
             return
         if self._path is None:
             self._path = fine  # the filter learns this path where it is
-        elif clear and steady and abs(fine - self._path) <= TRACK_STEP_S:
-            self._follow(fine)  # two clocks drifting apart; a bigger move while it plays is a reflection's peak
+        elif clear and steady and (abs(fine - self._path) <= TRACK_STEP_S or not self._confirmed):
+            # once in a stretch the echo may have moved since the last one; after that, only as two
+            # clocks drift apart: a bigger move while it plays is a reflection's peak
+            self._follow(fine)
+            self._confirmed = True
 
     def _played_s(self, delay: float) -> float:
         """Seconds of sound in the reference that the last SEARCH_S heard would echo at `delay`: only where
@@ -415,6 +422,7 @@ class EchoCanceller:
             if len(self._far) == 0 or at - end_t > KEEP_S or at < self._far_t0:
                 self._far, self._far_t0 = np.zeros(0, dtype=np.float32), at
                 self._holding = self._path is not None and self._steady_starts < STEADY_STARTS
+                self._confirmed = self._path is None
             else:  # a gap (silence between sentences) is kept as it was; a clock stepped back is cut to
                 keep = round((at - self._far_t0) * self.rate)
                 if keep > len(self._far):
