@@ -77,10 +77,11 @@ def _zone(ring_at: float) -> str:
     return f"<{sign}{minutes // 60:02d}{minutes % 60:02d}>{'-' if sign == '+' else '+'}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def _start(tmp_path: Path, name: str, config: Path, state: Path, pulse: Pulse, tz: str = "UTC") -> Daemon:
+def _start(tmp_path: Path, name: str, config: Path, state: Path, pulse: Pulse, tz: str = "UTC",
+           **extra_env: str) -> Daemon:
     notify = Notifications(tmp_path / f"notify-{name}")
     env = dict(pulse.env, NOTIFY_SOCKET=str(tmp_path / f"notify-{name}"), WATCHDOG_USEC=str(WATCHDOG_USEC),
-               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1", TZ=tz)
+               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1", TZ=tz, **extra_env)
     env.pop("WATCHDOG_PID", None)
     log = (tmp_path / f"run-{name}.log").open("wb")
     command = sandboxed([*APPLIANCE, "run", "--config", str(config)], state)

@@ -1,0 +1,199 @@
+"""`appliance run` in a room: its speaker's sound comes back into its microphone 10 dB above the person's voice,
+and with echo cancellation it is still interrupted at a normal speaking level.
+
+The daemon plays into a null sink of its own; tests/fixtures/room_loop.py carries that sink's sound
+through a room (40 ms of delay plus the loop's own buffering, a reverb tail, room noise) into the sink
+whose monitor is the daemon's microphone, where the person's voice, at a normal level, is mixed in
+with paplay. Each interruption is said while the hub is heard answering a question that takes it
+many sentences, after a first answer heard to its end (the canceller adapts to the room over its first
+few seconds of speech, and keeps what it learnt while the service runs):
+
+- "hey jarvis, stop" ends the answer, and the hub falls silent;
+- a plain "stop" ends the next one;
+- "hey jarvis, what time is it" ends the third and is answered;
+- a timer set by voice rings, and a plain "stop" said over its chime and announcement silences it.
+
+All the while the hub's own voice never wakes it: the journal has one wake word per one spoken.
+Without the canceller, the same "hey jarvis" under the answer goes unheard (measured: the answer ran
+to its end).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+import pytest
+
+from tests.e2e.test_run_alarms import _start, _stop
+from tests.e2e.test_run_service import listening
+from tests.fixtures.journal import Entry, Journal
+from tests.fixtures.pulse import Pulse
+from tests.fixtures.room import impulse_response
+from tests.fixtures.room_loop import RoomLoop
+from tests.fixtures.speech import SpeechMaker, load, speech_rms
+from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S
+
+VOICE_RMS: Final = 0.03  # the person at the microphone, speaking at a normal level (about -30 dBFS)
+ECHO_GAIN: Final = 1.0  # the room's gain on the hub's voice at volume 1.0: about 10 dB above the person
+NOISE_RMS: Final = 0.003  # pink room noise, 20 dB under the person
+HEARD_BEFORE_S: Final = 4.0  # seconds of the answer heard before the person interrupts it
+SILENT_AFTER_S: Final = 3.0  # seconds after a stop in which the hub must be heard no more than a chime
+MOST_HEARD_S: Final = 0.6  # seconds of sound allowed in that time (the wake chime, the room's tail)
+REPEAT_INTERVAL_S: Final = 12.0  # skills.timer_repeat_interval_s here
+WARM_UP: Final = "tell me about the history of paris"
+QUESTIONS: Final = ("tell me about the history of the roman empire", "tell me about the history of ancient egypt",
+                    "tell me about the history of the city of london")
+
+
+@dataclass
+class Room:
+    turns: list[Entry] = field(default_factory=list)
+    """Every turn the daemon journaled, oldest first."""
+    wakes: list[Entry] = field(default_factory=list)
+    stop_words: list[Entry] = field(default_factory=list)
+    rings: list[Entry] = field(default_factory=list)
+    spoken_wakes: int = 0
+    """How many times the person said "hey jarvis"."""
+    heard_after_stop: dict[str, float] = field(default_factory=dict)
+    """Seconds of the hub's sound in the microphone in the SILENT_AFTER_S after each stop."""
+    echo_db: float = 0.0
+    """How far the hub's voice stood above the person's at the microphone."""
+    stopped_ring_at: float = 0.0
+
+
+class Person:
+    def __init__(self, speech: SpeechMaker, pulse: Pulse) -> None:
+        self.speech, self.pulse, self.wakes = speech, pulse, 0
+
+    def say(self, *parts: str) -> float:
+        """Say `parts` ("hey jarvis" first or not) at a normal level; the time it started, since the epoch."""
+        clips: list[Path | float] = []
+        for part in parts:
+            clips += [self.speech(part), 0.4]
+        self.wakes += parts[0] == "hey jarvis"
+        joined = load(self.speech.join([*clips[:-1], 1.0]))
+        wav = self.speech.samples(joined * (VOICE_RMS / speech_rms(joined)), f"room-{'-'.join(parts)}")
+        started = time.time()
+        self.pulse.play(wav)
+        return started
+
+
+def _after(entries: list[Entry], since: float) -> list[Entry]:
+    return [e for e in entries if int(e["__REALTIME_TIMESTAMP"]) / 1e6 >= since]
+
+
+ROOM_E2E: Final = os.environ.get("APPLIANCE_ROOM_E2E") == "1"
+
+
+@pytest.fixture(scope="module")
+def room(pulse: Pulse, journal: Journal, speech: SpeechMaker,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
+    if not ROOM_E2E:
+        pytest.skip("the hub through a room passes about half its runs so far (docs/performance.md); "
+                    "APPLIANCE_ROOM_E2E=1 runs it")
+    tmp_path = tmp_path_factory.mktemp("room")
+    state = tmp_path / "state"
+    state.mkdir()
+    config = tmp_path / "appliance.yaml"
+    config.write_text(f"asr:\n  engine: whisper\naudio:\n  echo_cancel: true\nconversation:\n  follow_up: never\n"
+                      f"skills:\n  timer_repeat_interval_s: {REPEAT_INTERVAL_S}\nlogging:\n  transcripts: true\n  level: DEBUG\n"
+                      f"service:\n  state_dir: {state}\n")
+    pulse.start()
+    loop = RoomLoop(pulse, impulse_response(delay_ms=40.0, rt60_s=0.3, seed=1), ECHO_GAIN, NOISE_RMS)
+    loop.start()
+    daemon = _start(tmp_path, "room", config, state, pulse, PULSE_SINK=loop.sink)
+    person = Person(speech, pulse)
+    found = Room()
+    try:
+        daemon.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
+        daemon.wait(listening)
+        pid = daemon.proc.pid
+
+        def event(name: str, since: float, **match: str) -> Entry:
+            return journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == name and int(e["__REALTIME_TIMESTAMP"]) / 1e6
+                                    >= since and all(e.get(k) == v for k, v in match.items()), pid=pid,
+                                    timeout=SLOW_WAIT_S)[0]
+
+        def interrupt(question: str, *interruption: str) -> float:
+            asked = person.say("hey jarvis", question)
+            assert loop.wait_voiced(HEARD_BEFORE_S, asked, SLOW_WAIT_S), f"the hub did not answer {question!r}"
+            return person.say(*interruption)
+
+        def silence_after(name: str, entry: Entry) -> None:
+            at = int(entry["__REALTIME_TIMESTAMP"]) / 1e6
+            time.sleep(max(0.0, at + SILENT_AFTER_S - time.time()))
+            found.heard_after_stop[name] = loop.voiced_s(at) - loop.voiced_s(at + SILENT_AFTER_S)
+
+        asked = person.say("hey jarvis", WARM_UP)  # the canceller learns the room over a whole answer first
+        event("turn", asked, OUTCOME="answered")
+        said = interrupt(QUESTIONS[0], "hey jarvis", "stop")
+        silence_after("hey jarvis, stop", event("turn", said, INTENT="stop"))
+        said = interrupt(QUESTIONS[1], "stop")
+        silence_after("stop", event("stop_word", said))
+        said = interrupt(QUESTIONS[2], "hey jarvis", "what time is it")
+        event("turn", said, INTENT="time")
+        time.sleep(2.0)  # its answer spoken
+        asked = person.say("hey jarvis", "set a timer for five seconds")
+        ring = event("ring", asked)
+        assert loop.wait_voiced(0.3, int(ring["__REALTIME_TIMESTAMP"]) / 1e6, SLOW_WAIT_S), "the ring was not heard"
+        found.stopped_ring_at = person.say("stop")
+        silence_after("stop over the ringing", event("stop_word", found.stopped_ring_at))
+        time.sleep(REPEAT_INTERVAL_S + 4.0)
+        everything = journal.entries(pid=pid)
+        found.turns = [e for e in everything if e.get("APPLIANCE_EVENT") == "turn"]
+        found.wakes = [e for e in everything if e.get("APPLIANCE_EVENT") == "wake"]
+        found.stop_words = [e for e in everything if e.get("APPLIANCE_EVENT") == "stop_word"]
+        found.rings = [e for e in everything if e.get("APPLIANCE_EVENT") == "ring"]
+        found.spoken_wakes = person.wakes
+        found.echo_db = 20 * float(np.log10(loop.echo_rms() / VOICE_RMS))
+        yield found
+    finally:
+        _stop(daemon)
+        loop.stop()
+
+
+def test_the_hubs_voice_reaches_its_microphone_well_above_the_persons(room: Room) -> None:
+    assert 6.0 <= room.echo_db <= 12.0, room.echo_db
+
+
+def test_the_first_answer_was_heard_to_its_end(room: Room) -> None:
+    assert room.turns[0].get("ROUTE") == "llm" and room.turns[0].get("OUTCOME") == "answered", room.turns[0]
+
+
+def test_hey_jarvis_stop_under_the_answer_ends_it(room: Room) -> None:
+    answer, stop = room.turns[1], room.turns[2]
+    assert answer.get("ROUTE") == "llm" and answer.get("OUTCOME") == "cancelled", answer
+    assert stop.get("INTENT") == "stop" and stop.get("WAKE_WORD") == "hey_jarvis", stop
+    assert room.heard_after_stop["hey jarvis, stop"] <= MOST_HEARD_S, room.heard_after_stop
+
+
+def test_a_plain_stop_under_the_answer_ends_it(room: Room) -> None:
+    answer = room.turns[3]
+    assert answer.get("OUTCOME") == "cancelled", answer
+    assert room.stop_words[0].get("STOPPED") == "speaking", room.stop_words
+    assert room.heard_after_stop["stop"] <= MOST_HEARD_S, room.heard_after_stop
+
+
+def test_a_question_under_the_answer_is_answered(room: Room) -> None:
+    answer, asked = room.turns[5], room.turns[6]
+    assert answer.get("OUTCOME") == "cancelled", answer
+    assert asked.get("INTENT") == "time" and asked.get("OUTCOME") == "answered", asked
+
+
+def test_a_plain_stop_over_a_ringing_timer_silences_it(room: Room) -> None:
+    assert room.turns[7].get("INTENT", "").startswith("timer"), room.turns[7]
+    assert room.stop_words[-1].get("STOPPED") == "ringing", room.stop_words
+    assert room.heard_after_stop["stop over the ringing"] <= MOST_HEARD_S, room.heard_after_stop
+    later = _after(room.rings, room.stopped_ring_at)
+    assert later == [], later
+
+
+def test_the_hubs_own_voice_never_woke_it_or_stopped_it(room: Room) -> None:
+    assert len(room.wakes) == room.spoken_wakes, [e.get("MESSAGE") for e in room.wakes]
+    assert len(room.stop_words) == 2, [e.get("MESSAGE") for e in room.stop_words]
