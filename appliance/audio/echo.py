@@ -152,7 +152,7 @@ class EchoCanceller:
     a timeline by its timestamps, and each 10 ms block of the microphone goes through the canceller
     with the reference that sounded at the same moment. The engine's filter (Speex: 256 ms; AEC3 adds
     a delay estimator) takes up the room's delay and reverb; both sides' times come from a StreamClock
-    (frames counted, timestamps smoothed). What the timestamps still get wrong, the echo is searched
+    (frames counted). What the timestamps still get wrong, the echo is searched
     for and followed (_search): seconds off through a sound server, milliseconds from one answer to the
     next. When nothing has played for `tail_s`, cancel() returns its input unchanged and the canceller
     is not called.
@@ -342,9 +342,7 @@ class EchoCanceller:
         the hub played should its echo be missed (while it is silent, the person's voice can match an
         earlier sentence of the hub's better than its own echo, which is not there)."""
         assert self._near_t is not None
-        far = self._reference(self._near_t - SEARCH_S - delay, round(SEARCH_S * self.rate))
-        blocks = far[: len(far) // self.block * self.block].reshape(-1, self.block)
-        return float(np.count_nonzero(np.mean(blocks * blocks, axis=1) > 1e-6)) * self.block / self.rate
+        return _sounding_s(self._reference(self._near_t - SEARCH_S - delay, round(SEARCH_S * self.rate)), self.rate)
 
     def _coarse(self) -> float | None:
         """The strongest echo's delay over the whole range (GCC-PHAT at SEARCH_RATE over the last
@@ -356,9 +354,7 @@ class EchoCanceller:
                               round((SEARCH_S + MAX_DELAY_S - MIN_DELAY_S) * self.rate))
         a = self._heard[: len(self._heard) // step * step].reshape(-1, step).mean(axis=1)
         b = far[: len(far) // step * step].reshape(-1, step).mean(axis=1)
-        blocks = b[: len(b) // 40 * 40].reshape(-1, 40)  # 10 ms each
-        if np.count_nonzero(np.mean(blocks * blocks, axis=1) > 1e-6) * 0.01 < SEARCH_PLAYED_S \
-                or float(np.sum(a * a)) < 1e-8 * len(a):
+        if _sounding_s(b, SEARCH_RATE) < SEARCH_PLAYED_S or float(np.sum(a * a)) < 1e-8 * len(a):
             return None  # too little played (a chime: a tone correlates with itself at many lags) or heard
         size = 1 << (len(a) + len(b)).bit_length()
         cross = np.fft.rfft(b, size) * np.conj(np.fft.rfft(a, size))
@@ -440,6 +436,13 @@ class EchoCanceller:
         if old > 0:
             self._far = self._far[old:]
             self._far_t0 += old / self.rate
+
+
+def _sounding_s(samples: np.ndarray, rate: int) -> float:
+    """Seconds of `samples` (at `rate`) in 10 ms blocks that carry sound."""
+    block = rate * BLOCK_MS // 1000
+    blocks = samples[: len(samples) // block * block].reshape(-1, block)
+    return float(np.count_nonzero(np.mean(blocks * blocks, axis=1) > 1e-6)) * BLOCK_MS / 1000
 
 
 class _Resampler:
