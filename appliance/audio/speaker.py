@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from pathlib import Path
@@ -32,7 +33,11 @@ _LOGGER = logging.getLogger(__name__)
 REST_MAX_START_S: Final = 0.15
 """A device that takes longer than this from opening to playing in real time stays open between answers
 (audio.speaker_rest_s): the next sound would wait that long. Plain ALSA takes a few tens of milliseconds;
-PulseAudio's ALSA plug-in into a null sink about 1.5-1.9 s."""
+PulseAudio's ALSA plug-in into a null sink 0.9-1.9 s while nothing else plays into it."""
+REST_TRIALS: Final = 2
+"""Times a device slow to start is closed and opened again while nothing plays, to measure it once more
+before it is kept open for good: a sound server's sink may start slowly only while it is itself idle
+(PulseAudio's null sink took 1.5 s the first time and no time at all again while its monitor was recorded)."""
 
 
 def output_format(sd: Any, device: int | None, rate: int) -> tuple[int, int]:
@@ -96,7 +101,8 @@ class SpeakerSink(DeviceKeeper):
         """Times the stream was closed for having nothing to play."""
         self._resting = False  # closed for rest: the keeper leaves it closed until something is played
         self._waking = False  # woken from rest, its stream not open yet: play() queues rather than drops
-        self._active_at = time.monotonic()  # the last chunk handed to play()
+        self._active_at = -math.inf  # the last chunk handed to play(); nothing yet
+        self._trials = 0  # reopenings while idle to measure a slow start again (REST_TRIALS)
         self._said_stays_open = False
         if rate is not None:
             self._start(rate)
@@ -217,31 +223,39 @@ class SpeakerSink(DeviceKeeper):
         self._wake.set()
 
     def _rest_if_idle(self) -> None:
-        """Close the stream when nothing has been played for speaker_rest_s, on a device that starts
-        quickly (the keeper calls this while the stream is open)."""
+        """Close the stream when nothing has been played for speaker_rest_s (at once while nothing has been
+        played since the service started: there is no conversation to bridge), on a device measured to
+        start quickly (the keeper calls this while the stream is open, once it plays in real time).
+        A device measured slow is closed and opened again at once, up to REST_TRIALS times, to be measured
+        anew; still slow, it stays open between answers."""
         rest_s, started_s, playback = self.cfg.speaker_rest_s, self.start_s, self._playback
         if rest_s <= 0 or started_s is None or playback is None:
             return
-        if started_s > REST_MAX_START_S:
+        slow = started_s > REST_MAX_START_S
+        if slow and self._trials >= REST_TRIALS:
             if not self._said_stays_open:
                 self._said_stays_open = True
                 _LOGGER.info("Speaker %r takes %.2f s to start playing, so it stays open between answers",
                              self._device_label(), started_s)
             return
-        now = time.monotonic()
         if playback.queued_samples:
             return
         ended = playback.ended_at()  # when the last sample sounded; None if nothing has been played
-        if now - max(self._active_at, ended or 0.0) < rest_s:
+        if time.monotonic() - max(self._active_at, ended or -math.inf) < rest_s:
             return
         with self._lock:
             if time.monotonic() - self._active_at < rest_s:  # played meanwhile
                 return
             self._resting = True  # from here on play() wakes it, so nothing it plays is dropped
         self._close_stream()
+        if slow:
+            self._trials += 1
+            _LOGGER.debug("Speaker %r took %.2f s to start playing; opening it again to measure it anew",
+                          self._device_label(), started_s)
+            self._wake_up()
+            return
         self.rests += 1
-        _LOGGER.debug("Speaker %r closed after %.0f s with nothing to play; it opens for the next sound",
-                      self._device_label(), rest_s)
+        _LOGGER.debug("Speaker %r closed with nothing to play; it opens for the next sound", self._device_label())
 
     # ---- device --------------------------------------------------------------------------------
     def _start(self, rate: int) -> None:
@@ -292,6 +306,7 @@ class SpeakerSink(DeviceKeeper):
             if self._playback is None or self._playback.rate != rate:
                 self._playback = Playback(rate)
             self._live.clear()
+            self.start_s = None  # measured again for this stream
             self._dac_clock = StreamClock(rate, output=True)
             self._opened_at = self._last_callback_at = time.monotonic()
             self._block_s = (rate * BLOCK_MS // 1000) / rate

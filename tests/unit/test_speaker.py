@@ -15,7 +15,7 @@ import pytest
 
 from appliance.audio import AudioChunk, read_wav
 from appliance.audio.playback import FADE_MS, Playback, WavSink
-from appliance.audio.speaker import SpeakerSink
+from appliance.audio.speaker import REST_TRIALS, SpeakerSink
 from appliance.config import AudioConfig
 from tests.fixtures.waits import WAIT_S, wait_for
 
@@ -56,6 +56,8 @@ class FakeStream:
                  finished_callback: Any = None, **_: Any) -> None:
         self.sd, self.rate, self.channels, self.blocksize = sd, samplerate, channels, blocksize
         self.callback, self.finished_callback = callback, finished_callback
+        stalls = sd.start_stall_s if isinstance(sd.start_stall_s, tuple) else (sd.start_stall_s,)
+        self.stall_s = stalls[min(len(sd.streams), len(stalls) - 1)]
         self.blocks: list[Block] = []
         self._halt = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -70,8 +72,8 @@ class FakeStream:
         calls = 0
         while not self._halt.is_set():
             calls += 1
-            if calls == 4 and self.sd.start_stall_s:  # a burst filling its buffer, then a stall
-                self._halt.wait(self.sd.start_stall_s)
+            if calls == 4 and self.stall_s:  # a burst filling its buffer, then a stall
+                self._halt.wait(self.stall_s)
                 next_at = time.monotonic()
             if self.sd.dead:  # the device went away: no more callbacks, the stream is no longer active
                 self.active = False
@@ -80,7 +82,7 @@ class FakeStream:
             called = time.monotonic()
             self.callback(out, self.blocksize, TimeInfo(called, called + DAC_DELAY_S), None)
             self.blocks.append(Block(called, time.monotonic(), out[:, 0].copy()))
-            if self.sd.start_stall_s and calls < 3:
+            if self.stall_s and calls < 3:
                 continue
             next_at += self.blocksize / self.rate
             self._halt.wait(max(0.0, next_at - time.monotonic()))
@@ -100,11 +102,12 @@ class FakeSD:
     """Just enough of the sounddevice module for SpeakerSink."""
 
     def __init__(self, rates: tuple[int, ...] = (RATE, 48000), default_rate: int = 48000,
-                 start_stall_s: float = 0.0) -> None:
+                 start_stall_s: float | tuple[float, ...] = 0.0) -> None:
         self.rates, self.default_rate = rates, default_rate
         self.start_stall_s = start_stall_s
         """Seconds each new stream stalls after its first three callbacks, made at once to fill its
-        buffer (as PulseAudio's ALSA plug-in does)."""
+        buffer (as PulseAudio's ALSA plug-in does); a tuple gives the first streams' stalls in turn,
+        its last one every stream after them."""
         self.dead = False
         self.unplugged = False
         self.failed_opens = 0
@@ -275,6 +278,29 @@ def test_a_speaker_with_nothing_to_play_rests_and_plays_the_next_sound_in_full()
         assert sink.first_audio_at() is not None and sink.start_s is not None and sink.start_s < 0.15
 
 
+def test_a_speaker_that_has_played_nothing_yet_rests_once_it_is_measured() -> None:
+    sd = FakeSD()
+    with SpeakerSink(config(speaker_rest_s=30.0), rate=RATE, sd_module=sd) as sink:  # opened at start-up
+        wait_for(lambda: sink.rests == 1, "the speaker to rest")
+        assert len(sd.streams) == 1 and not sd.streams[0].active and sink.status() == "ok"
+        sink.play(chunk_of(sine(440, 0.2)))
+        assert sink.drain(WAIT_S)
+        assert np.sum(np.abs(sd.streams[-1].output()) > 1e-4) >= int(0.2 * RATE) - 10
+        time.sleep(0.3)  # now it has played, it waits speaker_rest_s before resting again
+        assert sink.rests == 1 and sd.streams[-1].active
+
+
+def test_a_speaker_slow_only_at_its_first_start_is_measured_again_and_rests() -> None:
+    sd = FakeSD(start_stall_s=(0.4, 0.0))  # a sound server's sink, slow while it was idle itself
+    with SpeakerSink(config(speaker_rest_s=0.2), rate=RATE, sd_module=sd) as sink:
+        wait_for(lambda: sink.rests == 1, "the speaker to rest")
+        assert len(sd.streams) == 2 and not any(s.active for s in sd.streams)
+        assert sink.start_s is not None and sink.start_s < 0.15
+        sink.play(chunk_of(sine(440, 0.2)))
+        assert sink.drain(WAIT_S) and sink.dropped_s == 0.0
+        assert np.sum(np.abs(sd.streams[-1].output()) > 1e-4) >= int(0.2 * RATE) - 10
+
+
 @pytest.mark.parametrize(("stall_s", "rest_s"), [(0.4, 0.2), (0.0, 0.0)], ids=["slow to start", "rest off"])
 def test_a_speaker_slow_to_start_or_told_not_to_rest_stays_open(
         caplog: pytest.LogCaptureFixture, stall_s: float, rest_s: float) -> None:
@@ -283,9 +309,12 @@ def test_a_speaker_slow_to_start_or_told_not_to_rest_stays_open(
     with SpeakerSink(config(speaker_rest_s=rest_s), sd_module=sd) as sink:
         sink.play(chunk_of(sine(440, 0.1)))
         assert sink.drain(WAIT_S)
-        wait_for(lambda: sink.start_s is not None, "the stream to play in real time")
+        opens = 1 + (REST_TRIALS if stall_s else 0)  # measured again while nothing plays, then kept open
+        wait_for(lambda: len(sd.streams) == opens and sink.start_s is not None, "the last measurement")
         time.sleep(0.6)  # three times the rest it would have taken
-        assert sink.rests == 0 and sd.streams[0].active and len(sd.streams) == 1
+        assert sink.rests == 0 and sd.streams[-1].active and len(sd.streams) == opens
+        sink.play(chunk_of(sine(440, 0.2)))
+        assert sink.drain(WAIT_S) and sink.dropped_s == 0.0
     said = [r.getMessage() for r in caplog.records if "stays open" in r.getMessage()]
     assert len(said) == (1 if stall_s else 0), said
 
