@@ -23,7 +23,8 @@ _LOGGER = logging.getLogger(__name__)
 
 SYSLOG_IDENTIFIER: Final = "appliance"
 STOP_TIMEOUT_S: Final = 3.0  # seconds to wait for the conductor after SIGTERM (systemd allows us 5 s here)
-MONITOR_INTERVAL_S: Final = 0.5  # seconds between looks at the microphone status
+MONITOR_INTERVAL_S: Final = 1.0  # seconds between looks at the microphone status
+SUPERVISE_S: Final = 1.0  # seconds between the main thread's looks at the conductor (signals wake it at once)
 STUCK_LIMIT_S: Final = 30.0  # seconds a cancelled worker may take to return (a long prefill on a Pi)
 STALE_FACTOR: Final = 1.5  # a loop or microphone quiet for longer than 1.5 feed intervals is not fed
 FREEZE_ENV: Final = "APPLIANCE_DEBUG_FREEZE"
@@ -284,7 +285,7 @@ class Service:
         _LOGGER.info("Ready: %s", self.status_text())
         thread.start()
         self.watchdog.start()
-        while not self.stop_requested.wait(0.2):
+        while not self.stop_requested.wait(SUPERVISE_S):
             if not thread.is_alive():
                 _LOGGER.error("The conductor thread ended unexpectedly")
                 break

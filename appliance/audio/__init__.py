@@ -28,6 +28,8 @@ class Converter:
         self._stream = None
 
     def convert(self, chunk: AudioChunk, last: bool = False) -> AudioChunk:
+        if chunk.rate == self.out_rate and chunk.channels == 1 and chunk.width == SAMPLE_WIDTH:
+            return chunk  # the microphone at the pipeline's rate, every chunk: nothing to convert
         mono = chunk.to_float().mean(axis=1) if chunk.channels > 1 else chunk.to_float()[:, 0]
         if chunk.rate == self.out_rate:
             return AudioChunk.from_float(mono, self.out_rate)

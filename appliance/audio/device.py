@@ -27,7 +27,7 @@ from appliance.log import under_journald
 
 _LOGGER = logging.getLogger(__name__)
 
-WATCH_INTERVAL_S: Final = 0.25  # seconds between the keeper's checks of an open stream
+WATCH_INTERVAL_S: Final = 0.5  # seconds between the keeper's checks of an open stream
 CLOSE_TIMEOUT_S: Final = 2.0  # a dead device may hang PortAudio's close; never wait longer
 OPEN_GRACE_S: Final = 5.0  # a fresh stream may take ~2 s to deliver (PulseAudio's ALSA plugin)
 PORTAUDIO_WAIT_S: Final = CLOSE_TIMEOUT_S + 1.0  # longer than any call PortAudio makes when it is well
