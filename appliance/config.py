@@ -47,8 +47,9 @@ class AudioConfig:
     output_latency_ms: int = _f(40, 5, 1000)
     """Milliseconds of output buffering: low for a quick stop, high enough to never underrun."""
     speaker_rest_s: float = _f(30.0, 0.0, 86400)
-    """Seconds with nothing played after which the speaker's stream closes, on a device measured to
-    start playing within 0.15 s (plain ALSA); it opens again for the next sound. 0 keeps it open."""
+    """Seconds with nothing played after which the speaker's stream closes (at once while nothing has been
+    played since start-up), on a device measured to start playing within 0.15 s (plain ALSA); it opens
+    again for the next sound. 0 keeps it open."""
     echo_cancel: bool = False
     """Remove the hub's own sound (answers, earcons, chimes) from the microphone, so "hey jarvis" at a
     normal level is heard while it speaks; runs only while something plays, idle costs nothing. Off
