@@ -77,6 +77,15 @@ def _zone(ring_at: float) -> str:
     return f"<{sign}{minutes // 60:02d}{minutes % 60:02d}>{'-' if sign == '+' else '+'}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
+def _config(tmp_path: Path, yaml: str) -> tuple[Path, Path]:
+    """(config, state folder) for a daemon: `yaml` and a state folder of its own in tmp_path."""
+    state = tmp_path / "state"
+    state.mkdir()
+    config = tmp_path / "appliance.yaml"
+    config.write_text(f"{yaml}service:\n  state_dir: {state}\n")
+    return config, state
+
+
 def _start(tmp_path: Path, name: str, config: Path, state: Path, pulse: Pulse, tz: str = "UTC",
            **extra_env: str) -> Daemon:
     notify = Notifications(tmp_path / f"notify-{name}")
@@ -125,11 +134,8 @@ def rung(pulse: Pulse, journal: Journal, speech: SpeechMaker,
     """The daemon started once to time its start, then in a zone where 7:30 AM is a few minutes ahead:
     asked by voice for an alarm and a reminder then, restarted, and what it did at that minute."""
     tmp_path = tmp_path_factory.mktemp("alarms")
-    state = tmp_path / "state"
-    state.mkdir()
-    config = tmp_path / "appliance.yaml"
-    config.write_text(f"asr:\n  engine: whisper\nlogging:\n  transcripts: true\nconversation:\n  follow_up: never\n"
-                      f"service:\n  state_dir: {state}\n")
+    config, state = _config(tmp_path, "asr:\n  engine: whisper\nlogging:\n  transcripts: true\n"
+                                      "conversation:\n  follow_up: never\n")
     pulse.start()
     started = time.monotonic()
     timing = _start(tmp_path, "timing", config, state, pulse)

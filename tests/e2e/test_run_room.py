@@ -30,7 +30,7 @@ from typing import Final
 import numpy as np
 import pytest
 
-from tests.e2e.test_run_alarms import _start, _stop
+from tests.e2e.test_run_alarms import _config, _start, _stop
 from tests.e2e.test_run_service import listening
 from tests.fixtures.journal import Entry, Journal
 from tests.fixtures.pulse import Pulse
@@ -98,12 +98,10 @@ def room(pulse: Pulse, journal: Journal, speech: SpeechMaker,
         pytest.skip("the hub through a room passes about half its runs so far (docs/performance.md); "
                     "APPLIANCE_ROOM_E2E=1 runs it")
     tmp_path = tmp_path_factory.mktemp("room")
-    state = tmp_path / "state"
-    state.mkdir()
-    config = tmp_path / "appliance.yaml"
-    config.write_text(f"asr:\n  engine: whisper\naudio:\n  echo_cancel: true\nconversation:\n  follow_up: never\n"
-                      f"skills:\n  timer_repeat_interval_s: {REPEAT_INTERVAL_S}\nlogging:\n  transcripts: true\n  level: DEBUG\n"
-                      f"service:\n  state_dir: {state}\n")
+    config, state = _config(tmp_path, f"asr:\n  engine: whisper\naudio:\n  echo_cancel: true\n"
+                                      f"conversation:\n  follow_up: never\n"
+                                      f"skills:\n  timer_repeat_interval_s: {REPEAT_INTERVAL_S}\n"
+                                      f"logging:\n  transcripts: true\n  level: DEBUG\n")
     pulse.start()
     loop = RoomLoop(pulse, impulse_response(delay_ms=40.0, rt60_s=0.3, seed=1), ECHO_GAIN, NOISE_RMS)
     loop.start()

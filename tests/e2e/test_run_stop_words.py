@@ -14,7 +14,7 @@ from typing import Final
 
 import pytest
 
-from tests.e2e.test_run_alarms import _start, _stop
+from tests.e2e.test_run_alarms import _config, _start, _stop
 from tests.e2e.test_run_service import listening
 from tests.fixtures.journal import Entry, Journal
 from tests.fixtures.pulse import Pulse
@@ -43,12 +43,8 @@ class Stopped:
 def stopped(pulse: Pulse, journal: Journal, speech: SpeechMaker,
             tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stopped]:
     tmp_path = tmp_path_factory.mktemp("stop_words")
-    state = tmp_path / "state"
-    state.mkdir()
-    config = tmp_path / "appliance.yaml"
-    config.write_text(f"asr:\n  engine: whisper\nconversation:\n  follow_up: never\n"
-                      f"skills:\n  timer_repeat_interval_s: {REPEAT_INTERVAL_S}\n"
-                      f"service:\n  state_dir: {state}\n")
+    config, state = _config(tmp_path, f"asr:\n  engine: whisper\nconversation:\n  follow_up: never\n"
+                                      f"skills:\n  timer_repeat_interval_s: {REPEAT_INTERVAL_S}\n")
     pulse.start()
     daemon = _start(tmp_path, "stop", config, state, pulse)
     try:
