@@ -232,8 +232,10 @@ class EchoCanceller:
             self._far = np.zeros(0, dtype=np.float32)  # idle again: the next answer starts a new timeline
             heard, left = self._energy
             if heard > 0.0 and left > 0.0:
-                _LOGGER.debug("Echo cancellation: %.1f s, the microphone %.1f dB quieter after it (delay %.0f ms)",
-                              self._energy_s, 10 * np.log10(heard / left), self.delay_s * 1000)
+                _LOGGER.debug("Echo cancellation: %.1f s, the microphone %.1f dB quieter after it (delay %.0f ms, "
+                              "the echo's path %s into the filter)", self._energy_s, 10 * np.log10(heard / left),
+                              self.delay_s * 1000, "not found" if self._path is None
+                              else f"{(self._path - self.delay_s) * 1000:.0f} ms")
             self._energy, self._energy_s = (0.0, 0.0), 0.0
         return samples
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import logging
 import math
+import re
 import threading
 import time
 from collections import deque
@@ -22,6 +23,7 @@ from appliance.conversation.responder import Failed, HomeAnswered, Sentence
 from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at, stop_word_turn
 from appliance.speaking.earcons import Chimes
 from appliance.thinking.bell import TimerBell
+from appliance.wake_name import wake_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -84,6 +86,10 @@ class Conductor:
         self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
         self._ringing_until = 0.0
         """Until when a timer, alarm or reminder that has rung counts as ringing between its repeats."""
+        words = wake_words(config.wake.model) if config.wake.model else ()
+        self._wake_said = re.compile(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", re.I) if words else None
+        self._says_wake = False
+        """The answer playing has the wake phrase in it ("say hey jarvis, then your question")."""
 
     # ---------------------------------------------------------------- loop
 
@@ -289,6 +295,10 @@ class Conductor:
         self._preroll.append(chunk)
         if hit is None:
             return False
+        if self._says_wake:
+            _LOGGER.debug("Wake word while %s (score=%.2f) taken for the hub's own voice saying it",
+                          self.state.value, hit.score)
+            return False
         _LOGGER.info("Barge-in: wake word while %s (score=%.2f)", self.state.value, hit.score)
         preroll = list(self._preroll)  # the new question may start with the wake word
         self._abort_turn("cancelled")
@@ -362,6 +372,7 @@ class Conductor:
         self.answers.stop()
         self._safe(self.sink.stop)
         self._turn, self._utt = None, None
+        self._says_wake = False
         if utt is not None:
             self._safe(utt.close)  # its transcriptions still waiting are not wanted
         # Forget the turn's audio, and the refractory time (counted over frames heard while idle),
@@ -397,7 +408,17 @@ class Conductor:
             self._safe(detector.arm if want else detector.disarm)
 
     def _hub_says(self, texts: list[str]) -> None:
-        """What the hub itself says, for the stop words: a stop phrase in it is not the person's."""
+        """What the hub itself says: its wake phrase in it is not the person's, nor a stop phrase.
+
+        An answer that says the wake phrase would wake the hub through its own speaker whatever the echo
+        canceller leaves of it (1 of 12 such answers did), so until that answer ends the wake word does
+        not barge in; a plain "stop" still ends it."""
+        for text in texts if self._wake_said is not None and not self._says_wake else []:
+            if self._wake_said.search(text):
+                _LOGGER.info("The hub says its own wake word; until this answer ends, only a plain stop "
+                             "interrupts it")
+                self._says_wake = True
+                break
         detector = self.stages.stop
         for text in texts if detector is not None else []:
             self._safe(lambda text=text: detector.hub_says(text))  # type: ignore[union-attr]

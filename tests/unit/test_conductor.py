@@ -162,6 +162,29 @@ def test_barge_in_uses_the_higher_threshold_so_its_own_voice_cannot_wake_it() ->
     assert answering and all(t == h.cfg.wake.barge_in_threshold for t in answering)
 
 
+@pytest.mark.parametrize("answer, barged", [
+    ("Say hey Jarvis, then your question. Two. Three. Four. Five. Six. Seven. Eight.", False),
+    ("Say hey-jarvis and ask. Two. Three. Four. Five. Six. Seven. Eight.", False),
+    ("Jarvis was a butler. Two. Three. Four. Five. Six. Seven. Eight.", True),  # the name alone is not the phrase
+])
+def test_an_answer_that_says_the_wake_phrase_is_not_interrupted_by_it(answer: str, barged: bool) -> None:
+    h = Harness(chat=FakeChat(answer, delay_s=0.05))
+    h.ask()
+    h.wait(lambda: len(h.tts.texts) >= 2)
+    h.feed("SIL", "BARGE")  # a tick that takes in the sentences written so far, then the wake word
+    assert (h.c.state is State.LISTENING) is barged, h.c.state
+    if barged:
+        h.feed("SAY:stop", "SIL", "SIL")
+    h.wait_idle()
+    assert h.records[0].outcome == ("cancelled" if barged else "answered")
+    if not barged:  # the next answer, without the phrase, can be interrupted again
+        h.chat.answer = "One. Two. Three. Four. Five. Six. Seven. Eight."
+        h.ask()
+        h.wait(lambda: h.c.state is State.SPEAKING)
+        h.feed("BARGE")
+        assert h.c.state is State.LISTENING
+
+
 def speech_for(seconds: float) -> list[str]:
     """SAY chunks (80 ms each) for `seconds` of someone talking on."""
     return ["SAY:blah"] * round(seconds / 0.08)
