@@ -43,10 +43,15 @@ SETTLE_S: Final = 5.0
 CLOCK_TICKS: Final = os.sysconf("SC_CLK_TCK")
 
 
+def _ticks(stat: Path) -> int:
+    """utime + stime from a /proc stat file, in clock ticks."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def cpu_seconds(pid: int) -> float:
     """utime + stime of the process, all its threads."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return _ticks(Path(f"/proc/{pid}/stat")) / CLOCK_TICKS
 
 
 def thread_ticks(pid: int) -> dict[int, int]:
@@ -54,10 +59,9 @@ def thread_ticks(pid: int) -> dict[int, int]:
     ticks = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            ticks[int(task.name)] = _ticks(task / "stat")
         except OSError:  # the thread ended meanwhile
             continue
-        ticks[int(task.name)] = int(fields[11]) + int(fields[12])
     return ticks
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import enum
 import logging
 import math
-import re
 import threading
 import time
 from collections import deque
@@ -21,9 +20,9 @@ from appliance.conversation.memory import release_memory
 from appliance.conversation.policy import Say
 from appliance.conversation.responder import Failed, HomeAnswered, Sentence
 from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at, stop_word_turn
+from appliance.hearing.wake_text import says_wake_phrase, wake_words
 from appliance.speaking.earcons import Chimes
 from appliance.thinking.bell import TimerBell
-from appliance.wake_name import wake_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -86,8 +85,7 @@ class Conductor:
         self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
         self._ringing_until = 0.0
         """Until when a timer, alarm or reminder that has rung counts as ringing between its repeats."""
-        words = wake_words(config.wake.model) if config.wake.model else ()
-        self._wake_said = re.compile(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", re.I) if words else None
+        self._wake_words = wake_words(config.wake.model) if config.wake.model else ()
         self._says_wake = False
         """The answer playing has the wake phrase in it ("say hey jarvis, then your question")."""
 
@@ -413,12 +411,9 @@ class Conductor:
         An answer that says the wake phrase would wake the hub through its own speaker whatever the echo
         canceller leaves of it (1 of 12 such answers did), so until that answer ends the wake word does
         not barge in; a plain "stop" still ends it."""
-        for text in texts if self._wake_said is not None and not self._says_wake else []:
-            if self._wake_said.search(text):
-                _LOGGER.info("The hub says its own wake word; until this answer ends, only a plain stop "
-                             "interrupts it")
-                self._says_wake = True
-                break
+        if not self._says_wake and any(says_wake_phrase(text, self._wake_words) for text in texts):
+            _LOGGER.info("The hub says its own wake word; until this answer ends, only a plain stop interrupts it")
+            self._says_wake = True
         detector = self.stages.stop
         for text in texts if detector is not None else []:
             self._safe(lambda text=text: detector.hub_says(text))  # type: ignore[union-attr]

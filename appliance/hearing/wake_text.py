@@ -1,8 +1,10 @@
-"""The wake word as words: its name and words (wake_name.py), and its echo at the start of a transcript."""
+"""The wake word as words: its name and words (wake_name.py), its echo at the start of a transcript, and
+the phrase in what the hub itself says."""
 
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Final
 
 from appliance.wake_name import wake_name as wake_name
@@ -29,3 +31,8 @@ def strip_wake_echo(text: str, words: tuple[str, ...]) -> str:
             tokens.pop(0)
     out = " ".join(tokens)
     return out[:1].upper() + out[1:] if out and text[:1].isupper() else out
+
+
+def says_wake_phrase(text: str, words: tuple[str, ...]) -> bool:
+    """Whether `text` has the whole wake phrase in it, in any case and punctuation ("say hey-Jarvis")."""
+    return bool(words) and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", text, re.I) is not None
