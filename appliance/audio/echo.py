@@ -32,7 +32,7 @@ FILTER_SPAN_S: Final = 0.2  # seconds into the filter the direct path may be bef
 TRACK_FRAME: Final = 2048  # samples per block of the fine search
 TRACK_MAX_S: Final = 0.03  # seconds the echo may move and still be the path the filter learnt
 TRACK_MIN_SAMPLES: Final = 2  # samples the echo must move before the reference follows it
-TRACK_STEP_S: Final = 0.001  # seconds the echo may move between two searches while it plays and be followed
+TRACK_RECENT_S: Final = 0.75  # seconds of the latest sound heard in which an echo that moved is looked for
 TRACK_AGREE_S: Final = 0.0002  # seconds two fine searches may differ by and agree
 HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
 HOLD_MAX_S: Final = 2.5  # seconds of it after which the filter runs whether the echo was found or not
@@ -269,11 +269,12 @@ class EchoCanceller:
         did (through PulseAudio, every time); run through the filter like that, the room it learnt is
         lost within a second (Speex: from 32 dB to 2 dB, then 5 s to learn it again). So a stretch's
         first sound passes uncancelled until HOLD_PLAYED_S of it can be looked for near where the echo
-        was, and the reference is moved to it first; after HOLD_MAX_S with no clear echo (a short first
-        sentence, a quiet speaker), the filter takes it as it is and the searches while it plays may
-        still move it once (_search). Once STEADY_STARTS stretches in a row began where the last one
-        left off, the host's timestamps are trusted and stretches are no longer held, until the echo
-        moves.
+        was (or, not there, anywhere: a speaker that ran dry while it waited for the answer sounded
+        57-66 ms later through PulseAudio), and the reference is moved to it first; after HOLD_MAX_S
+        with no clear echo (a short first sentence, a quiet speaker), the filter takes it as it is and
+        the searches while it plays may still move it once (_search). Once STEADY_STARTS stretches in a
+        row began where the last one left off, the host's timestamps are trusted and stretches are no
+        longer held, until the echo moves.
         """
         assert self._near_t is not None and self._path is not None
         if self._since_search < SEARCH_EVERY_S * self.rate:
@@ -281,6 +282,10 @@ class EchoCanceller:
         self._since_search = 0
         if self._played_s(self._path) >= HOLD_PLAYED_S:
             fine, clear = self._fine(self._path, round(TRACK_MAX_S * self.rate))
+            if not clear and len(self._heard) >= SEARCH_S * self.rate:
+                found = self._coarse()  # further away: a speaker that ran dry between two answers
+                if found is not None:
+                    fine, clear = self._fine(found, round(TRACK_MAX_S * self.rate))
             if clear:
                 self._steady_starts += 1
                 self._follow(fine)
@@ -308,20 +313,30 @@ class EchoCanceller:
         it, a path that moves by a few milliseconds (a stream reopened for the next answer, a sound
         server's latency, two clocks pulling apart) leaves the filter's room behind as well: Speex took
         5-8 s to learn it again. The reference is moved with the path instead, so the filter it learnt
-        still fits.
+        still fits: once a stretch where the echo was not yet confirmed, and after that only once the
+        latest TRACK_RECENT_S no longer echo where the filter has it (a speaker that ran dry in the
+        middle of an answer, two clocks drifting apart). A peak elsewhere while the old path still
+        echoes is a reflection's, or the person's voice over the echo (a quarter of a millisecond,
+        followed while the person spoke, and their "hey jarvis" went unheard).
         """
         assert self._near_t is not None
         if self._since_search < SEARCH_EVERY_S * self.rate or len(self._heard) < SEARCH_S * self.rate:
             return
         self._since_search = 0
-        found = self._coarse()
+        # where the filter has a path, the latest sound first (an echo that moved there shows there first);
+        # an echo outside the filter is taken from all SEARCH_S only, as a short span matches more by chance
+        found = self._coarse(TRACK_RECENT_S) if self._path is not None else None
+        if found is None or not 0.0 <= found - self.delay_s <= FILTER_SPAN_S:
+            found = self._coarse()
         if found is None:
             self._found = self._found_fine = None
             return
         inside = 0.0 <= found - self.delay_s <= FILTER_SPAN_S
-        # the same search as _hold's, so that both take the same peak of the room for the echo's path
-        fine, clear = self._fine(self._path if inside and self._path is not None else found,
-                                 round(TRACK_MAX_S * self.rate))
+        near_path = inside and self._path is not None and abs(found - self._path) <= TRACK_MAX_S
+        # the same search as _hold's, so that both take the same peak of the room for the echo's path, but
+        # over the latest sound only
+        recent = round(TRACK_RECENT_S * self.rate)
+        fine, clear = self._fine(self._path if near_path else found, round(TRACK_MAX_S * self.rate), recent)
         agreed = self._found is not None and abs(found - self._found) < SEARCH_AGREE_S
         steady = self._found_fine is not None and abs(fine - self._found_fine) <= TRACK_AGREE_S
         self._found, self._found_fine = found, fine
@@ -333,9 +348,11 @@ class EchoCanceller:
             return
         if self._path is None:
             self._path = fine  # the filter learns this path where it is
-        elif clear and steady and (abs(fine - self._path) <= TRACK_STEP_S or not self._confirmed):
-            # once in a stretch the echo may have moved since the last one; after that, only as two
-            # clocks drift apart: a bigger move while it plays is a reflection's peak
+        elif clear and steady and (not self._confirmed or not self._fine(self._path, TRACK_MIN_SAMPLES, recent)[1]):
+            # once in a stretch the echo may have moved since the last one; after that, only once it has
+            # left the path the filter learnt (two clocks drifting apart, a speaker that ran dry and came
+            # back later): a peak elsewhere while the old path still echoes is a reflection's, or the
+            # person's voice over the echo, and following it would undo what the filter learnt
             self._follow(fine)
             self._confirmed = True
 
@@ -346,15 +363,16 @@ class EchoCanceller:
         assert self._near_t is not None
         return _sounding_s(self._reference(self._near_t - SEARCH_S - delay, round(SEARCH_S * self.rate)), self.rate)
 
-    def _coarse(self) -> float | None:
+    def _coarse(self, span_s: float = SEARCH_S) -> float | None:
         """The strongest echo's delay over the whole range (GCC-PHAT at SEARCH_RATE over the last
-        SEARCH_S), or None while too little was played or heard, or no peak stands clear; also None
+        `span_s` heard), or None while too little was played or heard, or no peak stands clear; also None
         when the filter's span holds an echo nearly as strong (a reflection outdoing the direct path)."""
         assert self._near_t is not None
         step = self.rate // SEARCH_RATE
-        far = self._reference(self._near_t - SEARCH_S - MAX_DELAY_S,
-                              round((SEARCH_S + MAX_DELAY_S - MIN_DELAY_S) * self.rate))
-        a = self._heard[: len(self._heard) // step * step].reshape(-1, step).mean(axis=1)
+        heard = self._heard[-round(span_s * self.rate):]
+        far = self._reference(self._near_t - len(heard) / self.rate - MAX_DELAY_S,
+                              round((len(heard) / self.rate + MAX_DELAY_S - MIN_DELAY_S) * self.rate))
+        a = heard[: len(heard) // step * step].reshape(-1, step).mean(axis=1)
         b = far[: len(far) // step * step].reshape(-1, step).mean(axis=1)
         if _sounding_s(b, SEARCH_RATE) < SEARCH_PLAYED_S or float(np.sum(a * a)) < 1e-8 * len(a):
             return None  # too little played (a chime: a tone correlates with itself at many lags) or heard
@@ -371,11 +389,12 @@ class EchoCanceller:
             return None  # the filter already spans an echo nearly as strong: leave it be
         return found
 
-    def _fine(self, around: float, reach: int) -> tuple[float, bool]:
+    def _fine(self, around: float, reach: int, span: int | None = None) -> tuple[float, bool]:
         """The delay within `reach` samples of `around`, to the sample, from GCC-PHAT at the full rate over
-        TRACK_FRAME blocks, and whether its peak stands clear of the rest."""
+        TRACK_FRAME blocks of the last `span` samples heard (all SEARCH_S of them by default), and
+        whether its peak stands clear of the rest."""
         assert self._near_t is not None
-        n = len(self._heard) // TRACK_FRAME * TRACK_FRAME
+        n = min(len(self._heard), span or len(self._heard)) // TRACK_FRAME * TRACK_FRAME
         heard = self._heard[-n:].reshape(-1, TRACK_FRAME)
         far = self._reference(self._near_t - n / self.rate - around, n).reshape(-1, TRACK_FRAME)
         window = np.hanning(TRACK_FRAME).astype(np.float32)
