@@ -33,6 +33,8 @@ TRACK_FRAME: Final = 2048  # samples per block of the fine search
 TRACK_MAX_S: Final = 0.03  # seconds the echo may move and still be the path the filter learnt
 TRACK_MIN_SAMPLES: Final = 2  # samples the echo must move before the reference follows it
 TRACK_RECENT_S: Final = 0.75  # seconds of the latest sound heard in which an echo that moved is looked for
+FOLLOW_BELOW_DB: Final = 4.0  # dB the microphone comes out quieter over them, below which a move is followed:
+# above, the filter still fits where it is (the person's voice over a cancelled echo leaves 7 dB or more)
 TRACK_AGREE_S: Final = 0.0002  # seconds two fine searches may differ by and agree
 HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
 HOLD_MAX_S: Final = 2.5  # seconds of it after which the filter runs whether the echo was found or not
@@ -185,6 +187,8 @@ class EchoCanceller:
         self._steady_starts = 0  # stretches in a row that began with the echo where the filter had it
         self._confirmed = True  # this stretch's echo found where the filter has it (or a first one)
         self._energy, self._energy_s = (0.0, 0.0), 0.0  # the microphone's before and after, while running
+        self._recent: deque[tuple[float, float]] = deque(maxlen=round(TRACK_RECENT_S * 1000 / BLOCK_MS))
+        """... and block by block over the last TRACK_RECENT_S."""
         self._lock = threading.Lock()  # cancel() may be called from one reader at a time
 
     # ---- speaker side (its device callback): copy only -----------------------------------------
@@ -254,7 +258,9 @@ class EchoCanceller:
         far16 = (np.clip(far, -1.0, 1.0) * 32767).astype("<i2")
         out = np.asarray(engine.process(near, far16)).astype("<i2", copy=False)  # int16 in, int16 out
         near_f, out_f = near.astype(np.float32), out.astype(np.float32)
-        self._energy = (self._energy[0] + float(near_f @ near_f), self._energy[1] + float(out_f @ out_f))
+        energy = (float(near_f @ near_f), float(out_f @ out_f))
+        self._energy = (self._energy[0] + energy[0], self._energy[1] + energy[1])
+        self._recent.append(energy)
         self._energy_s += self.block / self.rate
         return out
 
@@ -348,13 +354,20 @@ class EchoCanceller:
             return
         if self._path is None:
             self._path = fine  # the filter learns this path where it is
-        elif clear and steady and (not self._confirmed or not self._fine(self._path, TRACK_MIN_SAMPLES, recent)[1]):
+        elif clear and steady and (not self._confirmed or (self._cancelled_db() < FOLLOW_BELOW_DB and not self._fine(
+                self._path, TRACK_MIN_SAMPLES, recent)[1])):
             # once in a stretch the echo may have moved since the last one; after that, only once it has
             # left the path the filter learnt (two clocks drifting apart, a speaker that ran dry and came
-            # back later): a peak elsewhere while the old path still echoes is a reflection's, or the
-            # person's voice over the echo, and following it would undo what the filter learnt
+            # back later) and the filter no longer cancels it: a peak elsewhere while the old path still
+            # echoes, or while the filter still takes the echo away, is a reflection's, or the person's
+            # voice over the echo, and following it would undo what the filter learnt
             self._follow(fine)
             self._confirmed = True
+
+    def _cancelled_db(self) -> float:
+        """How much quieter the microphone came out of the filter over the last TRACK_RECENT_S."""
+        heard, left = (sum(e[i] for e in self._recent) for i in (0, 1))
+        return float(10 * np.log10((heard + 1e-3) / (left + 1e-3)))
 
     def _played_s(self, delay: float) -> float:
         """Seconds of sound in the reference that the last SEARCH_S heard would echo at `delay`: only where
@@ -440,6 +453,7 @@ class EchoCanceller:
                 self._far, self._far_t0 = np.zeros(0, dtype=np.float32), at
                 self._holding = self._path is not None and self._steady_starts < STEADY_STARTS
                 self._confirmed = self._path is None
+                self._recent.clear()
             else:  # a gap (silence between sentences) is kept as it was; a clock stepped back is cut to
                 keep = round((at - self._far_t0) * self.rate)
                 if keep > len(self._far):

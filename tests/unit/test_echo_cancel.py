@@ -122,7 +122,7 @@ def test_an_echo_that_moves_between_answers_is_followed_and_the_filter_still_fit
     # and 0.3 dB at 60 ms when only 30 ms around the old path were searched
 
 
-@pytest.mark.parametrize("gap_ms", [4.0, 60.0])
+@pytest.mark.parametrize("gap_ms", [0.75, 4.0, 60.0])
 def test_an_echo_that_moves_while_it_plays_is_followed_within_a_second(speech, gap_ms: float) -> None:
     """The speaker runs dry for a moment in the middle of an answer (a busy core): the rest of it sounds
     `gap_ms` later than its frames say. The reference follows the echo there, and the filter's room fits
@@ -138,7 +138,7 @@ def test_an_echo_that_moves_while_it_plays_is_followed_within_a_second(speech, g
     out = play_and_hear(cancel, played, VOICE_RATE, again, t0=200.0)
     assert cancel.delay_s == pytest.approx(gap_ms / 1000, abs=1 / RATE)
     after = slice(ran_dry + RATE, None)
-    assert erle_db(again[after], out[after]) > 15.0  # measured: 19.0-19.8 dB, and 4.0-7.6 dB not followed
+    assert erle_db(again[after], out[after]) > 15.0  # measured: 17.4-19.8 dB, and 4.0-11.1 dB searched as before
 
 
 def test_once_answers_start_where_the_last_ones_did_they_are_cancelled_from_their_first_block(speech) -> None:
