@@ -320,10 +320,12 @@ class EchoCanceller:
         server's latency, two clocks pulling apart) leaves the filter's room behind as well: Speex took
         5-8 s to learn it again. The reference is moved with the path instead, so the filter it learnt
         still fits: once a stretch where the echo was not yet confirmed, and after that only once the
-        latest TRACK_RECENT_S no longer echo where the filter has it (a speaker that ran dry in the
-        middle of an answer, two clocks drifting apart). A peak elsewhere while the old path still
-        echoes is a reflection's, or the person's voice over the echo (a quarter of a millisecond,
-        followed while the person spoke, and their "hey jarvis" went unheard).
+        latest TRACK_RECENT_S no longer echo where the filter has it and the filter no longer takes the
+        echo away (a speaker that ran dry in the middle of an answer: followed within a second). A peak
+        elsewhere while the old path still echoes is a reflection's, or the person's voice over the
+        echo (a quarter of a millisecond, followed while the person spoke, and their "hey jarvis" went
+        unheard). Two clocks drifting apart slide the echo too slowly for that: Speex takes up 20 ppm
+        itself (16 dB against 28), not 100 (7 dB).
         """
         assert self._near_t is not None
         if self._since_search < SEARCH_EVERY_S * self.rate or len(self._heard) < SEARCH_S * self.rate:
@@ -354,20 +356,22 @@ class EchoCanceller:
             return
         if self._path is None:
             self._path = fine  # the filter learns this path where it is
-        elif clear and steady and (not self._confirmed or (self._cancelled_db() < FOLLOW_BELOW_DB and not self._fine(
-                self._path, TRACK_MIN_SAMPLES, recent)[1])):
+        elif clear and steady and (not self._confirmed or self._lost_path(recent)):
             # once in a stretch the echo may have moved since the last one; after that, only once it has
-            # left the path the filter learnt (two clocks drifting apart, a speaker that ran dry and came
-            # back later) and the filter no longer cancels it: a peak elsewhere while the old path still
-            # echoes, or while the filter still takes the echo away, is a reflection's, or the person's
-            # voice over the echo, and following it would undo what the filter learnt
+            # left the path the filter learnt: a peak elsewhere while the old path still echoes, or while
+            # the filter still takes the echo away, is a reflection's, or the person's voice over the
+            # echo, and following it would undo what the filter learnt
             self._follow(fine)
             self._confirmed = True
 
-    def _cancelled_db(self) -> float:
-        """How much quieter the microphone came out of the filter over the last TRACK_RECENT_S."""
+    def _lost_path(self, span: int) -> bool:
+        """Whether, over the last `span` samples heard, the echo no longer comes where the filter has it and
+        the filter no longer takes it away (the microphone less than FOLLOW_BELOW_DB quieter after it)."""
+        assert self._path is not None
         heard, left = (sum(e[i] for e in self._recent) for i in (0, 1))
-        return float(10 * np.log10((heard + 1e-3) / (left + 1e-3)))
+        if 10 * np.log10((heard + 1e-3) / (left + 1e-3)) >= FOLLOW_BELOW_DB:
+            return False
+        return not self._fine(self._path, TRACK_MIN_SAMPLES, span)[1]
 
     def _played_s(self, delay: float) -> float:
         """Seconds of sound in the reference that the last SEARCH_S heard would echo at `delay`: only where
