@@ -98,7 +98,7 @@ def room(pulse: Pulse, journal: Journal, speech: SpeechMaker,
         pytest.skip("the hub through a room passed 12 of its last 14 runs (docs/performance.md), not yet every "
                     "run; APPLIANCE_ROOM_E2E=1 runs it")
     tmp_path = tmp_path_factory.mktemp("room")
-    config, state = _config(tmp_path, f"asr:\n  engine: whisper\n"
+    config, state = _config(tmp_path, f"asr:\n  engine: whisper\naudio:\n  echo_cancel: true\n"
                                       f"conversation:\n  follow_up: never\n"
                                       f"skills:\n  timer_repeat_interval_s: {REPEAT_INTERVAL_S}\n"
                                       f"logging:\n  transcripts: true\n  level: DEBUG\n")
