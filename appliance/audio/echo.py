@@ -334,12 +334,12 @@ class EchoCanceller:
         # where the filter has a path, the latest sound first (an echo that moved there shows there first);
         # an echo outside the filter is taken from all SEARCH_S only, as a short span matches more by chance
         found = self._coarse(TRACK_RECENT_S) if self._path is not None else None
-        if found is None or not 0.0 <= found - self.delay_s <= FILTER_SPAN_S:
+        if found is None or not self._in_filter(found):
             found = self._coarse()
         if found is None:
             self._found = self._found_fine = None
             return
-        inside = 0.0 <= found - self.delay_s <= FILTER_SPAN_S
+        inside = self._in_filter(found)
         near_path = inside and self._path is not None and abs(found - self._path) <= TRACK_MAX_S
         # the same search as _hold's, so that both take the same peak of the room for the echo's path, but
         # over the latest sound only
@@ -363,6 +363,10 @@ class EchoCanceller:
             # echo, and following it would undo what the filter learnt
             self._follow(fine)
             self._confirmed = True
+
+    def _in_filter(self, delay: float) -> bool:
+        """Whether an echo `delay` after its timestamps falls in the first FILTER_SPAN_S of the filter."""
+        return 0.0 <= delay - self.delay_s <= FILTER_SPAN_S
 
     def _lost_path(self, span: int) -> bool:
         """Whether, over the last `span` samples heard, the echo no longer comes where the filter has it and
@@ -401,7 +405,7 @@ class EchoCanceller:
             return None
         found = MAX_DELAY_S - peak * step / self.rate  # the far sample at index `peak` lines up with _heard[0]
         ours = [round((MAX_DELAY_S - d) * SEARCH_RATE) for d in (self.delay_s + FILTER_SPAN_S, self.delay_s)]
-        if not 0.0 <= found - self.delay_s <= FILTER_SPAN_S and max(0, ours[0]) < min(len(corr), ours[1] + 1) \
+        if not self._in_filter(found) and max(0, ours[0]) < min(len(corr), ours[1] + 1) \
                 and np.max(corr[max(0, ours[0]):ours[1] + 1]) >= SEARCH_KEEP * corr[peak]:
             return None  # the filter already spans an echo nearly as strong: leave it be
         return found
