@@ -40,6 +40,7 @@ HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before th
 HOLD_MAX_S: Final = 2.5  # seconds of it after which the filter runs whether the echo was found or not
 STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's timestamps are trusted
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
+REFERENCE_WAIT_S: Final = 0.1  # seconds the microphone's blocks may wait for the sound their filter starts on
 
 
 CLOCK_JUMP_S: Final = 0.2  # seconds a timestamp may differ from the frames counted before it is taken as it is
@@ -205,19 +206,22 @@ class EchoCanceller:
     def cancel(self, samples: np.ndarray, at: float) -> np.ndarray:
         """16 kHz mono int16 samples captured from `at` on, with the hub's own sound removed."""
         with self._lock:
-            if self._near_t is None or abs(at - self._near_t) > REANCHOR_S:
-                self._near_t = at - len(self._pending) / self.rate
+            waiting_s = len(self._pending) / self.rate
+            if self._near_t is None or abs(at - waiting_s - self._near_t) > REANCHOR_S:
+                self._near_t = at - waiting_s
             self._take_reference()
             if self._failed or not self._in_tail(self._near_t):
                 return self._pass(samples)
             near = np.concatenate([self._pending, np.asarray(samples, dtype="<i2")])
             whole = len(near) // self.block * self.block
-            self._pending = near[whole:]
             if self._holding:
+                self._pending = near[whole:]
                 self._near_t += whole / self.rate
                 self._hear(near[:whole])
                 self._hold()
                 return near[:whole]
+            whole = self._ready(whole)
+            self._pending = near[whole:]
             out = np.empty(whole, dtype="<i2")
             for start in range(0, whole, self.block):
                 out[start:start + self.block] = self._one_block(near[start:start + self.block])
@@ -225,6 +229,20 @@ class EchoCanceller:
             self._search()
             self._trim()
             return out
+
+    def _ready(self, whole: int) -> int:
+        """How many of the `whole` samples waiting (whole blocks) to be cancelled have their reference.
+
+        An echo that comes before its timestamps say (a host that overstates its latency: 6-23 ms through
+        PulseAudio here) has the filter start ahead of the microphone, on sound the speaker may not have
+        handed over yet; cancelled against silence, the echo stays and the filter unlearns the room. So
+        those blocks wait for it while the speaker is handing sound over, and no longer once the microphone
+        is REFERENCE_WAIT_S past the last sound handed over (the answer has ended)."""
+        assert self._near_t is not None
+        have = round((self._far_t0 + len(self._far) / self.rate + self.delay_s - self._near_t) * self.rate)
+        if whole - have > REFERENCE_WAIT_S * self.rate:
+            return whole
+        return max(0, min(whole, have)) // self.block * self.block
 
     def _pass(self, samples: np.ndarray) -> np.ndarray:
         samples = np.asarray(samples, dtype="<i2")
@@ -353,6 +371,7 @@ class EchoCanceller:
                 _LOGGER.info("Echo cancellation: the speaker's sound reaches the microphone %.0f ms after its "
                              "timestamps say; the canceller follows it", fine * 1000)
                 self.delay_s, self._path = fine - FILTER_LEAD_S, fine
+                self._engine = None  # what it learnt does not fit there: it learns the room from nothing
             return
         if self._path is None:
             self._path = fine  # the filter learns this path where it is
@@ -405,9 +424,10 @@ class EchoCanceller:
             return None
         found = MAX_DELAY_S - peak * step / self.rate  # the far sample at index `peak` lines up with _heard[0]
         ours = [round((MAX_DELAY_S - d) * SEARCH_RATE) for d in (self.delay_s + FILTER_SPAN_S, self.delay_s)]
-        if not self._in_filter(found) and max(0, ours[0]) < min(len(corr), ours[1] + 1) \
+        if found - self.delay_s > FILTER_SPAN_S and max(0, ours[0]) < min(len(corr), ours[1] + 1) \
                 and np.max(corr[max(0, ours[0]):ours[1] + 1]) >= SEARCH_KEEP * corr[peak]:
-            return None  # the filter already spans an echo nearly as strong: leave it be
+            return None  # a reflection after the echo the filter spans, nearly as strong: leave it be; one
+            # before the filter is the direct path (no reflection comes first), and the filter misses it
         return found
 
     def _fine(self, around: float, reach: int, span: int | None = None) -> tuple[float, bool]:
