@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -11,6 +12,7 @@ from typing import Any, Final, Protocol
 import numpy as np
 
 from appliance.audio import PIPELINE_RATE, AudioChunk, Converter
+from appliance.audio.echo_drift import HALF_TAPS, ClockDrift, between
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -41,6 +43,7 @@ HOLD_MAX_S: Final = 2.5  # seconds of it after which the filter runs whether the
 STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's timestamps are trusted
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
 REFERENCE_WAIT_S: Final = 0.1  # seconds the microphone's blocks may wait for the sound their filter starts on
+DRIFT_TOLD: Final = 10e-6  # a change in the clocks' drift (seconds per second) the journal is told of
 
 
 CLOCK_JUMP_S: Final = 0.2  # seconds a timestamp may differ from the frames counted before it is taken as it is
@@ -190,12 +193,19 @@ class EchoCanceller:
         self._energy, self._energy_s = (0.0, 0.0), 0.0  # the microphone's before and after, while running
         self._recent: deque[tuple[float, float]] = deque(maxlen=round(TRACK_RECENT_S * 1000 / BLOCK_MS))
         """... and block by block over the last TRACK_RECENT_S."""
+        self._drift = ClockDrift()  # two clocks' drift, from where the echo is found while it plays
+        self._drift_told = 0.0  # the drift the journal was last told of
         self._lock = threading.Lock()  # cancel() may be called from one reader at a time
 
     # ---- speaker side (its device callback): copy only -----------------------------------------
     def played(self, samples: np.ndarray, rate: int, at: float) -> None:
         """`samples` (float32 mono at `rate`) start to sound at monotonic time `at`."""
         self._incoming.append((np.array(samples, dtype=np.float32), rate, at))
+
+    @property
+    def drift_ppm(self) -> float:
+        """How far apart the microphone's and the speaker's clocks were found to run, in ppm (0: together)."""
+        return self._drift.rate * 1e6
 
     @property
     def active(self) -> bool:
@@ -216,7 +226,7 @@ class EchoCanceller:
             whole = len(near) // self.block * self.block
             if self._holding:
                 self._pending = near[whole:]
-                self._near_t += whole / self.rate
+                self._advance(whole)
                 self._hear(near[:whole])
                 self._hold()
                 return near[:whole]
@@ -267,8 +277,9 @@ class EchoCanceller:
 
     def _one_block(self, near: np.ndarray) -> np.ndarray:
         assert self._near_t is not None
-        far = self._reference(self._near_t - self.delay_s, self.block)
-        self._near_t += self.block / self.rate
+        t = self._near_t - self.delay_s
+        far = self._reference_between(t, self.block) if self._drift.found_once else self._reference(t, self.block)
+        self._advance(self.block)
         engine = self._load()
         if engine is None:
             return near
@@ -281,6 +292,27 @@ class EchoCanceller:
         self._recent.append(energy)
         self._energy_s += self.block / self.rate
         return out
+
+    def _advance(self, samples: int) -> None:
+        """The microphone's clock moves on by `samples`; the echo's path slides with the clocks' drift, and
+        the reference with it."""
+        assert self._near_t is not None
+        self._near_t += samples / self.rate
+        if self._drift.rate:
+            slid = self._drift.rate * samples / self.rate
+            self.delay_s += slid
+            if self._path is not None:
+                self._path += slid
+
+    def _found_at(self, path: float, span: int) -> None:
+        """The echo was found `path` after its timestamps over the last `span` samples heard: the drift."""
+        assert self._near_t is not None
+        drift = self._drift.found(self._near_t - span / 2 / self.rate, path)
+        if abs(drift - self._drift_told) >= DRIFT_TOLD:
+            _LOGGER.log(logging.INFO if not self._drift_told else logging.DEBUG,
+                        "Echo cancellation: the microphone's and the speaker's clocks drift %+.0f ppm apart; the "
+                        "reference follows", drift * 1e6)
+            self._drift_told = drift
 
     def _hear(self, near: np.ndarray) -> None:
         self._heard = np.concatenate([self._heard, near.astype(np.float32) / 32768.0])[-int(SEARCH_S * self.rate):]
@@ -305,14 +337,15 @@ class EchoCanceller:
             return
         self._since_search = 0
         if self._played_s(self._path) >= HOLD_PLAYED_S:
-            fine, clear = self._fine(self._path, round(TRACK_MAX_S * self.rate))
+            fine, clear, exact = self._fine(self._path, round(TRACK_MAX_S * self.rate))
             if not clear and len(self._heard) >= SEARCH_S * self.rate:
                 found = self._coarse()  # further away: a speaker that ran dry between two answers
                 if found is not None:
-                    fine, clear = self._fine(found, round(TRACK_MAX_S * self.rate))
+                    fine, clear, exact = self._fine(found, round(TRACK_MAX_S * self.rate))
             if clear:
                 self._steady_starts += 1
                 self._follow(fine)
+                self._found_at(exact, len(self._heard))
                 self._holding, self._confirmed, self._found_fine = False, True, fine
                 return
         self._holding = self._near_t - self.delay_s - self._far_t0 < HOLD_MAX_S
@@ -324,6 +357,7 @@ class EchoCanceller:
             _LOGGER.debug("Echo cancellation: the echo moved %+.2f ms; the reference moves with it", moved * 1000)
             self.delay_s += moved
             self._steady_starts = 0
+            self._drift.restart()
         self._path = fine
 
     def _search(self) -> None:
@@ -362,7 +396,7 @@ class EchoCanceller:
         # the same search as _hold's, so that both take the same peak of the room for the echo's path, but
         # over the latest sound only
         recent = round(TRACK_RECENT_S * self.rate)
-        fine, clear = self._fine(self._path if near_path else found, round(TRACK_MAX_S * self.rate), recent)
+        fine, clear, exact = self._fine(self._path if near_path else found, round(TRACK_MAX_S * self.rate), recent)
         agreed = self._found is not None and abs(found - self._found) < SEARCH_AGREE_S
         steady = self._found_fine is not None and abs(fine - self._found_fine) <= TRACK_AGREE_S
         self._found, self._found_fine = found, fine
@@ -371,8 +405,11 @@ class EchoCanceller:
                 _LOGGER.info("Echo cancellation: the speaker's sound reaches the microphone %.0f ms after its "
                              "timestamps say; the canceller follows it", fine * 1000)
                 self.delay_s, self._path = fine - FILTER_LEAD_S, fine
+                self._drift.restart()
                 self._engine = None  # what it learnt does not fit there: it learns the room from nothing
             return
+        if near_path and clear and steady:
+            self._found_at(exact, recent)
         if self._path is None:
             self._path = fine  # the filter learns this path where it is
         elif clear and steady and (not self._confirmed or self._lost_path(recent)):
@@ -430,10 +467,10 @@ class EchoCanceller:
             # before the filter is the direct path (no reflection comes first), and the filter misses it
         return found
 
-    def _fine(self, around: float, reach: int, span: int | None = None) -> tuple[float, bool]:
+    def _fine(self, around: float, reach: int, span: int | None = None) -> tuple[float, bool, float]:
         """The delay within `reach` samples of `around`, to the sample, from GCC-PHAT at the full rate over
-        TRACK_FRAME blocks of the last `span` samples heard (all SEARCH_S of them by default), and
-        whether its peak stands clear of the rest."""
+        TRACK_FRAME blocks of the last `span` samples heard (all SEARCH_S of them by default), whether its
+        peak stands clear of the rest, and the delay between samples (the peak's parabola)."""
         assert self._near_t is not None
         n = min(len(self._heard), span or len(self._heard)) // TRACK_FRAME * TRACK_FRAME
         heard = self._heard[-n:].reshape(-1, TRACK_FRAME)
@@ -446,7 +483,17 @@ class EchoCanceller:
         lag = int(lags[np.argmax(corr[lags])])
         spread = corr[np.arange(-TRACK_FRAME // 2, TRACK_FRAME // 2)]
         clear = float(corr[lag]) > float(np.mean(spread) + SEARCH_CLEAR * np.std(spread))
-        return around + lag / self.rate, clear
+        left, mid, right = (float(corr[lag + k]) for k in (-1, 0, 1))
+        bend = left - 2 * mid + right
+        between_s = 0.5 * (left - right) / bend if bend < 0 else 0.0
+        return around + lag / self.rate, clear, around + (lag + between_s) / self.rate
+
+    def _reference_between(self, t: float, n: int) -> np.ndarray:
+        """`n` samples of the reference from time `t` on, read between its samples where `t` falls."""
+        at = (t - self._far_t0) * self.rate
+        first = math.floor(at)
+        raw = self._reference(self._far_t0 + (first - HALF_TAPS + 1) / self.rate, n + 2 * HALF_TAPS - 1)
+        return between(raw, at - first)
 
     def _reference(self, t: float, n: int) -> np.ndarray:
         """`n` samples of the reference from time `t` on, silence where nothing was played."""
@@ -482,6 +529,7 @@ class EchoCanceller:
                 self._holding = self._path is not None and self._steady_starts < STEADY_STARTS
                 self._confirmed = self._path is None
                 self._recent.clear()
+                self._drift.restart()
             else:  # a gap (silence between sentences) is kept as it was; a clock stepped back is cut to
                 keep = round((at - self._far_t0) * self.rate)
                 if keep > len(self._far):

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+import soxr
 
 from appliance.audio import AudioChunk, resample
 from appliance.audio.echo import (
@@ -20,6 +21,7 @@ from appliance.audio.echo import (
     EchoCanceller,
     StreamClock,
 )
+from appliance.audio.echo_drift import ClockDrift
 from appliance.audio.mic import MicSource
 from appliance.audio.speaker import SpeakerSink
 from appliance.audio.volume import Volume, gain_for
@@ -173,6 +175,45 @@ def test_an_echo_that_moves_while_it_plays_is_followed_within_a_second(speech, g
     assert cancel.delay_s == pytest.approx(gap_ms / 1000, abs=1 / RATE)
     after = slice(ran_dry + RATE, None)
     assert erle_db(again[after], out[after]) > 15.0  # measured: 17.4-19.8 dB, and 4.0-11.1 dB searched as before
+
+
+@pytest.mark.parametrize("ppm", [-100.0, 20.0, 100.0])
+def test_a_microphone_and_a_speaker_on_clocks_of_their_own_are_followed_as_they_drift_apart(speech,
+                                                                                          ppm: float) -> None:
+    """A USB microphone `ppm` fast (or slow) against a USB speaker, over three answers in a row on one
+    stream: the echo slides against the reference all the while (100 ppm: 1.6 samples a second), and the
+    canceller finds the drift from where the echo is and follows it between samples."""
+    played, sounded = answer_at_voice_rate(speech)
+    played, sounded = np.concatenate([played] * 3), np.concatenate([sounded] * 3)
+    at_its_clock = soxr.resample(sounded, RATE, RATE * (1 + ppm * 1e-6)).astype(np.float32)
+    heard = whole_blocks(room_echo(at_its_clock, 40, seed=3) + 0.002 * noise("pink", len(at_its_clock), seed=4))
+    cancel = EchoCanceller()
+    out = play_and_hear(cancel, played, VOICE_RATE, heard, t0=100.0)
+    assert cancel.drift_ppm == pytest.approx(ppm, abs=max(5.0, 0.1 * abs(ppm)))  # measured: 21.9, 102.3, -97.9
+    last = slice(len(heard) // 2, None)
+    assert erle_db(heard[last], out[last]) > 20.0  # measured: 28-30 dB; not followed, 4-7 dB at 100 ppm
+
+
+def test_clock_drift_is_the_slope_of_the_echos_path_over_stretches_that_each_start_elsewhere() -> None:
+    rng = np.random.default_rng(5)
+    drift = ClockDrift()
+    for stretch, offset in enumerate((0.040, 0.047, 0.031)):  # each answer's echo starts somewhere else
+        drift.restart()
+        for t in np.arange(0.0, 5.0, 0.25):
+            at = 100.0 * stretch + t
+            path = offset + 60e-6 * t + rng.normal(0.0, 10e-6)  # 60 ppm, found to a sixth of a sample
+            if t == 2.0:
+                path += 0.004  # a reflection's peak, taken once for the echo's
+            drift.found(at, path)
+    assert drift.rate == pytest.approx(60e-6, abs=3e-6)
+
+
+def test_clocks_that_agree_are_found_to_agree() -> None:
+    rng = np.random.default_rng(6)
+    drift = ClockDrift()
+    for t in np.arange(0.0, 20.0, 0.25):
+        drift.found(t, 0.040 + round(rng.normal(0.0, 0.4)) / RATE)  # found to the sample, as the search does
+    assert abs(drift.rate) < 2e-6
 
 
 def test_once_answers_start_where_the_last_ones_did_they_are_cancelled_from_their_first_block(speech) -> None:
