@@ -165,7 +165,7 @@ class EchoCanceller:
     """
 
     def __init__(self, rate: int = PIPELINE_RATE, tail_s: float = TAIL_S,
-                 engine_factory: Callable[[int], Engine] = speex_engine) -> None:
+                 engine_factory: Callable[[int], Engine] = speex_engine, follow_drift: bool = True) -> None:
         self.rate = rate
         self.tail_s = tail_s
         self.block = rate * BLOCK_MS // 1000
@@ -194,6 +194,7 @@ class EchoCanceller:
         self._recent: deque[tuple[float, float]] = deque(maxlen=round(TRACK_RECENT_S * 1000 / BLOCK_MS))
         """... and block by block over the last TRACK_RECENT_S."""
         self._drift = ClockDrift()  # two clocks' drift, from where the echo is found while it plays
+        self._follow_drift = follow_drift  # off only to measure what following it gives (bench/echo_drift.py)
         self._drift_told = 0.0  # the drift the journal was last told of
         self._lock = threading.Lock()  # cancel() may be called from one reader at a time
 
@@ -307,6 +308,8 @@ class EchoCanceller:
     def _found_at(self, path: float, span: int) -> None:
         """The echo was found `path` after its timestamps over the last `span` samples heard: the drift."""
         assert self._near_t is not None
+        if not self._follow_drift:
+            return
         drift = self._drift.found(self._near_t - span / 2 / self.rate, path)
         if abs(drift - self._drift_told) >= DRIFT_TOLD:
             _LOGGER.log(logging.INFO if not self._drift_told else logging.DEBUG,
