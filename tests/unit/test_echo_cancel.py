@@ -21,7 +21,7 @@ from appliance.audio.echo import (
     EchoCanceller,
     StreamClock,
 )
-from appliance.audio.echo_drift import ClockDrift
+from appliance.audio.echo_drift import HALF_TAPS, ClockDrift, between
 from appliance.audio.mic import MicSource
 from appliance.audio.speaker import SpeakerSink
 from appliance.audio.volume import Volume, gain_for
@@ -206,6 +206,17 @@ def test_clock_drift_is_the_slope_of_the_echos_path_over_stretches_that_each_sta
                 path += 0.004  # a reflection's peak, taken once for the echo's
             drift.found(at, path)
     assert drift.rate == pytest.approx(60e-6, abs=3e-6)
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.3, 0.5, 0.97])
+def test_the_reference_read_between_its_samples_is_the_sound_at_that_moment(fraction: float) -> None:
+    def tone(at: np.ndarray) -> np.ndarray:
+        return np.sin(2 * np.pi * 1000 * at / RATE) + 0.5 * np.sin(2 * np.pi * 3100 * at / RATE)
+
+    n = np.arange(400)
+    read = between(tone(n).astype(np.float32), fraction)
+    expected = tone(n[HALF_TAPS - 1:len(read) + HALF_TAPS - 1] + fraction)
+    assert np.max(np.abs(read - expected)) < 0.01  # speech's band read to 40 dB and better
 
 
 def test_clocks_that_agree_are_found_to_agree() -> None:
