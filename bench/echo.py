@@ -17,6 +17,7 @@ second of audio while it runs (idle it is not called). Figures only, no assertio
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -152,6 +153,33 @@ def room_for(case: int) -> tuple[np.ndarray, float, float]:
     return impulse_response(delay, rt60_s=rt60, seed=case), delay, rt60
 
 
+@dataclasses.dataclass
+class Scene:
+    """One case in a room: what the speaker is given, what the microphone hears, and the rest."""
+
+    played: np.ndarray  # the speaker's sound at 22.05 kHz
+    heard: np.ndarray  # the microphone: the echo, the person and the room noise (cancellation off)
+    silence: np.ndarray  # the person and the room noise alone, nothing playing
+    before: tuple[np.ndarray, np.ndarray]  # an earlier answer in the same room, for a warm canceller
+    error_s: float  # how far the host's timestamps are off
+    room: dict  # the echo's level over the person, the room's delay and RT60
+
+
+def scene(case: int, said: np.ndarray, sound: np.ndarray, echo_db: float, at: int, earlier: np.ndarray) -> Scene:
+    """`sound` (16 kHz) played through room_for(case), its echo `echo_db` above `said` (the person, put `at`
+    samples in), over pink room noise; `earlier`, an answer played before in the same room."""
+    played, sounded = at_voice_rate(sound)
+    ir, delay, rt60 = room_for(case)
+    echo = through_room(sounded, ir)
+    gain = level_above(echo, said, echo_db)
+    echo *= gain
+    person = np.zeros_like(echo)
+    person[at:at + len(said)] = said
+    room = NOISE_RMS * noise("pink", len(echo), seed=case)
+    return Scene(played, echo + person + room, person + room, earlier_answer(earlier, ir, gain, seed=500 + case),
+                 TIMING_ERRORS_S[case % len(TIMING_ERRORS_S)], {"echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60})
+
+
 def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Canceller], talk: list[np.ndarray],
               n: int) -> dict:
     """Best wake score around each spoken "hey jarvis": in silence, under the echo as heard, after each canceller."""
@@ -160,30 +188,18 @@ def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Cancell
     cases = []
     for case in range(n):
         voice_name, speed = VOICES[case % len(VOICES)]
-        echo_db = ECHO_DB[(case // len(VOICES)) % len(ECHO_DB)]
         hey = load(speech("hey jarvis", voice=voice_name, speed=speed))
         hey *= VOICE_RMS / speech_rms(hey)
-        answer = np.concatenate([talk[case % len(talk)], talk[(case + 1) % len(talk)]])
-        played, sounded = at_voice_rate(answer)
-        ir, delay, rt60 = room_for(case)
-        echo = through_room(sounded, ir)
-        gain = level_above(echo, hey, echo_db)
-        echo *= gain
-        before = earlier_answer(talk[(case + 5) % len(talk)], ir, gain, seed=500 + case)
         at = int(rng.uniform(2.5, 5.0) * RATE)
-        person = np.zeros_like(echo)
-        person[at:at + len(hey)] = hey
-        room = NOISE_RMS * noise("pink", len(echo), seed=case)
+        s = scene(case, hey, np.concatenate([talk[case % len(talk)], talk[(case + 1) % len(talk)]]),
+                  ECHO_DB[(case // len(VOICES)) % len(ECHO_DB)], at, talk[(case + 5) % len(talk)])
         _, end_s = voiced_span(hey)
         window = slice(at // CHUNK, (at + int((end_s + 1.0) * RATE)) // CHUNK + 1)  # until 1 s after "jarvis"
-        heard = echo + person + room
-        error_s = TIMING_ERRORS_S[case % len(TIMING_ERRORS_S)]
-        runs = {"silence": person + room, "off": heard,
-                **{name: c.run(played, heard, error_s, before) for name, c in cancellers.items()}}
+        runs = {"silence": s.silence, "off": s.heard,
+                **{name: c.run(s.played, s.heard, s.error_s, s.before) for name, c in cancellers.items()}}
         for name, samples in runs.items():
             best[name].append(float(scores(wake, samples)[window].max()))
-        cases.append({"voice": f"{voice_name}@{speed}", "echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60,
-                      **{k: round(v[-1], 3) for k, v in best.items()}})
+        cases.append({"voice": f"{voice_name}@{speed}", **s.room, **{k: round(v[-1], 3) for k, v in best.items()}})
     return {"best": best, "cases": cases}
 
 
