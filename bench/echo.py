@@ -1,6 +1,6 @@
-"""Echo benchmark: "hey jarvis" over the hub's own voice in a generated room, cancellation off and on.
+"""Echo benchmark: "hey jarvis" and a plain "stop" over the hub's own voice in a room, cancellation off and on.
 
-    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--json]
+    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--stops 60] [--json]
 
 Each case is a room (delay 10-80 ms, a reverb tail: tests/fixtures/room.py) carrying one of the hub's
 Piper answers, played at 22.05 kHz through the EchoCanceller on one simulated clock as the speaker and
@@ -11,7 +11,10 @@ silence. Every clip goes through the real wake-word detector (hearing/wake.py) s
 microphone as heard (cancellation off) and after the canceller (on); the best score around the wake
 word gives the recall at each threshold, the best score over a whole answer the self-wakes.
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
-second of audio while it runs (idle it is not called). Figures only, no assertions.
+second of audio while it runs (idle it is not called). The plain "stop" (bench/echo_stop.py: 6 phrases,
+5 voices, the real StopWords detector with Whisper) is said the same way over answers (in silence, off,
+on) and over a ringing timer's chime played by the speaker (off, on); --stops 0 skips it. Figures only,
+no assertions.
 """
 
 from __future__ import annotations
@@ -240,7 +243,11 @@ def main() -> int:
     parser.add_argument("--barge-ins", type=int, default=54, help="spoken barge-ins (6 voices x 3 levels x 3 rooms)")
     parser.add_argument("--answers", type=int, default=50, help="answers played with nobody speaking (self-wakes)")
     parser.add_argument("--naming", type=int, default=12, help="answers that say the wake word themselves")
-    parser.add_argument("--cases", action="store_true", help="print every barge-in's scores too")
+    parser.add_argument("--stops", type=int, default=60,
+                        help="plain stops over answers (6 phrases x 5 voices, twice); 0 skips the stop cases")
+    parser.add_argument("--ringing-stops", type=int, default=None,
+                        help="plain stops over a ringing timer (default: half of --stops)")
+    parser.add_argument("--cases", action="store_true", help="print every barge-in's and stop's scores too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cfg = Config()
@@ -288,6 +295,13 @@ def main() -> int:
         "by_threshold": table, f"recall_at_{barge}_by_echo_level": by_level,
         "max_self_score": {side: round(max(v), 3) for side, v in quiet["best"].items() if v},
     }
+    if args.stops > 0:
+        from bench.echo_stop import stop_recall
+
+        ringing = args.stops // 2 if args.ringing_stops is None else args.ringing_stops
+        out.update(stop_recall(cfg, speech, talk, args.stops, ringing))
+        if not args.cases:
+            del out["stop_cases"], out["stop_cases_ringing"]
     if args.cases:
         out["cases"] = heard["cases"]
     if args.json:
@@ -307,7 +321,16 @@ def main() -> int:
         print(f"{t:>9}  " + "  ".join(f"{v:>{len(k)}}" for k, v in row.items()))
     print(f"recall at {barge} by echo level: {by_level}")
     print(f"highest score of an answer alone: {out['max_self_score']}")
-    for case in out.get("cases", []):
+    if args.stops > 0:
+        print(f"a plain stop ({out['stops']} over answers, {out['ringing_stops']} over a ringing timer; "
+              f"{out['stop_recognizer']}): in silence {out['stop_recall_silence']}; over the answer off "
+              f"{out['stop_recall_off']}, on {out['stop_recall_on']}; over the ringing off "
+              f"{out['stop_recall_ringing_off']}, on {out['stop_recall_ringing_on']}")
+        print(f"  beside 'hey jarvis': in silence {out['recall_silence']}, off {out['recall_off']}, on {out['recall_on']}")
+        print(f"  stop recall by echo level: {out['stop_recall_by_echo_level']}")
+        print(f"  stop recall by voice: {out['stop_recall_by_voice']}")
+        print(f"  stops heard outside the person's words: {out['stops_elsewhere']}")
+    for case in [*out.get("cases", []), *out.get("stop_cases", []), *out.get("stop_cases_ringing", [])]:
         print(case)
     return 0
 
