@@ -1,6 +1,6 @@
-"""Echo benchmark: "hey jarvis" over the hub's own voice in a generated room, cancellation off and on.
+"""Echo benchmark: "hey jarvis" and a plain "stop" over the hub's own voice in a room, cancellation off and on.
 
-    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--json]
+    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--stops 60] [--json]
 
 Each case is a room (delay 10-80 ms, a reverb tail: tests/fixtures/room.py) carrying one of the hub's
 Piper answers, played at 22.05 kHz through the EchoCanceller on one simulated clock as the speaker and
@@ -11,12 +11,16 @@ silence. Every clip goes through the real wake-word detector (hearing/wake.py) s
 microphone as heard (cancellation off) and after the canceller (on); the best score around the wake
 word gives the recall at each threshold, the best score over a whole answer the self-wakes.
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
-second of audio while it runs (idle it is not called). Figures only, no assertions.
+second of audio while it runs (idle it is not called). The plain "stop" (bench/echo_stop.py: 6 phrases,
+5 voices, the real StopWords detector with Whisper) is said the same way over answers (in silence, off,
+on) and over a ringing timer's chime played by the speaker (off, on); --stops 0 skips it. Figures only,
+no assertions.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -152,6 +156,33 @@ def room_for(case: int) -> tuple[np.ndarray, float, float]:
     return impulse_response(delay, rt60_s=rt60, seed=case), delay, rt60
 
 
+@dataclasses.dataclass
+class Scene:
+    """One case in a room: what the speaker is given, what the microphone hears, and the rest."""
+
+    played: np.ndarray  # the speaker's sound at 22.05 kHz
+    heard: np.ndarray  # the microphone: the echo, the person and the room noise (cancellation off)
+    silence: np.ndarray  # the person and the room noise alone, nothing playing
+    before: tuple[np.ndarray, np.ndarray]  # an earlier answer in the same room, for a warm canceller
+    error_s: float  # how far the host's timestamps are off
+    room: dict  # the echo's level over the person, the room's delay and RT60
+
+
+def scene(case: int, said: np.ndarray, sound: np.ndarray, echo_db: float, at: int, earlier: np.ndarray) -> Scene:
+    """`sound` (16 kHz) played through room_for(case), its echo `echo_db` above `said` (the person, put `at`
+    samples in), over pink room noise; `earlier`, an answer played before in the same room."""
+    played, sounded = at_voice_rate(sound)
+    ir, delay, rt60 = room_for(case)
+    echo = through_room(sounded, ir)
+    gain = level_above(echo, said, echo_db)
+    echo *= gain
+    person = np.zeros_like(echo)
+    person[at:at + len(said)] = said
+    room = NOISE_RMS * noise("pink", len(echo), seed=case)
+    return Scene(played, echo + person + room, person + room, earlier_answer(earlier, ir, gain, seed=500 + case),
+                 TIMING_ERRORS_S[case % len(TIMING_ERRORS_S)], {"echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60})
+
+
 def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Canceller], talk: list[np.ndarray],
               n: int) -> dict:
     """Best wake score around each spoken "hey jarvis": in silence, under the echo as heard, after each canceller."""
@@ -160,30 +191,18 @@ def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Cancell
     cases = []
     for case in range(n):
         voice_name, speed = VOICES[case % len(VOICES)]
-        echo_db = ECHO_DB[(case // len(VOICES)) % len(ECHO_DB)]
         hey = load(speech("hey jarvis", voice=voice_name, speed=speed))
         hey *= VOICE_RMS / speech_rms(hey)
-        answer = np.concatenate([talk[case % len(talk)], talk[(case + 1) % len(talk)]])
-        played, sounded = at_voice_rate(answer)
-        ir, delay, rt60 = room_for(case)
-        echo = through_room(sounded, ir)
-        gain = level_above(echo, hey, echo_db)
-        echo *= gain
-        before = earlier_answer(talk[(case + 5) % len(talk)], ir, gain, seed=500 + case)
         at = int(rng.uniform(2.5, 5.0) * RATE)
-        person = np.zeros_like(echo)
-        person[at:at + len(hey)] = hey
-        room = NOISE_RMS * noise("pink", len(echo), seed=case)
+        s = scene(case, hey, np.concatenate([talk[case % len(talk)], talk[(case + 1) % len(talk)]]),
+                  ECHO_DB[(case // len(VOICES)) % len(ECHO_DB)], at, talk[(case + 5) % len(talk)])
         _, end_s = voiced_span(hey)
         window = slice(at // CHUNK, (at + int((end_s + 1.0) * RATE)) // CHUNK + 1)  # until 1 s after "jarvis"
-        heard = echo + person + room
-        error_s = TIMING_ERRORS_S[case % len(TIMING_ERRORS_S)]
-        runs = {"silence": person + room, "off": heard,
-                **{name: c.run(played, heard, error_s, before) for name, c in cancellers.items()}}
+        runs = {"silence": s.silence, "off": s.heard,
+                **{name: c.run(s.played, s.heard, s.error_s, s.before) for name, c in cancellers.items()}}
         for name, samples in runs.items():
             best[name].append(float(scores(wake, samples)[window].max()))
-        cases.append({"voice": f"{voice_name}@{speed}", "echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60,
-                      **{k: round(v[-1], 3) for k, v in best.items()}})
+        cases.append({"voice": f"{voice_name}@{speed}", **s.room, **{k: round(v[-1], 3) for k, v in best.items()}})
     return {"best": best, "cases": cases}
 
 
@@ -224,7 +243,11 @@ def main() -> int:
     parser.add_argument("--barge-ins", type=int, default=54, help="spoken barge-ins (6 voices x 3 levels x 3 rooms)")
     parser.add_argument("--answers", type=int, default=50, help="answers played with nobody speaking (self-wakes)")
     parser.add_argument("--naming", type=int, default=12, help="answers that say the wake word themselves")
-    parser.add_argument("--cases", action="store_true", help="print every barge-in's scores too")
+    parser.add_argument("--stops", type=int, default=60,
+                        help="plain stops over answers (6 phrases x 5 voices, twice); 0 skips the stop cases")
+    parser.add_argument("--ringing-stops", type=int, default=None,
+                        help="plain stops over a ringing timer (default: half of --stops)")
+    parser.add_argument("--cases", action="store_true", help="print every barge-in's and stop's scores too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cfg = Config()
@@ -272,6 +295,13 @@ def main() -> int:
         "by_threshold": table, f"recall_at_{barge}_by_echo_level": by_level,
         "max_self_score": {side: round(max(v), 3) for side, v in quiet["best"].items() if v},
     }
+    if args.stops > 0:
+        from bench.echo_stop import stop_recall
+
+        ringing = args.stops // 2 if args.ringing_stops is None else args.ringing_stops
+        out.update(stop_recall(cfg, speech, talk, args.stops, ringing))
+        if not args.cases:
+            del out["stop_cases"], out["stop_cases_ringing"]
     if args.cases:
         out["cases"] = heard["cases"]
     if args.json:
@@ -291,7 +321,16 @@ def main() -> int:
         print(f"{t:>9}  " + "  ".join(f"{v:>{len(k)}}" for k, v in row.items()))
     print(f"recall at {barge} by echo level: {by_level}")
     print(f"highest score of an answer alone: {out['max_self_score']}")
-    for case in out.get("cases", []):
+    if args.stops > 0:
+        print(f"a plain stop ({out['stops']} over answers, {out['ringing_stops']} over a ringing timer; "
+              f"{out['stop_recognizer']}): in silence {out['stop_recall_silence']}; over the answer off "
+              f"{out['stop_recall_off']}, on {out['stop_recall_on']}; over the ringing off "
+              f"{out['stop_recall_ringing_off']}, on {out['stop_recall_ringing_on']}")
+        print(f"  beside 'hey jarvis': in silence {out['recall_silence']}, off {out['recall_off']}, on {out['recall_on']}")
+        print(f"  stop recall by echo level: {out['stop_recall_by_echo_level']}")
+        print(f"  stop recall by voice: {out['stop_recall_by_voice']}")
+        print(f"  stops heard outside the person's words: {out['stops_elsewhere']}")
+    for case in [*out.get("cases", []), *out.get("stop_cases", []), *out.get("stop_cases_ringing", [])]:
         print(case)
     return 0
 

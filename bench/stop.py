@@ -96,8 +96,18 @@ def at_level(samples: np.ndarray, rms: float) -> np.ndarray:
     return samples * (rms / (speech_rms(samples) + 1e-12))
 
 
-def run(detector: StopWords, clock: StreamClock, samples: np.ndarray, said: list[str] | None = None) -> list:
-    """Feed one recording armed (told what the hub says in it, as the conductor tells it); the hits."""
+def settle(detector: StopWords) -> None:
+    """Wait until the detector's worker has transcribed what it was given."""
+    deadline = time.monotonic() + SLOW_WAIT_S
+    while not detector.worker.idle and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def run(detector: StopWords, clock: StreamClock, samples: np.ndarray, said: list[str] | None = None,
+        keep_up: bool = False) -> list:
+    """Feed one recording armed (told what the hub says in it, as the conductor tells it); the hits.
+    keep_up: each chunk waits for the transcriptions before it, as on a machine that keeps up with the
+    microphone (fed faster than that, a stretch waiting behind a running one is dropped by a newer one)."""
     detector.arm()
     for text in said or []:
         detector.hub_says(text)
@@ -105,12 +115,12 @@ def run(detector: StopWords, clock: StreamClock, samples: np.ndarray, said: list
     clock.t = 0.0
     for i in range(0, len(samples) - CHUNK + 1, CHUNK):
         clock.t = (i + CHUNK) / RATE
+        if keep_up:
+            settle(detector)
         hit = detector.process(AudioChunk.from_float(samples[i:i + CHUNK], RATE))
         if hit is not None:
             hits.append(hit)
-    deadline = time.monotonic() + SLOW_WAIT_S
-    while not detector.worker.idle and time.monotonic() < deadline:
-        time.sleep(0.005)
+    settle(detector)
     hit = detector.process(None)
     if hit is not None:
         hits.append(hit)
@@ -118,17 +128,32 @@ def run(detector: StopWords, clock: StreamClock, samples: np.ndarray, said: list
     return hits
 
 
+def chime() -> np.ndarray:
+    """The timer's chime (appliance/speaking/earcons.py) at 16 kHz, as loud as the hub plays it."""
+    return Earcons(Config(), rate=RATE).get("timer").to_float()[:, 0]
+
+
+def ringing(n: int) -> np.ndarray:
+    """A timer ringing, n samples: its chime again and again, 0.6 s apart."""
+    return np.resize(np.concatenate([chime(), np.zeros(int(0.6 * RATE), np.float32)]), n)
+
+
+def whisper(cfg: Config) -> WhisperRecognizer:
+    """Whisper (tiny.en here), loaded, whatever asr.engine says."""
+    whisper_cfg = dataclasses.replace(cfg, asr=dataclasses.replace(cfg.asr, engine="whisper"))
+    return WhisperRecognizer(whisper_cfg, choose_engine(whisper_cfg)[1]).load()
+
+
 def backgrounds(speech: SpeechMaker, n: int) -> dict[str, np.ndarray]:
     answer = load(speech.join([x for s in ANSWERS[:8] for x in (speech(s), 0.35)]))
     answer = np.resize(answer, n)
-    chime = Earcons(Config(), rate=RATE).get("timer").to_float()[:, 0]
-    ringing = np.resize(np.concatenate([chime, np.zeros(int(0.6 * RATE), np.float32)]), n)
+    bell = chime()
     room = 0.002 * noise("pink", n, seed=5)
     return {"room noise": room,
             "answer -20 dB": room + at_level(answer, PERSON_RMS * 10 ** (-20 / 20)),
             "answer -10 dB": room + at_level(answer, PERSON_RMS * 10 ** (-10 / 20)),
             "answer 0 dB": room + at_level(answer, PERSON_RMS),
-            "ringing 0 dB": room + ringing * (PERSON_RMS / (np.sqrt(np.mean(chime ** 2)) + 1e-12))}
+            "ringing 0 dB": room + ringing(n) * (PERSON_RMS / (np.sqrt(np.mean(bell ** 2)) + 1e-12))}
 
 
 def hit_rates(detector: StopWords, clock: StreamClock, timed: TimedRecognizer, speech: SpeechMaker) -> dict:
@@ -193,10 +218,9 @@ def measure(name: str, recognizer: object, cfg: Config, speech: SpeechMaker) -> 
     falses, _, own_track = false_stops(detector, clock, timed, speech)
     out.update(falses)
     n = 30 * RATE
-    chime = Earcons(Config(), rate=RATE).get("timer").to_float()[:, 0]
     out["cpu_share_armed"] = {
         "silence": cpu_armed(detector, clock, np.zeros(n, np.float32)),
-        "ringing": cpu_armed(detector, clock, np.resize(np.concatenate([chime, np.zeros(RATE // 2)]), n)),
+        "ringing": cpu_armed(detector, clock, np.resize(np.concatenate([chime(), np.zeros(RATE // 2)]), n)),
         "own answers": cpu_armed(detector, clock, np.clip(own_track, -1, 1))}
     out["transcription_ms_median"] = round(1000 * statistics.median(timed.times)) if timed.times else None
     return out
@@ -208,9 +232,7 @@ def main() -> int:
     args = parser.parse_args()
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
     cfg = Config()
-    whisper_cfg = dataclasses.replace(cfg, asr=dataclasses.replace(cfg.asr, engine="whisper"))
-    results = [measure("whisper tiny.en on short speech",
-                       WhisperRecognizer(whisper_cfg, choose_engine(whisper_cfg)[1]).load(), cfg, speech)]
+    results = [measure("whisper tiny.en on short speech", whisper(cfg), cfg, speech)]
     vosk = models.find("vosk", cfg)
     if vosk is not None and not vosk.is_dev:
         results.append(measure(f"vosk ({vosk.path.name}) on short speech",
