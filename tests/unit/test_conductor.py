@@ -155,7 +155,7 @@ def test_barge_in_uses_the_higher_threshold_so_its_own_voice_cannot_wake_it() ->
     h = Harness(chat=FakeChat("One. Two. Three.", delay_s=0.02))
     h.ask()
     h.wait(lambda: h.c.state in (State.THINKING, State.SPEAKING))
-    h.feed("ECHO", "ECHO", "WAKE")  # 0.6 and 0.7: above the idle threshold, below barge_in_threshold
+    h.feed("ECHO", "ECHO", "WAKE")  # 0.52 and 0.55: above the idle threshold, below barge_in_threshold
     h.wait_idle()
     assert [r.outcome for r in h.records] == ["answered"]
     answering = [t for (lbl, t) in h.wake.calls if lbl in ("ECHO",)]

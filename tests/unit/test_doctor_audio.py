@@ -77,4 +77,12 @@ def test_echo_cancellation_turned_on_is_checked_and_a_missing_library_named(monk
     monkeypatch.setitem(echo.ENGINES, "speex", missing)
     found = check_echo(cfg)
     assert found.status == "warn" and "apt-get install libspeexdsp1" in found.detail, found
-    assert "echo cancellation" not in [c.name for c in run_checks(None)]  # off by default: nothing to check
+    assert "echo cancellation" in [c.name for c in run_checks(None)]  # on by default
+
+
+def test_echo_cancellation_turned_off_is_not_checked(tmp_path) -> None:
+    from appliance.commands.doctor import run_checks
+
+    config = tmp_path / "appliance.yaml"
+    config.write_text("audio:\n  echo_cancel: false\n")
+    assert "echo cancellation" not in [c.name for c in run_checks(str(config))]

@@ -37,7 +37,7 @@ def test_the_question_gets_the_preroll_and_is_not_answered() -> None:
     chat = FakeChat()
     record, asr = hear(["SIL:1", "SIL:2", "SIL:3", "SIL:4", "WAKE", "SAY:what is", "SAY:the capital", "SIL",
                         "SIL", "SAY:later"], chat)
-    wake = {"word": "hey_jarvis", "score": 0.7, "at_s": 0.0}
+    wake = {"word": "hey_jarvis", "score": FakeWake.SCORES["WAKE"], "at_s": 0.0}
     assert record == {"wake": wake, "transcript": "what is the capital"} and chat.questions == []
     assert asr.prerolls == [["SIL:2", "SIL:3", "SIL:4", "WAKE"]]  # wake.preroll_s 0.3 s: 4 chunks of 80 ms
 
