@@ -143,6 +143,11 @@ def room(pulse: Pulse, journal: Journal, speech: SpeechMaker,
         found.rings = [e for e in everything if e.get("APPLIANCE_EVENT") == "ring"]
         found.spoken_wakes = person.wakes
         found.echo_db = 20 * float(np.log10(loop.echo_rms() / VOICE_RMS))
+    except BaseException:
+        said = journal.entries(pid=daemon.proc.pid)
+        print("\n".join(f"{e.get('__REALTIME_TIMESTAMP')} {e.get('MESSAGE')}" for e in said))
+        raise  # what the daemon said, beside the failure
+    else:
         yield found
     finally:
         _stop(daemon)
