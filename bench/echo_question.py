@@ -1,4 +1,4 @@
-"""The question after a barge-in: "hey jarvis, what time is it" over the hub's answer in bench/echo.py's rooms.
+"""The question after a barge-in: "hey jarvis, what time is it" over the hub's answer, in bench/echo.py's rooms.
 
 Called by bench/echo.py (--questions N). The person says "hey jarvis", pauses 0.4 s and asks an everyday
 question (10 questions, the 6 voices of its barge-ins, Piper and espeak-ng, at the same normal level
@@ -12,9 +12,12 @@ fires stops the answer 0.3 s after "jarvis" all the same, and is counted as a mi
 
 What the microphone gave from the wake firing to 1 s after the question is transcribed by Whisper tiny.en
 (WhisperRecognizer, as bench/stop.py loads it) three ways: the same question in room noise alone (silence),
-after the barge-in as heard (off), and after the warm canceller (on). The question is heard right when
+after the barge-in as heard (off: the answer stopped at the same moment, nothing cancelled), and after the
+warm canceller (on). The question is heard right when
 each of its words that matter is in the transcript (heard_name() of tests/fixtures/speech.py: a word heard
 a little wrong or split still counts); heard whole when the transcript is the question (spoken_as()).
+The cases are also split by whether the wake chime, played after the 100 ms, still sounded when the question
+began (a wake word that fired more than 0.12 s after "jarvis").
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ QUESTIONS: Final = {  # each question, and the words in it that matter
     "what is the weather like tomorrow": ("weather", "tomorrow"),
     "remind me to call my mother tonight": ("remind", "call", "mother", "tonight"),
     "turn off the lights in the bedroom": ("turn off", "lights", "bedroom"),
-    "set an alarm for seven in the morning": ("alarm", "seven", "morning"),
+    "set an alarm for five in the morning": ("alarm", "five", "morning"),
     "how far away is the moon": ("far", "moon"),
 }
 PAUSE_S: Final = 0.4  # between "hey jarvis" and the question
@@ -94,15 +97,19 @@ def question_cases(cfg: Config, speech: SpeechMaker, wake: WakeWord, n: int) -> 
         sound = np.concatenate([talk[case % len(talk)], talk[(case + 1) % len(talk)]])
         least = at + len(said) + int((AFTER_S + 1.0) * RATE)
         sound = np.concatenate([sound, np.zeros(max(0, least - len(sound)), np.float32)])
-        s = scene(case, said, sound, ECHO_DB[(case // len(VOICES)) % len(ECHO_DB)], at, talk[(case + 5) % len(talk)])
+        level = ECHO_DB[(case // len(VOICES)) % len(ECHO_DB)]
+        s = scene(case, said, sound, level, at, talk[(case + 5) % len(talk)])
         whole = canceller.run(s.played, s.heard, s.error_s, s.before)  # the answer played on: until it fires
         fired = fired_at(wake, whole, at, at + jarvis + int(WINDOW_S * RATE), cfg.wake.barge_in_threshold)
         start = fired if fired is not None else at + jarvis + int(MISSED_S * RATE)
+        begins = at + jarvis + int(PAUSE_S * RATE)  # the question's first word
         played, heard = s.replay(stopped(sound, start + int(STOP_S * RATE), chime))
         span = slice(start, at + asked + int(AFTER_S * RATE))
         runs = {"silence": s.silence, "off": heard, "on": canceller.run(played, heard, s.error_s, s.before)}
         row: dict = {"question": question, "voice": f"{voice}@{speed}", **s.room, "fired": fired is not None,
-                     "fired_after_jarvis_s": round((start - at - jarvis) / RATE, 2)}
+                     "fired_after_jarvis_s": round((start - at - jarvis) / RATE, 2),
+                     "chime": "over the question" if start + int(STOP_S * RATE) + len(chime) > begins
+                     else "before the question"}
         for side, samples in runs.items():
             text = recognizer.transcribe(np.clip(samples[span], -1.0, 1.0).astype(np.float32))
             row[side] = all(heard_name(text, word) for word in QUESTIONS[question])
@@ -131,6 +138,9 @@ def question_recall(cfg: Config, speech: SpeechMaker, wake: WakeWord, n: int) ->
         **{f"question_right_{side}": share(rows, side) for side in SIDES},
         **{f"question_whole_{side}": share(rows, f"whole_{side}") for side in SIDES},
         "question_right_on_fired": share(fired, "on"),
+        "barge_in_fired_after_jarvis_s":
+            round(float(np.median([r["fired_after_jarvis_s"] for r in fired])), 2) if fired else None,
+        "question_right_by_chime": by("chime", "the chime {}"),
         "question_right_by_echo_level": by("echo_db", "+{:.0f} dB"),
         "question_right_by_voice": by("voice"),
         "question_right_by_question": by("question"),
@@ -141,11 +151,13 @@ def question_recall(cfg: Config, speech: SpeechMaker, wake: WakeWord, n: int) ->
 def summary(out: dict) -> list[str]:
     """The human-readable lines of question_recall()'s figures."""
     return [
-        f"the question after 'hey jarvis' over the answer ({out['questions']} cases, {out['question_recognizer']}; "
-        f"barge-in missed {out['barge_in_missed']}): right in silence {out['question_right_silence']}, "
-        f"off {out['question_right_off']}, on {out['question_right_on']} "
-        f"(heard whole: {out['question_whole_silence']}, {out['question_whole_off']}, {out['question_whole_on']})",
-        f"  right with cancellation on where the barge-in fired: {out['question_right_on_fired']}",
+        f"the question after 'hey jarvis' over the answer ({out['questions']} cases, "
+        f"{out['question_recognizer']}; barge-in missed {out['barge_in_missed']}): right in silence "
+        f"{out['question_right_silence']}, off {out['question_right_off']}, on {out['question_right_on']} (heard "
+        f"whole: {out['question_whole_silence']}, {out['question_whole_off']}, {out['question_whole_on']})",
+        f"  right with cancellation on where the barge-in fired: {out['question_right_on_fired']}; "
+        f"it fired a median {out['barge_in_fired_after_jarvis_s']} s after 'jarvis'",
+        f"  by whether the wake chime sounded over the question: {out['question_right_by_chime']}",
         f"  by echo level: {out['question_right_by_echo_level']}",
         f"  by voice: {out['question_right_by_voice']}",
         f"  by question: {out['question_right_by_question']}",
