@@ -1,6 +1,7 @@
-"""Echo benchmark: "hey jarvis", a plain "stop" and the question after a barge-in over the hub's own voice, cancellation off and on.
+"""Echo benchmark: "hey jarvis", a plain "stop" and the question after a barge-in over the hub's own voice.
 
-    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--stops 60] [--questions 60] [--json]
+    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--stops 60] [--questions 60]
+                                   [--json]
 
 Each case is a room (delay 10-80 ms, a reverb tail: tests/fixtures/room.py) carrying one of the hub's
 Piper answers, played at 22.05 kHz through the EchoCanceller on one simulated clock as the speaker and
@@ -191,8 +192,8 @@ def scene(case: int, said: np.ndarray, sound: np.ndarray, echo_db: float, at: in
     person[at:at + len(said)] = said
     room = NOISE_RMS * noise("pink", len(echo), seed=case)
     return Scene(played, echo + person + room, person + room, earlier_answer(earlier, ir, gain, seed=500 + case),
-                 TIMING_ERRORS_S[case % len(TIMING_ERRORS_S)], {"echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60},
-                 ir, gain)
+                 TIMING_ERRORS_S[case % len(TIMING_ERRORS_S)],
+                 {"echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60}, ir, gain)
 
 
 def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Canceller], talk: list[np.ndarray],
@@ -260,8 +261,9 @@ def main() -> int:
     parser.add_argument("--ringing-stops", type=int, default=None,
                         help="plain stops over a ringing timer (default: half of --stops)")
     parser.add_argument("--questions", type=int, default=60,
-                        help="questions asked after 'hey jarvis' over an answer (10 questions x 6 voices, twice); 0 skips them")
-    parser.add_argument("--cases", action="store_true", help="print every barge-in's, stop's and question's result too")
+                        help="questions after 'hey jarvis' over an answer (10 questions x 6 voices, twice); 0 skips")
+    parser.add_argument("--cases", action="store_true",
+                        help="print every barge-in's, stop's and question's result too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cfg = Config()
