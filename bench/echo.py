@@ -1,6 +1,7 @@
-"""Echo benchmark: "hey jarvis" and a plain "stop" over the hub's own voice in a room, cancellation off and on.
+"""Echo benchmark: "hey jarvis", a plain "stop" and the question after a barge-in over the hub's own voice.
 
-    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--stops 60] [--json]
+    .venv/bin/python -m bench.echo [--barge-ins 54] [--answers 50] [--naming 12] [--stops 60] [--questions 60]
+                                   [--json]
 
 Each case is a room (delay 10-80 ms, a reverb tail: tests/fixtures/room.py) carrying one of the hub's
 Piper answers, played at 22.05 kHz through the EchoCanceller on one simulated clock as the speaker and
@@ -13,8 +14,10 @@ word gives the recall at each threshold, the best score over a whole answer the 
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
 second of audio while it runs (idle it is not called). The plain "stop" (bench/echo_stop.py: 6 phrases,
 5 voices, the real StopWords detector with Whisper) is said the same way over answers (in silence, off,
-on) and over a ringing timer's chime played by the speaker (off, on); --stops 0 skips it. Figures only,
-no assertions.
+on) and over a ringing timer's chime played by the speaker (off, on); --stops 0 skips it. The question
+said after a barge-in ("hey jarvis", a pause, "what time is it" and 9 more, bench/echo_question.py): the
+answer stops where the wake word fires on what the canceller gives, the wake chime plays, and Whisper
+transcribes the question in silence, off and on; --questions 0 skips it. Figures only, no assertions.
 """
 
 from __future__ import annotations
@@ -166,6 +169,15 @@ class Scene:
     before: tuple[np.ndarray, np.ndarray]  # an earlier answer in the same room, for a warm canceller
     error_s: float  # how far the host's timestamps are off
     room: dict  # the echo's level over the person, the room's delay and RT60
+    ir: np.ndarray  # the room's echo path
+    gain: float  # the echo's gain that puts it room["echo_db"] over the person
+
+    def replay(self, sound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(played, heard) with `sound` (16 kHz, no longer than the case) played instead, through the same
+        room at the same gain, over the same person and noise; after it the speaker is given nothing."""
+        played, sounded = at_voice_rate(sound)
+        sounded = np.concatenate([sounded, np.zeros(len(self.silence) - len(sounded), np.float32)])
+        return played, self.gain * through_room(sounded, self.ir) + self.silence
 
 
 def scene(case: int, said: np.ndarray, sound: np.ndarray, echo_db: float, at: int, earlier: np.ndarray) -> Scene:
@@ -180,7 +192,8 @@ def scene(case: int, said: np.ndarray, sound: np.ndarray, echo_db: float, at: in
     person[at:at + len(said)] = said
     room = NOISE_RMS * noise("pink", len(echo), seed=case)
     return Scene(played, echo + person + room, person + room, earlier_answer(earlier, ir, gain, seed=500 + case),
-                 TIMING_ERRORS_S[case % len(TIMING_ERRORS_S)], {"echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60})
+                 TIMING_ERRORS_S[case % len(TIMING_ERRORS_S)],
+                 {"echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60}, ir, gain)
 
 
 def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Canceller], talk: list[np.ndarray],
@@ -247,7 +260,10 @@ def main() -> int:
                         help="plain stops over answers (6 phrases x 5 voices, twice); 0 skips the stop cases")
     parser.add_argument("--ringing-stops", type=int, default=None,
                         help="plain stops over a ringing timer (default: half of --stops)")
-    parser.add_argument("--cases", action="store_true", help="print every barge-in's and stop's scores too")
+    parser.add_argument("--questions", type=int, default=60,
+                        help="questions after 'hey jarvis' over an answer (10 questions x 6 voices, twice); 0 skips")
+    parser.add_argument("--cases", action="store_true",
+                        help="print every barge-in's, stop's and question's result too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cfg = Config()
@@ -302,6 +318,12 @@ def main() -> int:
         out.update(stop_recall(cfg, speech, talk, args.stops, ringing))
         if not args.cases:
             del out["stop_cases"], out["stop_cases_ringing"]
+    if args.questions > 0:
+        from bench.echo_question import question_recall
+
+        out.update(question_recall(cfg, speech, wake, args.questions))
+        if not args.cases:
+            del out["question_cases"]
     if args.cases:
         out["cases"] = heard["cases"]
     if args.json:
@@ -330,7 +352,12 @@ def main() -> int:
         print(f"  stop recall by echo level: {out['stop_recall_by_echo_level']}")
         print(f"  stop recall by voice: {out['stop_recall_by_voice']}")
         print(f"  stops heard outside the person's words: {out['stops_elsewhere']}")
-    for case in [*out.get("cases", []), *out.get("stop_cases", []), *out.get("stop_cases_ringing", [])]:
+    if args.questions > 0:
+        from bench.echo_question import summary
+
+        print("\n".join(summary(out)))
+    for case in [*out.get("cases", []), *out.get("stop_cases", []), *out.get("stop_cases_ringing", []),
+                 *out.get("question_cases", [])]:
         print(case)
     return 0
 
