@@ -171,5 +171,9 @@ class Endpointer:
             _LOGGER.debug("Turn %s (%.2f, %.0f ms) after %.2f s of silence",
                           "finished" if verdict.complete else "unfinished", verdict.probability, verdict.ms,
                           self._silence_s)
-        # Finished counts once this pause's words are known to end well: the answer needs them anyway.
-        return verdict.complete and self._words_for == self.speech_end_s and not self.words_unfinished
+        # Finished counts once this pause's words are known to end well: the answer needs them anyway. A pause
+        # with no words before it is not the end of a question but the wait for one (the voice detector took a
+        # sound for speech: the wake chime's echo in a room, the end of the wake word): it is over only after
+        # the longer silence.
+        return (verdict.complete and self._words_for == self.speech_end_s and bool(self._words.strip())
+                and not self.words_unfinished)

@@ -119,6 +119,15 @@ def test_finished_counts_once_the_words_of_the_pause_are_known() -> None:
     assert feed(endpointer, 1) == ("speech", 1)
 
 
+def test_a_pause_with_no_words_before_it_waits_for_the_question() -> None:
+    """A sound the voice detector took for speech before the question (the wake chime's echo in a room), then
+    the person's pause after the wake word: heard as no words, it is the wait for the question, not its end."""
+    turn = ScriptedTurn(True, True)
+    endpointer = Endpointer(CFG, ScriptedVad("###" + "...." + "#####" + "." * 40), turn, UNFINISHED)
+    assert feed(endpointer, 7, "") == (None, 7)  # finished, says the detector; but nothing was said
+    assert feed(endpointer, 40, "what time is it") == ("speech", 5 + 2)  # the question, then at once
+
+
 def test_without_words_the_longer_silence_ends_a_finished_question() -> None:
     endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedTurn(True), UNFINISHED)
     assert feed(endpointer, 40) == ("speech", 5 + 20)
