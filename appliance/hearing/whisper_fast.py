@@ -21,6 +21,7 @@ MAX_SPEECH_S: Final = 12.0  # the token budget stops growing here (asr.max_utter
 LOG_PROB_THRESHOLD: Final = -1.0  # faster-whisper's defaults for a doubtful or silent window
 NO_SPEECH_THRESHOLD: Final = 0.6
 COMPRESSION_RATIO_THRESHOLD: Final = 2.4
+FALLBACK_BEAM: Final = 5  # beams of the full-window decode a doubtful short one falls back to (faster-whisper's)
 MIN_REPEAT_TOKENS: Final = 2  # a block of this many tokens said twice in a row is a loop ("Stop. Stop.")
 
 
@@ -113,10 +114,12 @@ def compression_ratio(text: str) -> float:
 
 
 def transcribe_full(model: Any, samples: np.ndarray, language: str | None = "en", beam_size: int = 1) -> str:
-    """The library's own path: 30 s windows, temperature fallback, its silence skip."""
+    """The library's own path: 30 s windows, its silence skip, and beam search (at least FALLBACK_BEAM) where
+    the library would sample at rising temperatures: sampled, one short "stop" was heard as "stop" in one
+    run and "start" in the next, so the same audio is heard the same every time instead."""
     segments, _info = model.transcribe(
-        np.asarray(samples, dtype=np.float32), language=language, beam_size=beam_size,
-        vad_filter=False, condition_on_previous_text=False, without_timestamps=True)
+        np.asarray(samples, dtype=np.float32), language=language, beam_size=max(beam_size, FALLBACK_BEAM),
+        temperature=0.0, vad_filter=False, condition_on_previous_text=False, without_timestamps=True)
     return " ".join(s.text.strip() for s in segments).strip()
 
 
