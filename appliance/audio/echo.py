@@ -379,8 +379,9 @@ class EchoCanceller:
         echo away (a speaker that ran dry in the middle of an answer: followed within a second). A peak
         elsewhere while the old path still echoes is a reflection's, or the person's voice over the
         echo (a quarter of a millisecond, followed while the person spoke, and their "hey jarvis" went
-        unheard). Two clocks drifting apart slide the echo too slowly for that: Speex takes up 20 ppm
-        itself (16 dB against 28), not 100 (7 dB).
+        unheard). Two clocks drifting apart slide the echo too slowly for that (Speex alone: 16 dB at 20 ppm,
+        7 dB at 100, against 28 on one clock): where the echo is found is also a line in time whose slope is
+        the drift (echo_drift.ClockDrift), and the reference slides along it (_advance).
         """
         assert self._near_t is not None
         if self._since_search < SEARCH_EVERY_S * self.rate or len(self._heard) < SEARCH_S * self.rate:
