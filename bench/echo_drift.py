@@ -1,6 +1,6 @@
 """Echo drift: a microphone and a speaker on clocks of their own, the canceller following their drift and not.
 
-    .venv/bin/python -m bench.echo_drift [--ppm 0,20,50,100,-100] [--answers 3] [--json]
+    .venv/bin/python -m bench.echo_drift [--ppm 0,20,50,100,-100] [--answers 4] [--json]
 
 One Piper answer played `--answers` times in a row on one stream (22.05 kHz, as the speaker plays it)
 through a generated room (40 ms, RT60 0.3 s, pink noise 34 dB under the echo) into a microphone whose
@@ -52,7 +52,7 @@ def run(played: np.ndarray, heard: np.ndarray, follow: bool) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ppm", default="0,20,50,100,-100", help="the microphone's clock against the speaker's")
-    parser.add_argument("--answers", type=int, default=3, help="answers played in a row on one stream")
+    parser.add_argument("--answers", type=int, default=4, help="answers played in a row on one stream")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")

@@ -16,6 +16,8 @@ MAX_DRIFT: Final = 1e-3  # a slide faster than 1000 ppm is no clock's: a path st
 OUTLIER_S: Final = (1e-3, 1e-4)  # seconds off the fit beyond which a finding is left out, first and then (a
 # reflection's peak, the person's voice)
 SIGNIFICANT: Final = 3.0  # standard errors the drift must stand away from none to be followed
+STEADY_DRIFT: Final = 8e-6  # the earlier and the later half of the findings must agree on it to this (s/s) ...
+STEADY_SHARE: Final = 0.3  # ... or to this share of it: a clock's drift is steady, a latency settling is not
 HALF_TAPS: Final = 8  # taps on each side of the interpolator that reads the reference between its samples
 
 
@@ -29,7 +31,9 @@ class ClockDrift:
     where it finds the echo (found()), sub-sample, a few times a second; within one stretch of sound that
     did not jump (restart() between), the path against time is a line whose slope is the drift. Slopes are
     pooled across stretches (each has its own offset), findings far off the line (a reflection's peak, the
-    person's voice over the echo) are left out, and the drift is followed only once it stands clear of none.
+    person's voice over the echo) are left out, and the drift is followed only once it stands clear of none
+    and the earlier and later halves of the findings agree on it: through PulseAudio, a path that slid 69 ppm
+    for the first seconds of sound and then stood still was followed for 20 s, and the room was lost.
     """
 
     def __init__(self) -> None:
@@ -73,7 +77,15 @@ class ClockDrift:
         slope, residual, sxx = line
         dof = max(1, int(np.count_nonzero(keep)) - len(np.unique(stretch[keep])) - 1)
         error = math.sqrt(float(np.sum(residual[keep] ** 2)) / dof / sxx)
-        return slope if abs(slope) > SIGNIFICANT * error else 0.0
+        if abs(slope) <= SIGNIFICANT * error:
+            return 0.0
+        middle = float(np.median(t[keep]))
+        halves = [_line(stretch, t, p, keep & side) for side in (t <= middle, t > middle)]
+        if halves[0] is None or halves[1] is None:
+            return None
+        if abs(halves[0][0] - halves[1][0]) > max(STEADY_DRIFT, STEADY_SHARE * abs(slope)):
+            return 0.0  # a path that slid and stopped (a sound server settling its latency): no clock's drift
+        return slope
 
 
 def _line(stretch: np.ndarray, t: np.ndarray, p: np.ndarray,
