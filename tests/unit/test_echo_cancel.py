@@ -347,8 +347,14 @@ def test_the_speaker_hands_what_it_plays_after_volume_with_the_time_it_sounds(tm
     expected = chunk_of(tone).to_float()[:, 0] * gain_for(4, False)
     np.testing.assert_allclose(handed[:len(expected)], expected, atol=1e-4)  # at the hub's volume
     assert {rate for _, rate, _ in echo.handed} == {stream.rate}
-    for (_, _, at), block in zip(echo.handed, sounding, strict=True):
-        assert at == pytest.approx(block.called + DAC_DELAY_S, abs=0.005)  # when it reaches the DAC
+    stamps = np.array([at for _, _, at in echo.handed])
+    frames = np.cumsum([0] + [len(s) for s, _, _ in echo.handed[:-1]])
+    # each block sounds right after the one before it: the frames counted, not when its callback ran
+    np.testing.assert_allclose(stamps - stamps[0], frames / stream.rate, atol=1e-9)
+    # and the count starts from the device's DAC time: a busy core may run a callback late, so the
+    # typical block is compared, not each (DAC_DELAY_S is 30 ms; leaving it out would be seen)
+    late = np.array([block.called + DAC_DELAY_S for block in sounding]) - stamps
+    assert abs(float(np.median(late))) < 0.01, late
 
 
 class SilencingEcho(EchoCanceller):
