@@ -23,6 +23,8 @@ _LOGGER = logging.getLogger(__name__)
 
 SYSLOG_IDENTIFIER: Final = "appliance"
 STOP_TIMEOUT_S: Final = 3.0  # seconds to wait for the conductor after SIGTERM (systemd allows us 5 s here)
+STOP_BUDGET_S: Final = 4.5  # seconds from SIGTERM to exit, closing the sound devices included
+CLOSE_LEAST_S: Final = 1.0  # seconds the sound devices always get to close, however long the rest took
 MONITOR_INTERVAL_S: Final = 1.0  # seconds between looks at the microphone status
 SUPERVISE_S: Final = 1.0  # seconds between the main thread's looks at the conductor (signals wake it at once)
 STUCK_LIMIT_S: Final = 30.0  # seconds a cancelled worker may take to return (a long prefill on a Pi)
@@ -238,6 +240,8 @@ class Service:
         self.stop_requested = threading.Event()
         self.stuck: str | None = None
         """Why the sound system cannot be used again in this process (audio.device.stuck), once run() saw it."""
+        self.left_open = False
+        """True when a sound device did not close in time: PortAudio's own exit handler would wait for it."""
         self.conductor = conductor_factory(stages, cfg, on_turn=journal.turn, on_state=self._on_state,
                                            on_event=self._on_event)
         self.watchdog = Watchdog(self.conductor, stages.source, self.notifier, journal,
@@ -294,20 +298,31 @@ class Service:
                 self.journal.event("error", f"Sound system stuck ({self.stuck}); exiting so that systemd "
                                    "starts the service afresh", reason=self.stuck)
                 break
+        stopping_at = time.monotonic()
         self.notifier.send("STOPPING=1")
         self.conductor.stop()
         self.conductor.freeze.clear()
         thread.join(STOP_TIMEOUT_S)
+        if thread.is_alive():
+            _LOGGER.warning("The conductor did not stop within %.0f s; exiting anyway", STOP_TIMEOUT_S)
         self.watchdog.stop()
         for link in self.links:
             try:
                 link.stop()
             except Exception:
                 _LOGGER.exception("Stopping %s failed", type(link).__name__)
-        if thread.is_alive():
-            _LOGGER.warning("The conductor did not stop within %.0f s; exiting anyway", STOP_TIMEOUT_S)
-        self.close()
+        self._close_within(max(CLOSE_LEAST_S, STOP_BUDGET_S - (time.monotonic() - stopping_at)))
         return self.stop_requested.is_set()
+
+    def _close_within(self, budget_s: float) -> None:
+        """Close the microphone and the speaker, waiting at most `budget_s`: a sound server that stopped
+        answering can hold a stream's close for seconds, and systemd would kill a service that waits."""
+        closer = threading.Thread(target=self.close, name="appliance-close", daemon=True)
+        closer.start()
+        closer.join(budget_s)
+        if closer.is_alive():
+            _LOGGER.warning("The sound devices did not close within %.1f s; exiting without them", budget_s)
+        self.left_open = closer.is_alive() or audio_stuck() is not None
 
     def _conduct(self) -> None:
         try:

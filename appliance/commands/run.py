@@ -49,10 +49,12 @@ def main(args: argparse.Namespace) -> int:
         raise
     service = Service(cfg, stages, journal, notifier, links=build_links(cfg, stages, journal.turn, journal.event))
     stopped = service.run()
-    if service.stuck is not None:  # PortAudio's own exit handler would wait for the stream that never closed
+    code = EXIT_OK if stopped else EXIT_SOFTWARE
+    if service.stuck is not None or service.left_open:
+        # PortAudio's own exit handler (Pa_Terminate) would wait for the stream that never closed
         logging.shutdown()
-        os._exit(EXIT_TEMPFAIL)
-    return EXIT_OK if stopped else EXIT_SOFTWARE
+        os._exit(EXIT_TEMPFAIL if service.stuck is not None else code)
+    return code
 
 
 def _expected(exc: BaseException) -> bool:

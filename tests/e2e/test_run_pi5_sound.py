@@ -207,4 +207,10 @@ def test_doctor_names_the_microphone_the_hub_chose(plugged: Hub) -> None:
 
 def test_the_hub_stops_cleanly(plugged: Hub) -> None:
     os.kill(plugged.proc.pid, signal.SIGTERM)
-    assert plugged.proc.wait(EXIT_TIMEOUT_S) == 0, plugged.log.read_text()[-3000:]
+    try:
+        code = plugged.proc.wait(EXIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        plugged.proc.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack into the log
+        plugged.proc.wait(EXIT_TIMEOUT_S)
+        pytest.fail(f"no exit within {EXIT_TIMEOUT_S:g} s of SIGTERM; where it was:\n{plugged.log.read_text()[-6000:]}")
+    assert code == 0, plugged.log.read_text()[-3000:]

@@ -223,3 +223,52 @@ def test_a_close_that_never_returns_ends_the_service_so_systemd_starts_it_afresh
     assert sd.opens["input"] == opens, "nothing more is asked of a stuck PortAudio"
     said = [r for r in caplog.records if r.name == "appliance.audio.device" and "stuck" in r.getMessage()]
     assert len(said) == 1, "said once, however often PortAudio is asked after"
+
+
+def test_sigterm_is_obeyed_in_time_while_the_microphone_will_not_close(caplog: pytest.LogCaptureFixture) -> None:
+    """A sound server that stopped answering holds the stream's close: the service stops anyway and
+    says so, instead of waiting past what systemd allows it (TimeoutStopSec) and being killed."""
+    sd = FakePortAudio()
+    mic = MicSource(config(), sd_module=sd)
+    stages = Stages(source=mic, sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
+                    tts=FakeTts(), splitter_factory=FakeSplitter, skills=FakeSkills(), earcons=FakeEarcons())
+    service = Service(Config(), stages, RecordingJournal())
+    old = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    stopper = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    try:
+        wait_for(lambda: mic.status() == "ok", "the microphone open", between=lambda: mic.read(0.05))
+        sd.hang_close.set()
+        stopper.start()
+        stopped = service.run()
+        still_closing = not sd.release.is_set()
+    finally:
+        stopper.cancel()
+        signal.signal(signal.SIGTERM, old[0])
+        signal.signal(signal.SIGINT, old[1])
+        sd.release.set()
+        mic.close()
+    assert stopped is True and still_closing
+    assert service.left_open, "the exit must skip PortAudio's own exit handler, which would wait too"
+    assert service.stuck is None  # stopped when asked, not because the sound system was stuck while running
+    said = [r.getMessage() for r in caplog.records if r.name == "appliance.service"]
+    assert any("did not close within" in m for m in said), said
+
+
+def test_a_clean_stop_leaves_nothing_open() -> None:
+    sd = FakePortAudio()
+    mic = MicSource(config(), sd_module=sd)
+    stages = Stages(source=mic, sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
+                    tts=FakeTts(), splitter_factory=FakeSplitter, skills=FakeSkills(), earcons=FakeEarcons())
+    service = Service(Config(), stages, RecordingJournal())
+    old = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    stopper = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    try:
+        wait_for(lambda: mic.status() == "ok", "the microphone open", between=lambda: mic.read(0.05))
+        stopper.start()
+        stopped = service.run()
+    finally:
+        stopper.cancel()
+        signal.signal(signal.SIGTERM, old[0])
+        signal.signal(signal.SIGINT, old[1])
+    assert stopped is True and not service.left_open
+    assert sd.opens["input"] >= 1 and mic.status() != "ok"
