@@ -188,6 +188,8 @@ class EchoCanceller:
         self._found_fine: float | None = None  # ... and to the sample
         self._path: float | None = None  # the echo's delay the filter learnt, which the reference follows
         self._holding = False  # a new stretch of sound, not yet run through the filter (see _hold)
+        self._hold_t0 = 0.0  # when what is held began to sound (a stretch's start, or where a device slipped)
+        self._slipped = False  # a device callback saw time lost (slipped()); cancel() takes it up
         self._steady_starts = 0  # stretches in a row that began with the echo where the filter had it
         self._confirmed = True  # this stretch's echo found where the filter has it (or a first one)
         self._energy, self._energy_s = (0.0, 0.0), 0.0  # the microphone's before and after, while running
@@ -202,6 +204,12 @@ class EchoCanceller:
     def played(self, samples: np.ndarray, rate: int, at: float) -> None:
         """`samples` (float32 mono at `rate`) start to sound at monotonic time `at`."""
         self._incoming.append((np.array(samples, dtype=np.float32), rate, at))
+
+    def slipped(self) -> None:
+        """A device lost time: a speaker that ran dry (PortAudio's output underflow), a microphone whose
+        samples overflowed. What follows may echo milliseconds from where the timestamps say, which they
+        cannot tell; the filter waits until the echo is found again (see _hold). A flag, for a callback."""
+        self._slipped = True
 
     @property
     def drift_ppm(self) -> float:
@@ -221,6 +229,9 @@ class EchoCanceller:
             if self._near_t is None or abs(at - waiting_s - self._near_t) > REANCHOR_S:
                 self._near_t = at - waiting_s
             self._take_reference()
+            if self._slipped:
+                self._slipped = False
+                self._slip()
             if self._failed or not self._in_tail(self._near_t):
                 return self._pass(samples)
             near = np.concatenate([self._pending, np.asarray(samples, dtype="<i2")])
@@ -317,6 +328,22 @@ class EchoCanceller:
                         "reference follows", drift * 1e6)
             self._drift_told = drift
 
+    def _slip(self) -> None:
+        """A device lost time (slipped()): the host's timestamps are not trusted for the next stretches, and
+        while something plays, the sound from here on is held from the filter until its echo is found."""
+        self._steady_starts = 0
+        if self._path is None or self._holding or not self._in_tail(self._near_t) or not len(self._far):
+            return
+        _LOGGER.debug("Echo cancellation: a device lost time; the echo is looked for again before the filter "
+                      "goes on")
+        assert self._near_t is not None
+        self._holding, self._confirmed = True, False
+        self._hold_t0 = self._near_t - self.delay_s
+        self._heard = self._heard[:0]  # what was heard before it echoed where it no longer does
+        self._since_search = 0
+        self._recent.clear()
+        self._drift.restart()
+
     def _hear(self, near: np.ndarray) -> None:
         self._heard = np.concatenate([self._heard, near.astype(np.float32) / 32768.0])[-int(SEARCH_S * self.rate):]
         self._since_search += len(near)
@@ -341,8 +368,9 @@ class EchoCanceller:
         self._since_search = 0
         if self._played_s(self._path) >= HOLD_PLAYED_S:
             fine, clear, exact = self._fine(self._path, round(TRACK_MAX_S * self.rate))
-            if not clear and len(self._heard) >= SEARCH_S * self.rate:
-                found = self._coarse()  # further away: a speaker that ran dry between two answers
+            if not clear and len(self._heard) >= SEARCH_PLAYED_S * self.rate:
+                # further away: a speaker that ran dry between two answers, or as this one began
+                found = self._coarse(len(self._heard) / self.rate)
                 if found is not None:
                     fine, clear, exact = self._fine(found, round(TRACK_MAX_S * self.rate))
             if clear:
@@ -351,7 +379,7 @@ class EchoCanceller:
                 self._found_at(exact, len(self._heard))
                 self._holding, self._confirmed, self._found_fine = False, True, fine
                 return
-        self._holding = self._near_t - self.delay_s - self._far_t0 < HOLD_MAX_S
+        self._holding = self._near_t - self.delay_s - self._hold_t0 < HOLD_MAX_S
 
     def _follow(self, fine: float) -> None:
         assert self._path is not None
@@ -442,7 +470,8 @@ class EchoCanceller:
         the hub played should its echo be missed (while it is silent, the person's voice can match an
         earlier sentence of the hub's better than its own echo, which is not there)."""
         assert self._near_t is not None
-        return _sounding_s(self._reference(self._near_t - SEARCH_S - delay, round(SEARCH_S * self.rate)), self.rate)
+        span = min(len(self._heard), round(SEARCH_S * self.rate))
+        return _sounding_s(self._reference(self._near_t - span / self.rate - delay, span), self.rate)
 
     def _coarse(self, span_s: float = SEARCH_S) -> float | None:
         """The strongest echo's delay over the whole range (GCC-PHAT at SEARCH_RATE over the last
@@ -531,6 +560,7 @@ class EchoCanceller:
             if len(self._far) == 0 or at - end_t > KEEP_S or at < self._far_t0:
                 self._far, self._far_t0 = np.zeros(0, dtype=np.float32), at
                 self._holding = self._path is not None and self._steady_starts < STEADY_STARTS
+                self._hold_t0 = at
                 self._confirmed = self._path is None
                 self._recent.clear()
                 self._drift.restart()

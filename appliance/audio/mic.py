@@ -215,6 +215,8 @@ class MicSource(DeviceKeeper):
                 age = frames / rate
             if status and status.input_overflow:
                 self.overflows += 1
+                if self.echo is not None:  # samples lost: the frames counted now run behind the room
+                    self.echo.slipped()
             captured_at = min(clock.stamp(frames, now - age), now)  # never after it was handed over
             try:
                 self._queue.put_nowait((generation, rate, channels, captured_at, bytes(indata)))

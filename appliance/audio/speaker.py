@@ -284,6 +284,8 @@ class SpeakerSink(DeviceKeeper):
                 outdata.fill(0)
                 return
         playback = self._playback
+        if status and status.output_underflow and self.echo is not None:
+            self.echo.slipped()  # it ran dry: what it plays from here sounds later than the frames counted
         try:
             delay = float(time_info.outputBufferDacTime - time_info.currentTime)
         except (AttributeError, TypeError, ValueError):

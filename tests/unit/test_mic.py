@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import wave
+from typing import Any
 
 import numpy as np
 import pytest
@@ -82,6 +83,12 @@ class FakeStream(ToneStream):
     def step(self) -> bool | None:
         return None if self.sd.fail_streams else self.sd.delivering
 
+    def status(self) -> Any:
+        if self.sd.overflow_once:  # samples were lost before this block
+            self.sd.overflow_once = False
+            return type("Flags", (), {"input_overflow": True})()
+        return None
+
 
 class FakeSd:
     """Enough of sounddevice for MicSource: a USB mic that only does 48 kHz stereo, and may vanish."""
@@ -91,6 +98,7 @@ class FakeSd:
         self.present = False
         self.delivering = True
         self.fail_streams = False
+        self.overflow_once = False
         self.opens = 0
         self.rescans = 0
 

@@ -41,6 +41,13 @@ class TimeInfo:
 
 
 @dataclass
+class Status:
+    """PortAudio's callback flags, as far as the speaker reads them."""
+
+    output_underflow: bool = False  # the card ran dry before this callback
+
+
+@dataclass
 class Block:
     """One callback of the fake card: when it was made, when it returned, and what it was given."""
 
@@ -80,7 +87,9 @@ class FakeStream:
                 return
             out = np.zeros((self.blocksize, self.channels), dtype=np.float32)
             called = time.monotonic()
-            self.callback(out, self.blocksize, TimeInfo(called, called + DAC_DELAY_S), None)
+            self.sd.callbacks += 1
+            status = Status(output_underflow=True) if self.sd.callbacks in self.sd.underflow_at else None
+            self.callback(out, self.blocksize, TimeInfo(called, called + DAC_DELAY_S), status)
             self.blocks.append(Block(called, time.monotonic(), out[:, 0].copy()))
             if self.stall_s and calls < 3:
                 continue
@@ -108,6 +117,9 @@ class FakeSD:
         """Seconds each new stream stalls after its first three callbacks, made at once to fill its
         buffer (as PulseAudio's ALSA plug-in does); a tuple gives the first streams' stalls in turn,
         its last one every stream after them."""
+        self.underflow_at: set[int] = set()
+        """The callbacks (counted from 1, on every stream) that report an output underflow."""
+        self.callbacks = 0
         self.dead = False
         self.unplugged = False
         self.failed_opens = 0
