@@ -57,9 +57,24 @@ def _error(rate: int) -> np.ndarray:
     return np.concatenate([tone(rate, 440.0, 0.15, buzz), silence(rate, 0.03), tone(rate, 329.6, 0.25, buzz)])
 
 
+STRIKE: Final = 0.3  # the mallet's noise against the bell's peak
+STRIKE_S: Final = 0.004  # seconds in which it dies away
+
+
 def _timer(rate: int) -> np.ndarray:
-    """Three bell strikes (C6 with partials, decaying): 'your timer is done'."""
+    """Three bell strikes (C6 with partials, decaying): 'your timer is done'.
+
+    Each strike starts with the mallet's soft noise, dying within milliseconds under the fade-in, as a
+    struck bell does. It is also what the echo canceller finds the ring's echo by when the ring begins
+    somewhere else than the last sound did: a bell's partials alone match themselves at many delays
+    (measured: the ring passed uncancelled for 1.6 s, against 0.9 s with the strike)."""
     bell = tone(rate, 1046.5, 0.35, harmonics=(1.0, 0.5, 0.25), decay_per_s=6.0)
+    t = np.arange(len(bell)) / rate
+    noise = np.random.default_rng(1046).standard_normal(len(bell)) * np.exp(-t / STRIKE_S)
+    edge = int(rate * EDGE_MS / 1000)
+    noise[:edge] *= 0.5 - 0.5 * np.cos(np.linspace(0.0, np.pi, edge))
+    bell = bell + STRIKE * noise.astype(np.float32)
+    bell /= np.max(np.abs(bell))
     gap = silence(rate, 0.12)
     return np.concatenate([bell, gap, bell, gap, bell])
 

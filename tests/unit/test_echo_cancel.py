@@ -25,7 +25,8 @@ from appliance.audio.echo_drift import HALF_TAPS, ClockDrift, between
 from appliance.audio.mic import MicSource
 from appliance.audio.speaker import SpeakerSink
 from appliance.audio.volume import Volume, gain_for
-from appliance.config import AudioConfig
+from appliance.config import AudioConfig, Config
+from appliance.speaking.earcons import Earcons
 from tests.fixtures import fake_stream
 from tests.fixtures.room import erle_db, impulse_response, play_and_hear, through_room
 from tests.fixtures.speech import RATE, best_alignment, load, noise, speech_rms, voiced_span
@@ -269,6 +270,26 @@ def test_an_answer_whose_speaker_ran_dry_as_it_began_is_held_until_its_echo_is_f
     assert cancel.delay_s == pytest.approx(late_ms / 1000, abs=1 / RATE)
     after = slice(2 * RATE, 5 * RATE)  # where a person says "stop" under the answer
     assert erle_db(again[after], out[after]) > 25.0  # measured 32.7-33.6 dB; 11.0-13.5 dB when not told
+
+
+def test_a_timer_that_rings_a_few_ms_from_where_the_answer_echoed_is_cancelled_from_its_second_strike(speech) -> None:
+    """A stream opened again for the ring sounds a few milliseconds from where the last answer did (through
+    PulseAudio); the ring is held from the filter until its echo is found, and the bell's strikes are what
+    it is found by, while the person says "stop" over it."""
+    played, sounded = answer_at_voice_rate(speech)
+    ir = impulse_response(40, rt60_s=0.3, seed=3)
+    gain = 0.1 / speech_rms(through_room(sounded, ir))  # one room, one loudness: the ring's echo is as loud as it is
+    floor = 0.002 * noise("pink", len(sounded), seed=4)
+    cancel = EchoCanceller()
+    play_and_hear(cancel, played, VOICE_RATE, whole_blocks(gain * through_room(sounded, ir) + floor), t0=100.0)
+    ring = np.concatenate([Earcons(Config(), rate=VOICE_RATE).get("timer").to_float()[:, 0], played[:VOICE_RATE]])
+    ring_sounds = resample(AudioChunk.from_float(ring, VOICE_RATE), RATE).to_float()[:, 0]
+    late = np.concatenate([np.zeros(round(0.005 * RATE), np.float32), ring_sounds])[: len(ring_sounds)]
+    heard = whole_blocks(gain * through_room(late, ir) + floor[: len(late)])
+    out = play_and_hear(cancel, ring, VOICE_RATE, heard, t0=300.0)
+    assert cancel.delay_s == pytest.approx(0.005, abs=1 / RATE)
+    second_strike_on = slice(RATE, 3 * RATE // 2)
+    assert erle_db(heard[second_strike_on], out[second_strike_on]) > 20.0  # measured 27 dB; 0 without the strike
 
 
 def test_a_voice_after_the_answer_is_not_taken_for_its_echo(speech) -> None:
