@@ -332,10 +332,11 @@ class EchoCanceller:
         """A device lost time (slipped()): the host's timestamps are not trusted for the next stretches, and
         while something plays, the sound from here on is held from the filter until its echo is found."""
         self._steady_starts = 0
-        if self._path is None or self._holding or not self._in_tail(self._near_t) or not len(self._far):
+        playing = self._path is not None and not self._holding and self._in_tail(self._near_t) and len(self._far)
+        _LOGGER.debug("Echo cancellation: a device lost time; %s", "the echo is looked for again before the filter "
+                      "goes on" if playing else "the next sound is held until its echo is found")
+        if not playing:
             return
-        _LOGGER.debug("Echo cancellation: a device lost time; the echo is looked for again before the filter "
-                      "goes on")
         assert self._near_t is not None
         self._holding, self._confirmed = True, False
         self._hold_t0 = self._near_t - self.delay_s
