@@ -38,7 +38,10 @@ TRACK_RECENT_S: Final = 0.75  # seconds of the latest sound heard in which an ec
 FOLLOW_BELOW_DB: Final = 4.0  # dB the microphone comes out quieter over them, below which a move is followed:
 # above, the filter still fits where it is (the person's voice over a cancelled echo leaves 7 dB or more)
 TRACK_AGREE_S: Final = 0.0002  # seconds two fine searches may differ by and agree
+COLLAPSE_S: Final = 0.2  # seconds of sound over which the filter taking nothing away means the echo moved
+HAD_ROOM_DB: Final = 12.0  # dB the filter took away over the TRACK_RECENT_S before them, for it to have had the room
 HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
+SLIP_PLAYED_S: Final = 0.3  # ... and of the sound after a slip, where the echo was found just before it
 HOLD_MAX_S: Final = 2.5  # seconds of it after which the filter runs whether the echo was found or not
 STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's timestamps are trusted
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
@@ -189,6 +192,7 @@ class EchoCanceller:
         self._path: float | None = None  # the echo's delay the filter learnt, which the reference follows
         self._holding = False  # a new stretch of sound, not yet run through the filter (see _hold)
         self._hold_t0 = 0.0  # when what is held began to sound (a stretch's start, or where a device slipped)
+        self._hold_played_s = HOLD_PLAYED_S  # seconds of it played before the echo is looked for in it
         self._slipped = False  # a device callback saw time lost (slipped()); cancel() takes it up
         self._steady_starts = 0  # stretches in a row that began with the echo where the filter had it
         self._confirmed = True  # this stretch's echo found where the filter has it (or a first one)
@@ -248,9 +252,34 @@ class EchoCanceller:
             for start in range(0, whole, self.block):
                 out[start:start + self.block] = self._one_block(near[start:start + self.block])
             self._hear(near[:whole])
-            self._search()
+            if self._collapsed():
+                self._slip("the filter suddenly takes nothing away", COLLAPSE_S)
+            else:
+                self._search()
             self._trim()
             return out
+
+    def _collapsed(self) -> bool:
+        """Whether over the last COLLAPSE_S of sound the filter took the echo away by less than FOLLOW_BELOW_DB,
+        after it had taken HAD_ROOM_DB away over the TRACK_RECENT_S before: the echo has moved (a sound server
+        that ran dry and told no one). The person talking over the echo at any level below it leaves more."""
+        blocks = round(COLLAPSE_S * 1000 / BLOCK_MS)
+        if len(self._recent) < self._recent.maxlen or self._path is None:
+            return False
+        assert self._near_t is not None
+        if _sounding_s(self._reference(self._near_t - self._path - COLLAPSE_S, blocks * self.block),
+                       self.rate) < 0.75 * COLLAPSE_S:
+            return False  # where the echo of a pause between sentences is heard, nothing is there to take away
+        recent = list(self._recent)
+
+        def taken_db(part: list[tuple[float, float]]) -> float:
+            heard, left = (sum(e[i] for e in part) for i in (0, 1))
+            return 10 * float(np.log10((heard + 1e-3) / (left + 1e-3)))
+
+        last, before = recent[-blocks:], recent[:-blocks]
+        if sum(e[0] for e in last) / len(last) < 0.25 * sum(e[0] for e in before) / len(before):
+            return False  # an answer's quiet end: the room's noise is all there is to hear, and it stays
+        return taken_db(last) < FOLLOW_BELOW_DB and taken_db(before) >= HAD_ROOM_DB
 
     def _ready(self, whole: int) -> int:
         """How many of the `whole` samples waiting (whole blocks) to be cancelled have their reference.
@@ -328,19 +357,22 @@ class EchoCanceller:
                         "reference follows", drift * 1e6)
             self._drift_told = drift
 
-    def _slip(self) -> None:
-        """A device lost time (slipped()): the host's timestamps are not trusted for the next stretches, and
-        while something plays, the sound from here on is held from the filter until its echo is found."""
+    def _slip(self, why: str = "a device lost time", heard_since_s: float = 0.0) -> None:
+        """The echo may no longer be where the filter has it (a device lost time, or the filter suddenly takes
+        nothing away): the host's timestamps are not trusted for the next stretches, and while something
+        plays, the sound from here on is held from the filter until its echo is found (_hold), so the filter
+        does not unlearn the room on a misplaced reference. The last `heard_since_s` heard already echoed
+        where it is now and is searched with what follows."""
         self._steady_starts = 0
         playing = self._path is not None and not self._holding and self._in_tail(self._near_t) and len(self._far)
-        _LOGGER.debug("Echo cancellation: a device lost time; %s", "the echo is looked for again before the filter "
-                      "goes on" if playing else "the next sound is held until its echo is found")
+        _LOGGER.debug("Echo cancellation: %s; %s", why, "the echo is looked for again before the filter goes on"
+                      if playing else "the next sound is held until its echo is found")
         if not playing:
             return
         assert self._near_t is not None
         self._holding, self._confirmed = True, False
-        self._hold_t0 = self._near_t - self.delay_s
-        self._heard = self._heard[:0]  # what was heard before it echoed where it no longer does
+        self._hold_t0, self._hold_played_s = self._near_t - self.delay_s - heard_since_s, SLIP_PLAYED_S
+        self._heard = self._heard[len(self._heard) - round(heard_since_s * self.rate):]
         self._since_search = 0
         self._recent.clear()
         self._drift.restart()
@@ -367,7 +399,7 @@ class EchoCanceller:
         if self._since_search < SEARCH_EVERY_S * self.rate:
             return
         self._since_search = 0
-        if self._played_s(self._path) >= HOLD_PLAYED_S:
+        if self._played_s(self._path) >= self._hold_played_s:
             fine, clear, exact = self._fine(self._path, round(TRACK_MAX_S * self.rate))
             if not clear and len(self._heard) >= SEARCH_PLAYED_S * self.rate:
                 # further away: a speaker that ran dry between two answers, or as this one began
@@ -379,8 +411,27 @@ class EchoCanceller:
                 self._follow(fine)
                 self._found_at(exact, len(self._heard))
                 self._holding, self._confirmed, self._found_fine = False, True, fine
+                self._prime()
                 return
         self._holding = self._near_t - self.delay_s - self._hold_t0 < HOLD_MAX_S
+
+    def _prime(self) -> None:
+        """Run the filter over the last SPEEX_FILTER_S heard while held, against the reference where the echo
+        now is, and keep nothing it gives back. The filter models the echo from the reference it was last
+        given: it was given none while the sound was held, and resuming on that stale past, its first
+        quarter second added more than it took away (-5 dB) and unlearnt the room it had."""
+        assert self._near_t is not None
+        engine = self._load()
+        n = min(len(self._heard), round(SPEEX_FILTER_S * self.rate)) // self.block * self.block
+        if engine is None or n == 0:
+            return
+        t = self._near_t - n / self.rate - self.delay_s
+        far = self._reference_between(t, n) if self._drift.found_once else self._reference(t, n)
+        near = (np.clip(self._heard[-n:], -1.0, 1.0) * 32767).astype("<i2")
+        far16 = (np.clip(far, -1.0, 1.0) * 32767).astype("<i2")
+        for start in range(0, n, self.block):
+            engine.process(near[start:start + self.block], far16[start:start + self.block])
+        self.blocks_processed += n // self.block
 
     def _follow(self, fine: float) -> None:
         assert self._path is not None
@@ -561,7 +612,7 @@ class EchoCanceller:
             if len(self._far) == 0 or at - end_t > KEEP_S or at < self._far_t0:
                 self._far, self._far_t0 = np.zeros(0, dtype=np.float32), at
                 self._holding = self._path is not None and self._steady_starts < STEADY_STARTS
-                self._hold_t0 = at
+                self._hold_t0, self._hold_played_s = at, HOLD_PLAYED_S
                 self._confirmed = self._path is None
                 self._recent.clear()
                 self._drift.restart()

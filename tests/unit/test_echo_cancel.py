@@ -18,6 +18,7 @@ from appliance.audio.echo import (
     HOLD_PLAYED_S,
     REFERENCE_WAIT_S,
     STEADY_STARTS,
+    TRACK_MAX_S,
     EchoCanceller,
     StreamClock,
 )
@@ -161,9 +162,10 @@ def test_an_echo_that_moves_between_answers_is_followed_and_the_filter_still_fit
 
 @pytest.mark.parametrize("gap_ms", [0.75, 4.0, 60.0])
 def test_an_echo_that_moves_while_it_plays_is_followed_within_a_second(speech, gap_ms: float) -> None:
-    """The speaker runs dry for a moment in the middle of an answer (a busy core): the rest of it sounds
-    `gap_ms` later than its frames say. The reference follows the echo there, and the filter's room fits
-    again within a second."""
+    """The speaker runs dry for a moment in the middle of an answer (a busy core, and nothing reports it:
+    a sound server's own underrun): the rest of it sounds `gap_ms` later than its frames say. The filter
+    suddenly takes nothing away, so the sound is held from it until the echo is found again; the
+    reference follows the echo there, and the filter's room fits again at once."""
     played, sounded = answer_at_voice_rate(speech)
     floor = 0.002 * noise("pink", len(sounded), seed=4)
     cancel = EchoCanceller()
@@ -175,7 +177,11 @@ def test_an_echo_that_moves_while_it_plays_is_followed_within_a_second(speech, g
     out = play_and_hear(cancel, played, VOICE_RATE, again, t0=200.0)
     assert cancel.delay_s == pytest.approx(gap_ms / 1000, abs=1 / RATE)
     after = slice(ran_dry + RATE, None)
-    assert erle_db(again[after], out[after]) > 15.0  # measured: 17.4-19.8 dB, and 4.0-11.1 dB searched as before
+    assert erle_db(again[after], out[after]) > 22.0  # measured: 24.3-30.6 dB; 16.6-20.1 dB while the filter
+    # ran on after the move until the echo was found, and 4.0-11.1 dB searched as before that
+    if gap_ms / 1000 < TRACK_MAX_S:  # found near where it was
+        soon = slice(ran_dry + RATE // 2, ran_dry + RATE)
+        assert erle_db(again[soon], out[soon]) > 12.0  # measured: 16.1-17.7 dB; -0.5-2.8 dB while it ran on
 
 
 @pytest.mark.parametrize("ppm", [-100.0, 20.0, 100.0])
