@@ -225,9 +225,10 @@ def test_a_close_that_never_returns_ends_the_service_so_systemd_starts_it_afresh
     assert len(said) == 1, "said once, however often PortAudio is asked after"
 
 
-def test_sigterm_is_obeyed_in_time_while_the_microphone_will_not_close(caplog: pytest.LogCaptureFixture) -> None:
-    """A sound server that stopped answering holds the stream's close: the service stops anyway and
-    says so, instead of waiting past what systemd allows it (TimeoutStopSec) and being killed."""
+def run_until_sigterm(hang_close: bool) -> tuple[FakePortAudio, MicSource, Service, bool, bool]:
+    """A service on a microphone that opened, sent SIGTERM half a second into run(); with `hang_close`,
+    closing its stream never returns until the test lets it. (sd, mic, service, run()'s result, whether
+    the close was still hanging when run() returned)."""
     sd = FakePortAudio()
     mic = MicSource(config(), sd_module=sd)
     stages = Stages(source=mic, sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
@@ -237,16 +238,25 @@ def test_sigterm_is_obeyed_in_time_while_the_microphone_will_not_close(caplog: p
     stopper = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGTERM))
     try:
         wait_for(lambda: mic.status() == "ok", "the microphone open", between=lambda: mic.read(0.05))
-        sd.hang_close.set()
+        if hang_close:
+            sd.hang_close.set()
         stopper.start()
         stopped = service.run()
-        still_closing = not sd.release.is_set()
+        still_closing = hang_close and not sd.release.is_set()
     finally:
         stopper.cancel()
         signal.signal(signal.SIGTERM, old[0])
         signal.signal(signal.SIGINT, old[1])
         sd.release.set()
-        mic.close()
+        if hang_close:
+            mic.close()  # its keeper, let go now; a clean stop has closed it already
+    return sd, mic, service, stopped, still_closing
+
+
+def test_sigterm_is_obeyed_in_time_while_the_microphone_will_not_close(caplog: pytest.LogCaptureFixture) -> None:
+    """A sound server that stopped answering holds the stream's close: the service stops anyway and
+    says so, instead of waiting past what systemd allows it (TimeoutStopSec) and being killed."""
+    _, _, service, stopped, still_closing = run_until_sigterm(hang_close=True)
     assert stopped is True and still_closing
     assert service.left_open, "the exit must skip PortAudio's own exit handler, which would wait too"
     assert service.stuck is None  # stopped when asked, not because the sound system was stuck while running
@@ -255,20 +265,6 @@ def test_sigterm_is_obeyed_in_time_while_the_microphone_will_not_close(caplog: p
 
 
 def test_a_clean_stop_leaves_nothing_open() -> None:
-    sd = FakePortAudio()
-    mic = MicSource(config(), sd_module=sd)
-    stages = Stages(source=mic, sink=FakeSink(), wake=FakeWake(), asr=FakeAsr(), chat=FakeChat(),
-                    tts=FakeTts(), splitter_factory=FakeSplitter, skills=FakeSkills(), earcons=FakeEarcons())
-    service = Service(Config(), stages, RecordingJournal())
-    old = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
-    stopper = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGTERM))
-    try:
-        wait_for(lambda: mic.status() == "ok", "the microphone open", between=lambda: mic.read(0.05))
-        stopper.start()
-        stopped = service.run()
-    finally:
-        stopper.cancel()
-        signal.signal(signal.SIGTERM, old[0])
-        signal.signal(signal.SIGINT, old[1])
+    sd, mic, service, stopped, _ = run_until_sigterm(hang_close=False)
     assert stopped is True and not service.left_open
     assert sd.opens["input"] >= 1 and mic.status() != "ok"
