@@ -6,7 +6,7 @@ import logging
 import math
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol
 
 import numpy as np
@@ -271,15 +271,10 @@ class EchoCanceller:
                        self.rate) < 0.75 * COLLAPSE_S:
             return False  # where the echo of a pause between sentences is heard, nothing is there to take away
         recent = list(self._recent)
-
-        def taken_db(part: list[tuple[float, float]]) -> float:
-            heard, left = (sum(e[i] for e in part) for i in (0, 1))
-            return 10 * float(np.log10((heard + 1e-3) / (left + 1e-3)))
-
         last, before = recent[-blocks:], recent[:-blocks]
         if sum(e[0] for e in last) / len(last) < 0.25 * sum(e[0] for e in before) / len(before):
             return False  # an answer's quiet end: the room's noise is all there is to hear, and it stays
-        return taken_db(last) < FOLLOW_BELOW_DB and taken_db(before) >= HAD_ROOM_DB
+        return _taken_db(last) < FOLLOW_BELOW_DB and _taken_db(before) >= HAD_ROOM_DB
 
     def _ready(self, whole: int) -> int:
         """How many of the `whole` samples waiting (whole blocks) to be cancelled have their reference.
@@ -512,8 +507,7 @@ class EchoCanceller:
         """Whether, over the last `span` samples heard, the echo no longer comes where the filter has it and
         the filter no longer takes it away (the microphone less than FOLLOW_BELOW_DB quieter after it)."""
         assert self._path is not None
-        heard, left = (sum(e[i] for e in self._recent) for i in (0, 1))
-        if 10 * np.log10((heard + 1e-3) / (left + 1e-3)) >= FOLLOW_BELOW_DB:
+        if _taken_db(self._recent) >= FOLLOW_BELOW_DB:
             return False
         return not self._fine(self._path, TRACK_MIN_SAMPLES, span)[1]
 
@@ -633,6 +627,14 @@ class EchoCanceller:
         if old > 0:
             self._far = self._far[old:]
             self._far_t0 += old / self.rate
+
+
+def _taken_db(energies: Iterable[tuple[float, float]]) -> float:
+    """How much quieter the microphone came out of the filter over these blocks' (before, after) energies, in dB."""
+    heard, left = 0.0, 0.0
+    for before, after in energies:
+        heard, left = heard + before, left + after
+    return 10 * float(np.log10((heard + 1e-3) / (left + 1e-3)))
 
 
 def _sounding_s(samples: np.ndarray, rate: int) -> float:
