@@ -194,6 +194,9 @@ class EchoCanceller:
         self._hold_t0 = 0.0  # when what is held began to sound (a stretch's start, or where a device slipped)
         self._hold_played_s = HOLD_PLAYED_S  # seconds of it played before the echo is looked for in it
         self._slipped = False  # a device callback saw time lost (slipped()); cancel() takes it up
+        self.moves = 0
+        """Times the echo moved while something played (a device lost time, or the filter suddenly took nothing
+        away, over its last COLLAPSE_S): what cancel() gave back just before may hold the hub's voice."""
         self._steady_starts = 0  # stretches in a row that began with the echo where the filter had it
         self._confirmed = True  # this stretch's echo found where the filter has it (or a first one)
         self._energy, self._energy_s = (0.0, 0.0), 0.0  # the microphone's before and after, while running
@@ -214,6 +217,12 @@ class EchoCanceller:
         samples overflowed. What follows may echo milliseconds from where the timestamps say, which they
         cannot tell; the filter waits until the echo is found again (see _hold). A flag, for a callback."""
         self._slipped = True
+
+    @property
+    def passing_own_sound(self) -> bool:
+        """What cancel() last gave back is the hub's own sound let through uncancelled: a stretch held from the
+        filter until its echo is found (_hold). A plain stop cannot be told from the hub's voice in it."""
+        return self._holding and self._in_tail(self._near_t) and len(self._far) > 0
 
     @property
     def drift_ppm(self) -> float:
@@ -365,6 +374,7 @@ class EchoCanceller:
         if not playing:
             return
         assert self._near_t is not None
+        self.moves += 1
         self._holding, self._confirmed = True, False
         self._hold_t0, self._hold_played_s = self._near_t - self.delay_s - heard_since_s, SLIP_PLAYED_S
         self._heard = self._heard[len(self._heard) - round(heard_since_s * self.rate):]

@@ -164,7 +164,8 @@ def test_an_echo_that_moves_between_answers_is_followed_and_the_filter_still_fit
 def test_an_echo_that_moves_while_it_plays_is_followed_within_a_second(speech, gap_ms: float) -> None:
     """The speaker runs dry for a moment in the middle of an answer (a busy core, and nothing reports it:
     a sound server's own underrun): the rest of it sounds `gap_ms` later than its frames say. The filter
-    suddenly takes nothing away, so the sound is held from it until the echo is found again; the
+    suddenly takes nothing away, so the sound is held from it until the echo is found again, and the
+    canceller says that what it lets through meanwhile is the hub's own voice (for the stop words); the
     reference follows the echo there, and the filter's room fits again at once."""
     played, sounded = answer_at_voice_rate(speech)
     floor = 0.002 * noise("pink", len(sounded), seed=4)
@@ -174,8 +175,17 @@ def test_an_echo_that_moves_while_it_plays_is_followed_within_a_second(speech, g
     ran_dry = 3 * RATE
     late = np.concatenate([sounded[:ran_dry], np.zeros(round(gap_ms * RATE / 1000), np.float32), sounded[ran_dry:]])
     again = room_echo(late[: len(sounded)], 40, seed=3) + floor
-    out = play_and_hear(cancel, played, VOICE_RATE, again, t0=200.0)
+    states: list[tuple[bool, int]] = []
+    moves = cancel.moves
+    out = play_and_hear(cancel, played, VOICE_RATE, again, t0=200.0, states=states)
     assert cancel.delay_s == pytest.approx(gap_ms / 1000, abs=1 / RATE)
+    told = [own for own, _ in states]  # per microphone block of play_and_hear's (1280 samples)
+    blocks = lambda start, end=len(again): told[start // 1280:end // 1280]  # noqa: E731
+    print("passing its own sound in blocks", [n for n, own in enumerate(told) if own])
+    assert cancel.moves == moves + 1  # what the stop words are told: the echo moved once
+    assert not any(blocks(2 * RATE, ran_dry))  # cancelled before the speaker ran dry
+    assert any(blocks(ran_dry, ran_dry + RATE))  # then let through, held from the filter until it is found again
+    assert not any(blocks(ran_dry + RATE))  # and cancelled again after; measured: held 0.3 s (4 ms), 1 s (60 ms)
     after = slice(ran_dry + RATE, None)
     assert erle_db(again[after], out[after]) > 22.0  # measured: 24.3-30.6 dB; 16.6-20.1 dB while the filter
     # ran on after the move until the echo was found, and 4.0-11.1 dB searched as before that
