@@ -27,6 +27,7 @@ from appliance.contracts import (
 from appliance.language import pack
 
 if TYPE_CHECKING:
+    from appliance.audio.echo import EchoCanceller
     from appliance.audio.volume import Volume
     from appliance.speaking.tts import PiperSynthesizer
     from appliance.thinking.llm import LlamaChat
@@ -98,13 +99,14 @@ def hearing_stages(cfg: Config) -> Stages:
                   tts=NoAnswer(), splitter_factory=splitter_factory(cfg))
 
 
-def load_stop_words(cfg: Config, asr: Recognizer) -> StopDetector | None:
-    """A plain "stop" while the hub speaks or rings (wake.stop_words), heard with the recognizer; else None."""
+def load_stop_words(cfg: Config, asr: Recognizer, echo: EchoCanceller | None = None) -> StopDetector | None:
+    """A plain "stop" while the hub speaks or rings (wake.stop_words), heard with the recognizer; else None.
+    `echo` is the microphone's canceller: it tells the detector when the hub's voice passes it uncancelled."""
     if not cfg.wake.stop_words:
         return None
     from appliance.hearing.stop_words import StopWords
 
-    return StopWords(cfg, asr).load()
+    return StopWords(cfg, asr, echo=echo).load()
 
 
 def load_chat(cfg: Config) -> LlamaChat:
@@ -232,7 +234,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,
                     splitter_factory=splitter_factory(cfg), skills=skills,
                     earcons=Earcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None,
-                    home=load_home(cfg), stop=load_stop_words(cfg, asr))
+                    home=load_home(cfg), stop=load_stop_words(cfg, asr, echo))
     summary = ", ".join(f"{k} {v:.0f} ms" for k, v in loads.items())
     _LOGGER.info("Models loaded: %s (speech recognition: %s)", summary, recognizer.name)
     if events is not None:

@@ -12,6 +12,11 @@ the floor, not stretches; and what is transcribed must be a stop phrase as a who
 inside a sentence ("you can stop the timer") is never one. A stop phrase the hub says alone ("A red
 light means stop. Stop.") passes both: the conductor tells the detector what the hub says (hub_says),
 and while it has said one, a stop heard is taken for its own. bench/stop.py measures all three.
+
+With echo cancellation, the canceller says when the hub's voice comes through it uncancelled (a stretch
+held until its echo is found, an echo that moved): those chunks stay out of the floor, so the floor after
+them is what is left of the hub's voice once it is cancelled again, and a stop said then stands above it
+(bench/echo_moved.py). They may still start a stretch: a stop said over them is checked by what is heard.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 import numpy as np
 
@@ -45,7 +50,18 @@ PREROLL_CHUNKS: Final = 2  # chunks kept from before the detector said speech: t
 ABOVE_FLOOR_DB: Final = 6.0  # dB a speech chunk must stand above the floor to be the person's
 FLOOR_CHUNKS: Final = 25  # chunks (the last 2 s) whose speech level sets the floor: what is left of the hub's voice
 FLOOR_PERCENTILE: Final = 90.0  # of their levels: the loud end of running speech, so its own syllables stay below
+MOVED_BACK_S: Final = 0.3  # seconds of levels dropped from the floor when the canceller finds the echo moved: its
+# filter had taken nothing away for 0.2 s (echo.COLLAPSE_S) before it could tell, and a chunk may lag
 PAD_S: Final = 0.3  # seconds of silence put around a stretch: Whisper misheard a bare "stop" as "star" without it
+
+
+class EchoView(Protocol):
+    """What the stop words need of the echo canceller (appliance.audio.echo.EchoCanceller)."""
+
+    moves: int
+
+    @property
+    def passing_own_sound(self) -> bool: ...
 
 
 class StopWords:
@@ -57,8 +73,11 @@ class StopWords:
 
     def __init__(self, cfg: Config, recognizer: Recognizer,
                  vad_factory: Callable[[], SpeechProbability] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, echo: EchoView | None = None) -> None:
         self.cfg = cfg
+        self.echo = echo
+        """The microphone's echo canceller, read on each chunk it gave back (None: no cancellation)."""
+        self._moves = 0
         self.recognizer = recognizer
         self.clock = clock
         self._vad_factory = vad_factory
@@ -103,6 +122,7 @@ class StopWords:
         assert self._vad is not None
         self._vad.reset()
         self._forget()
+        self._moves = self.echo.moves if self.echo is not None else 0
         self.armed = True
         _LOGGER.debug("Stop words armed")
 
@@ -156,10 +176,12 @@ class StopWords:
         samples = chunk.to_float()[:, 0]
         level = float(np.sqrt(np.mean(samples * samples))) if len(samples) else 0.0
         speech = self._vad.probability(chunk) >= SPEECH_PROBABILITY
+        own = self._own_sound(chunk.duration_s)
         if not self._stretch or self._too_long:
             self._floor = self._speech_floor()  # held while a stretch that may be a stop lasts
         voiced = speech and level >= self._floor * 10 ** (ABOVE_FLOOR_DB / 20)
-        self._levels.append(level if speech else 0.0)  # a pause, a chime or the room count as quiet
+        if not own:
+            self._levels.append(level if speech else 0.0)  # a pause, a chime or the room count as quiet
         if not self._stretch:
             if not voiced:
                 self._before.append(chunk)
@@ -182,6 +204,17 @@ class StopWords:
             self._stretch.append(chunk)
         if self._quiet_s >= END_SILENCE_S:
             self._stretch_ended()
+
+    def _own_sound(self, chunk_s: float) -> bool:
+        """Whether this chunk is the hub's voice let through the canceller uncancelled. When the canceller has
+        found the echo moved, the levels of the last MOVED_BACK_S leave the floor: they were that too."""
+        if self.echo is None:
+            return False
+        if self.echo.moves != self._moves:
+            self._moves = self.echo.moves
+            for _ in range(min(len(self._levels), round(MOVED_BACK_S / chunk_s))):
+                self._levels.pop()
+        return self.echo.passing_own_sound
 
     def _speech_floor(self) -> float:
         """How loud the speech of the last 2 s was (0 when there was none): the hub's own voice in the microphone is

@@ -77,6 +77,57 @@ def test_stop_over_what_is_left_of_the_hubs_voice(detector: StopWords, speech) -
         detector.transcribed
 
 
+class HeldEcho:
+    """The echo canceller as the stop words read it: the echo moved on chunk `moved_at`, found so only
+    `found_after` chunks later (its filter had taken nothing away meanwhile), and the hub's voice let through
+    uncancelled from there until chunk `until`. `chunk` is the chunk being fed."""
+
+    def __init__(self, moved_at: int, found_after: int, until: int) -> None:
+        self.held = range(moved_at + found_after, until)
+        self.chunk = -1
+
+    @property
+    def moves(self) -> int:
+        return int(self.chunk >= self.held.start)
+
+    @property
+    def passing_own_sound(self) -> bool:
+        return self.chunk in self.held
+
+
+def test_stop_after_the_echo_moved_is_heard_once_the_canceller_has_it_again(detector: StopWords, speech) -> None:
+    """Through a sound server the echo moves mid-answer, and for half a second the hub's voice comes through
+    the canceller uncancelled, louder than the person; a "stop" said 0.66 s after it is cancelled again is heard
+    when the canceller says which chunks those were, and lost in a floor they raised when it does not."""
+    answer = load(speech.join([speech("The capital of France is Paris."), 0.3,
+                               speech("It is also its largest city, on the river Seine."), 0.3]))
+    loud, quiet = (level(answer, PERSON_RMS * 10 ** (db / 20)) for db in (10, -20))
+    moved_at, found_after, until = 30, 3, 38  # chunks: 2.4 s in (mid-sentence), found 0.24 s later, held to 3.04 s
+    lo, hi = moved_at * CHUNK, until * CHUNK
+    bed = np.resize(quiet, 6 * RATE)
+    bed[lo:hi] = np.resize(loud, 6 * RATE)[lo:hi]
+    samples = scene(load(speech("stop")), bed, lead_s=3.7, seconds=5.5)
+    chunks = [AudioChunk.from_float(samples[i:i + CHUNK], RATE) for i in range(0, len(samples) - CHUNK + 1, CHUNK)]
+
+    def heard(echo: HeldEcho | None) -> list[StopHit]:
+        told = StopWords(detector.cfg, detector.recognizer, echo=echo).load()
+        told.arm()
+        hits = []
+        for i, chunk in enumerate(chunks):
+            if echo is not None:
+                echo.chunk = i
+            if (hit := told.process(chunk)) is not None:
+                hits.append(hit)
+        wait_for(lambda: told.worker.idle, "the stop words' transcription", timeout=SLOW_WAIT_S)
+        if (last := told.process(None)) is not None:
+            hits.append(last)
+        told.disarm()
+        return hits
+
+    assert len(heard(HeldEcho(moved_at, found_after, until))) == 1
+    assert heard(None) == []  # the same detector, not told: the floor it took from the loud stretch hides the stop
+
+
 @pytest.mark.parametrize("said", ["stop the music please", "what time is it", "a stop sign", "okay",
                                   "You can stop the timer by saying stop."])
 def test_talk_and_sentences_with_stop_in_them_do_not_stop(detector: StopWords, speech, said: str) -> None:
