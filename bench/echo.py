@@ -134,14 +134,16 @@ class Canceller:
         self.audio_s = 0.0
 
     def run(self, played: np.ndarray, heard: np.ndarray, timing_error_s: float,
-            before: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+            before: tuple[np.ndarray, np.ndarray] | None = None,
+            states: list[tuple[bool, int]] | None = None) -> np.ndarray:
         """What the microphone gives after the canceller; warm, it has first heard `before` (an earlier
-        answer played and heard in the same room), as the daemon's canceller has."""
+        answer played and heard in the same room), as the daemon's canceller has. `states` gets what the
+        canceller told of itself after each chunk (tests/fixtures/room.py: play_and_hear)."""
         echo = EchoCanceller(engine_factory=self.engine)
         started = time.process_time()
         if self.warm and before is not None:
             play_and_hear(echo, before[0], VOICE_RATE, before[1], t0=1000.0, timing_error_s=timing_error_s)
-        out = play_and_hear(echo, played, VOICE_RATE, heard, t0=2000.0, timing_error_s=timing_error_s)
+        out = play_and_hear(echo, played, VOICE_RATE, heard, t0=2000.0, timing_error_s=timing_error_s, states=states)
         self.cpu_s += time.process_time() - started
         self.audio_s += echo.blocks_processed * echo.block / RATE
         return out

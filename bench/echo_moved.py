@@ -10,9 +10,10 @@ of +1 to +7 ms in two minutes. Until the canceller has found the echo again, wha
 voice is loud, and a word said then can be lost in it. Each case here is one of bench/echo.py's (its
 rooms, levels, voices and stop phrases), with the echo `--move-ms` later from `--before-s` before the
 person speaks on; the same case without the move is measured beside it in the same run.
-Printed: the plain stop's recall (a real StopWords detector with Whisper, as bench/echo_stop.py),
-"hey jarvis" recall at the barge-in threshold (as bench/echo.py), and ERLE over the second before
-the person speaks, steady and moved.
+Printed: the plain stop's recall (a real StopWords detector with Whisper, as bench/echo_stop.py, told by
+the canceller when the hub's voice comes through it uncancelled, as in the daemon; beside it, the same
+detector not told; each with the stops it heard where the person said none), "hey jarvis" recall at the
+barge-in threshold (as bench/echo.py), and ERLE over the second before the person speaks, steady and moved.
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ def measure(cases: int, move_ms: float, before_s: float) -> dict:
     canceller = Canceller(cfg.audio.echo_engine)
     move = round(move_ms / 1000 * RATE)
     threshold = cfg.wake.barge_in_threshold
-    found: dict[str, dict[str, list]] = {side: {"stop": [], "wake": [], "erle_db": []} for side in ("steady", "moved")}
+    found: dict[str, dict[str, list]] = {side: {"stop": [], "stop_blind": [], "elsewhere": [], "elsewhere_blind": [],
+                                                "wake": [], "erle_db": []}
+                                         for side in ("steady", "moved")}
     for case in range(cases):
         voice, speed = VOICES[case % len(VOICES)]
         phrase = PHRASES[case % len(PHRASES)]
@@ -95,11 +98,17 @@ def measure(cases: int, move_ms: float, before_s: float) -> dict:
             ir, _, _ = room_for(case)
             before = earlier_answer(talk[(case + 5) % len(talk)], ir, 1.0, seed=500 + case)
             for side, samples in heard.items():
+                states: list[tuple[bool, int]] = []
                 out = canceller.run(played, samples, 0.0, (before[0], before[1] * float(np.std(samples[:at]) /
-                                                                                     max(np.std(before[1]), 1e-9))))
+                                                                                     max(np.std(before[1]), 1e-9))),
+                                    states)
                 if kind == "stop":
-                    hit, _, _ = stops.hear(out, at, len(said))
+                    hit, elsewhere, _ = stops.hear(out, at, len(said), states)
                     found[side]["stop"].append(hit)
+                    found[side]["elsewhere"].append(elsewhere)
+                    blind, elsewhere, _ = stops.hear(out, at, len(said))
+                    found[side]["stop_blind"].append(blind)
+                    found[side]["elsewhere_blind"].append(elsewhere)
                     lo = at - RATE
                     found[side]["erle_db"].append(erle_db(samples[lo:at], out[lo:at]))
                 else:
@@ -107,6 +116,9 @@ def measure(cases: int, move_ms: float, before_s: float) -> dict:
                     window = slice(at // CHUNK, (at + int((end_s + 1.0) * RATE)) // CHUNK + 1)
                     found[side]["wake"].append(float(scores(wake, out)[window].max()) >= threshold)
     return {side: {"stop_recall": round(float(np.mean(v["stop"])), 3),
+                   "stop_recall_blind": round(float(np.mean(v["stop_blind"])), 3),
+                   "stops_elsewhere": int(np.sum(v["elsewhere"])),
+                   "stops_elsewhere_blind": int(np.sum(v["elsewhere_blind"])),
                    "wake_recall": round(float(np.mean(v["wake"])), 3),
                    "erle_db_before_words": round(float(np.median(v["erle_db"])), 1)} for side, v in found.items()} | {
         "cases": cases, "move_ms": move_ms, "before_s": before_s, "threshold": threshold}
@@ -125,10 +137,13 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2))
         return 0
     print(f"{args.cases} cases; the echo {args.move_ms:+g} ms from {args.before_s:g} s before the person's words")
-    print(f"{'':8}{'plain stop':>12}{'hey jarvis':>12}{'ERLE the second before':>25}")
+    print(f"{'':8}{'plain stop':>12}{'elsewhere':>11}{'  floor blind to the canceller':>31}{'elsewhere':>11}"
+          f"{'hey jarvis':>12}{'ERLE the second before':>25}")
     for side in ("steady", "moved"):
         r = result[side]
-        print(f"{side:8}{r['stop_recall']:>12.3f}{r['wake_recall']:>12.3f}{r['erle_db_before_words']:>22.1f} dB")
+        print(f"{side:8}{r['stop_recall']:>12.3f}{r['stops_elsewhere']:>11}{r['stop_recall_blind']:>31.3f}"
+              f"{r['stops_elsewhere_blind']:>11}{r['wake_recall']:>12.3f}{r['erle_db_before_words']:>22.1f} dB")
+    print("elsewhere: stops heard where the person said none (the hub's own voice)")
     return 0
 
 

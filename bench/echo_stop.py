@@ -20,7 +20,7 @@ import numpy as np
 
 from appliance.config import Config
 from appliance.hearing.stop_words import StopWords
-from bench.echo import ECHO_DB, VOICE_RMS, Canceller, scene
+from bench.echo import CHUNK, ECHO_DB, VOICE_RMS, Canceller, scene
 from bench.stop import PHRASES, VOICES, StreamClock, at_level, ringing, run, whisper
 from tests.fixtures.speech import RATE, SpeechMaker, load
 
@@ -29,16 +29,42 @@ BEFORE_S: Final = 0.5  # a stop reported from this long before the person's word
 AFTER_S: Final = 1.5  # ... to this long after them is theirs
 
 
+class Replayed:
+    """The canceller as the stop words read it, replayed chunk by chunk on the stream's clock: what it told
+    of itself after each microphone chunk of a run (Canceller.run's `states`); none given, it tells nothing."""
+
+    def __init__(self, clock: StreamClock) -> None:
+        self.clock = clock
+        self.states: list[tuple[bool, int]] = []
+
+    def _now(self) -> tuple[bool, int]:
+        if not self.states:
+            return False, 0
+        return self.states[min(max(0, round(self.clock.t * RATE) // CHUNK - 1), len(self.states) - 1)]
+
+    @property
+    def passing_own_sound(self) -> bool:
+        return self._now()[0]
+
+    @property
+    def moves(self) -> int:
+        return self._now()[1]
+
+
 class Stops:
     """One StopWords detector with Whisper, run over one clip at a time."""
 
     def __init__(self, cfg: Config) -> None:
         self.clock = StreamClock()
         self.whisper = whisper(cfg)
-        self.detector = StopWords(cfg, self.whisper, clock=self.clock).load()
+        self.echo = Replayed(self.clock)
+        self.detector = StopWords(cfg, self.whisper, clock=self.clock, echo=self.echo).load()
 
-    def hear(self, samples: np.ndarray, at: int, length: int) -> tuple[bool, int, list[str]]:
-        """(a stop heard from the person's words said `at` samples in, stops heard elsewhere, every transcript)."""
+    def hear(self, samples: np.ndarray, at: int, length: int, states: list[tuple[bool, int]] | None = None
+             ) -> tuple[bool, int, list[str]]:
+        """(a stop heard from the person's words said `at` samples in, stops heard elsewhere, every transcript);
+        `states`: what the canceller told of itself after each chunk, as the daemon's stop words read it."""
+        self.echo.states = states or []
         self.detector.transcribed = []
         hits = run(self.detector, self.clock, np.clip(samples, -1.0, 1.0), keep_up=True)
         theirs = [h for h in hits if at / RATE - BEFORE_S <= h.heard_at <= (at + length) / RATE + AFTER_S]
@@ -58,12 +84,14 @@ def stop_cases(speech: SpeechMaker, stops: Stops, canceller: Canceller, talk: li
         sound = bell if over_ringing else np.concatenate([talk[case % len(talk)], talk[(case + 1) % len(talk)]])
         at = int(rng.uniform(2.5, 5.0) * RATE)
         s = scene(case, said, sound, ECHO_DB[(case + block) % len(ECHO_DB)], at, talk[(case + 5) % len(talk)])
-        runs = {"off": s.heard, "on": canceller.run(s.played, s.heard, s.error_s, s.before)}
+        told: list[tuple[bool, int]] = []  # the canceller tells the stop words of itself, as in the daemon
+        runs = {"off": s.heard, "on": canceller.run(s.played, s.heard, s.error_s, s.before, told)}
         if not over_ringing:
             runs["silence"] = s.silence
         row: dict = {"phrase": phrase, "voice": f"{voice}@{speed}", **s.room}
         for side, samples in runs.items():
-            row[side], row[f"elsewhere_{side}"], row[f"heard_{side}"] = stops.hear(samples, at, len(said))
+            row[side], row[f"elsewhere_{side}"], row[f"heard_{side}"] = stops.hear(
+                samples, at, len(said), told if side == "on" else None)
         rows.append(row)
     return rows
 
