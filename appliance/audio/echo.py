@@ -39,6 +39,8 @@ FOLLOW_BELOW_DB: Final = 4.0  # dB the microphone comes out quieter over them, b
 # above, the filter still fits where it is (the person's voice over a cancelled echo leaves 7 dB or more)
 TRACK_AGREE_S: Final = 0.0002  # seconds two fine searches may differ by and agree
 COLLAPSE_S: Final = 0.2  # seconds of sound over which the filter taking nothing away means the echo moved
+COLLAPSE_ECHO: Final = 0.2  # ... if what it gave back matches the sound played this well near its path (0-1): a
+# move left 0.26-0.67 (bench/echo_moved.py), the person's word over a cancelled echo 0.02-0.31, mostly under 0.1
 HAD_ROOM_DB: Final = 12.0  # dB the filter took away over the TRACK_RECENT_S before them, for it to have had the room
 HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
 SLIP_PLAYED_S: Final = 0.3  # ... and of the sound after a slip, where the echo was found just before it
@@ -202,6 +204,7 @@ class EchoCanceller:
         self._energy, self._energy_s = (0.0, 0.0), 0.0  # the microphone's before and after, while running
         self._recent: deque[tuple[float, float]] = deque(maxlen=round(TRACK_RECENT_S * 1000 / BLOCK_MS))
         """... and block by block over the last TRACK_RECENT_S."""
+        self._left = np.zeros(0, dtype=np.float32)  # what the filter gave back over the last COLLAPSE_S
         self._drift = ClockDrift()  # two clocks' drift, from where the echo is found while it plays
         self._follow_drift = follow_drift  # off only to measure what following it gives (bench/echo_drift.py)
         self._drift_told = 0.0  # the drift the journal was last told of
@@ -261,6 +264,7 @@ class EchoCanceller:
             for start in range(0, whole, self.block):
                 out[start:start + self.block] = self._one_block(near[start:start + self.block])
             self._hear(near[:whole])
+            self._left = np.concatenate([self._left, out.astype(np.float32) / 32768.0])[-round(COLLAPSE_S * self.rate):]
             if self._collapsed():
                 self._slip("the filter suddenly takes nothing away", COLLAPSE_S)
             else:
@@ -271,7 +275,8 @@ class EchoCanceller:
     def _collapsed(self) -> bool:
         """Whether over the last COLLAPSE_S of sound the filter took the echo away by less than FOLLOW_BELOW_DB,
         after it had taken HAD_ROOM_DB away over the TRACK_RECENT_S before: the echo has moved (a sound server
-        that ran dry and told no one). The person talking over the echo at any level below it leaves more."""
+        that ran dry and told no one), and what the filter gave back is the sound played (_echo_left). The person
+        talking over the echo mostly leaves more; a word said where the echo is quiet may not, and matches less."""
         blocks = round(COLLAPSE_S * 1000 / BLOCK_MS)
         if len(self._recent) < self._recent.maxlen or self._path is None:
             return False
@@ -283,7 +288,24 @@ class EchoCanceller:
         last, before = recent[-blocks:], recent[:-blocks]
         if sum(e[0] for e in last) / len(last) < 0.25 * sum(e[0] for e in before) / len(before):
             return False  # an answer's quiet end: the room's noise is all there is to hear, and it stays
-        return _taken_db(last) < FOLLOW_BELOW_DB and _taken_db(before) >= HAD_ROOM_DB
+        if _taken_db(last) >= FOLLOW_BELOW_DB or _taken_db(before) < HAD_ROOM_DB:
+            return False
+        return self._echo_left() >= COLLAPSE_ECHO  # below: a word said over the echo, which the filter still takes
+
+    def _echo_left(self) -> float:
+        """How well what the filter gave back over the last COLLAPSE_S matches the sound played, within
+        TRACK_MAX_S of the filter's path (the largest normalised cross-correlation, 0-1). An echo that moved
+        passes the filter and matches; a person's word said where the echo is quiet, which takes the filter's
+        figure under FOLLOW_BELOW_DB as well, does not."""
+        assert self._near_t is not None and self._path is not None
+        n, reach = len(self._left), round(TRACK_MAX_S * self.rate)
+        if n == 0:
+            return 0.0
+        far = self._reference(self._near_t - self._path - n / self.rate - reach / self.rate, n + 2 * reach)
+        corr = np.correlate(far, self._left, mode="valid")
+        power = np.convolve(far * far, np.ones(n, np.float32), mode="valid")
+        left = float(self._left @ self._left)
+        return float(np.max(np.abs(corr) / np.sqrt(power * left + 1e-12)))
 
     def _ready(self, whole: int) -> int:
         """How many of the `whole` samples waiting (whole blocks) to be cancelled have their reference.
@@ -380,6 +402,7 @@ class EchoCanceller:
         self._heard = self._heard[len(self._heard) - round(heard_since_s * self.rate):]
         self._since_search = 0
         self._recent.clear()
+        self._left = self._left[:0]
         self._drift.restart()
 
     def _hear(self, near: np.ndarray) -> None:
@@ -619,6 +642,7 @@ class EchoCanceller:
                 self._hold_t0, self._hold_played_s = at, HOLD_PLAYED_S
                 self._confirmed = self._path is None
                 self._recent.clear()
+                self._left = self._left[:0]
                 self._drift.restart()
             else:  # a gap (silence between sentences) is kept as it was; a clock stepped back is cut to
                 keep = round((at - self._far_t0) * self.rate)
