@@ -21,7 +21,7 @@ _INLINE_CODE: Final = re.compile(r"`+([^`\n]*?)`+")
 _IMAGE: Final = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _LINK: Final = re.compile(r"\[([^\]\n]+)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
 _AUTOLINK: Final = re.compile(r"<(?:https?|ftp|mailto):[^>\s]*>", re.IGNORECASE)
-_URL: Final = re.compile(r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[^\s<>()\[\]\"']*[^\s<>()\[\]\"'.,;:!?]",
+_URL: Final = re.compile(r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)(?:[^\s<>()\[\]\"']*[^\s<>()\[\]\"'.,;:!?])?",
                          re.IGNORECASE)
 _ESCAPE: Final = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~>])")
 _BOLD: Final = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")

@@ -62,6 +62,7 @@ from appliance.speaking.textclean import for_speech
         ("", ""),
         ("🎉🎉", ""),
         ("https://example.com", ""),
+        ("See HTTP:// for it.", "See for it."),  # a bare scheme is not read out either
     ],
 )
 def test_for_speech(raw: str, spoken: str) -> None:
