@@ -30,7 +30,7 @@ from typing import Final
 import numpy as np
 import pytest
 
-from tests.e2e.test_run_service import EXIT_TIMEOUT_S, WATCHDOG_USEC, Daemon, listening, sandboxed
+from tests.e2e.test_run_service import EXIT_TIMEOUT_S, WATCHDOG_USEC, Daemon, listening, listening_now, sandboxed
 from tests.fixtures.journal import Entry, Journal
 from tests.fixtures.notify import Notifications
 from tests.fixtures.pulse import Pulse
@@ -122,8 +122,9 @@ def _ask(config: Path, question: str, tz: str) -> dict:
 
 
 def _turn(daemon: Daemon, pulse: Pulse, journal: Journal, speech: SpeechMaker, request: str) -> Entry:
-    """`request` spoken after the wake word, and the daemon's journal entry for that turn."""
-    daemon.wait(listening)
+    """`request` spoken after the wake word, once the daemon is back to listening for it, and the daemon's
+    journal entry for that turn."""
+    daemon.wait(listening_now)
     since = time.time()
     pulse.play(speech.join([speech("hey jarvis"), 0.4, speech(request), 1.0]))
     return journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "turn"

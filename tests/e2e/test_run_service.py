@@ -93,6 +93,12 @@ def listening(lines: list[str]) -> bool:
     return "STATUS=Listening for 'hey jarvis'" in lines
 
 
+def listening_now(lines: list[str]) -> bool:
+    """The daemon's latest status is listening for the wake word (a turn before this one has ended)."""
+    statuses = [line for line in lines if line.startswith("STATUS=")]
+    return statuses[-1:] == ["STATUS=Listening for 'hey jarvis'"]
+
+
 def waiting_for_the_microphone(lines: list[str]) -> bool:
     return any(line.startswith("STATUS=Waiting") for line in lines)
 
