@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HDMI_SINK = "hdmi0"
 USB_NAME = "USB PnP Sound Device"
 SHIPPED_VARIATION = "  noise_scale: 0.667\n  noise_w: 0.8\n"  # the shipped voice's random variation
+SHIPPED_SAMPLING = "  temperature: 0.4\n"  # the shipped model's: each start samples its answers with a new seed
 ASOUND = """\
 # A Raspberry Pi 5 without a sound server, as PortAudio lists it: the default and HDMI only play.
 pcm.!default {{
@@ -101,17 +102,19 @@ def pi5_sound(pulse: Pulse, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 @pytest.fixture(scope="module")
 def hub(pi5_sound: Pi5Sound, journal: Journal, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
-    """`appliance run` with the shipped config (only the state folder moved, and the voice's variation off so
-    its answer is said the same way on every run), no microphone plugged in."""
+    """`appliance run` with the shipped config (only the state folder moved, and the model's sampling and the
+    voice's variation off so its answer is the same and said the same way on every run: sampled, the small test
+    model once answered "the capital of France" without naming Paris), no microphone plugged in."""
     tmp_path = tmp_path_factory.mktemp("run-pi5")
     state = tmp_path / "state"
     state.mkdir()
     shipped = (ROOT / "config" / "appliance.yaml").read_text()
     assert "  input_device: null\n" in shipped and "  output_device: null\n" in shipped
-    assert SHIPPED_VARIATION in shipped
+    assert SHIPPED_VARIATION in shipped and SHIPPED_SAMPLING in shipped
     config = tmp_path / "appliance.yaml"
     config.write_text(shipped.replace("state_dir: /var/lib/appliance", f"state_dir: {state}")
-                      .replace(SHIPPED_VARIATION, "  noise_scale: 0.0\n  noise_w: 0.0\n"))
+                      .replace(SHIPPED_VARIATION, "  noise_scale: 0.0\n  noise_w: 0.0\n")
+                      .replace(SHIPPED_SAMPLING, "  temperature: 0.0\n"))
     notify = Notifications(tmp_path / "notify")
     env = dict(pi5_sound.env, NOTIFY_SOCKET=str(tmp_path / "notify"), WATCHDOG_USEC=str(WATCHDOG_USEC),
                HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
