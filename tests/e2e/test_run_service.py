@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 import pytest
@@ -89,14 +90,17 @@ class Turn:
     """Normalised correlation of the question with the place it was found in the recording."""
 
 
+LISTENING: Final = "STATUS=Listening for 'hey jarvis'"
+
+
 def listening(lines: list[str]) -> bool:
-    return "STATUS=Listening for 'hey jarvis'" in lines
+    return LISTENING in lines
 
 
 def listening_now(lines: list[str]) -> bool:
     """The daemon's latest status is listening for the wake word (a turn before this one has ended)."""
     statuses = [line for line in lines if line.startswith("STATUS=")]
-    return statuses[-1:] == ["STATUS=Listening for 'hey jarvis'"]
+    return statuses[-1:] == [LISTENING]
 
 
 def waiting_for_the_microphone(lines: list[str]) -> bool:
