@@ -208,7 +208,8 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     `source`/`sink` replace the microphone and the speaker (a WAV file for `appliance listen`);
     mic=False opens no microphone (the caller gives each recording with Stages.with_source).
     """
-    from appliance.audio.echo import ENGINES, EchoCanceller
+    from appliance.audio.echo import EchoCanceller
+    from appliance.audio.echo_engines import ENGINES
     from appliance.audio.mic import MicSource
     from appliance.audio.speaker import SpeakerSink
     from appliance.hearing.asr import make_recognizer

@@ -37,7 +37,8 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from appliance.audio import AudioChunk, resample
-from appliance.audio.echo import ENGINES, EchoCanceller
+from appliance.audio.echo import EchoCanceller
+from appliance.audio.echo_engines import ENGINES
 from appliance.config import Config
 from appliance.hearing.wake import WakeWord
 from bench.hearing import VOICES, detector

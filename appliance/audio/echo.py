@@ -7,16 +7,16 @@ import math
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, Final, Protocol
+from typing import Final
 
 import numpy as np
 
 from appliance.audio import PIPELINE_RATE, AudioChunk, Converter
 from appliance.audio.echo_drift import HALF_TAPS, ClockDrift, between
+from appliance.audio.echo_engines import BLOCK_MS, SPEEX_FILTER_S, Engine, speex_engine
 
 _LOGGER = logging.getLogger(__name__)
 
-BLOCK_MS: Final = 10  # ms per block the canceller takes (WebRTC's unit of work)
 TAIL_S: Final = 1.5  # seconds after the last sample played that the room still echoes and the canceller runs
 REANCHOR_S: Final = 0.03  # seconds a block's timestamp may differ from the running clock before it re-anchors
 KEEP_S: Final = 6.0  # seconds of reference kept behind the microphone's clock: the delay search and the filter
@@ -49,108 +49,6 @@ STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
 REFERENCE_WAIT_S: Final = 0.1  # seconds the microphone's blocks may wait for the sound their filter starts on
 DRIFT_TOLD: Final = 10e-6  # a change in the clocks' drift (seconds per second) the journal is told of
-
-
-CLOCK_JUMP_S: Final = 0.2  # seconds a timestamp may differ from the frames counted before it is taken as it is
-
-
-class StreamClock:
-    """When each block of a stream sounds (or was captured), from the frames counted since its first.
-
-    A device's samples follow one another at its rate, so one block's time is the first one's plus the
-    frames before it; the timestamps PortAudio gives with each callback come from when the callback
-    ran, and do not say better. One late callback (a busy core) must not move the stream; neither may
-    callbacks that run ahead while a sound server's buffer fills (PulseAudio's ALSA plug-in took 2.5 s
-    of sound that way), nor timestamps that wander from the frames (500 ppm through PulseAudio here,
-    where the samples did not: following them cost the canceller 20 dB). What the count gets wrong,
-    two devices' clocks drifting apart, the canceller finds in the echo itself. A timestamp later than
-    the count by more than CLOCK_JUMP_S (a speaker that ran dry, frames lost to an overrun) is taken as
-    it is; for an output, one that is earlier is only its buffer filling.
-    """
-
-    def __init__(self, rate: int, output: bool = False) -> None:
-        self.rate = rate
-        self.output = output
-        self._frames = 0
-        self._offset: float | None = None  # the time of frame 0
-
-    def stamp(self, frames: int, at: float) -> float:
-        """The time of the first of the next `frames` frames, whose device timestamp is `at`."""
-        counted = self._frames / self.rate
-        error = at - counted - self._offset if self._offset is not None else 0.0
-        if self._offset is None or error > CLOCK_JUMP_S or (error < -CLOCK_JUMP_S and not self.output):
-            if self._offset is not None:
-                _LOGGER.debug("The %s's timestamps moved %+.3f s from its frames counted; taken as they are",
-                              "speaker" if self.output else "microphone", error)
-            self._offset = at - counted
-        self._frames += frames
-        return self._offset + counted
-
-
-class Engine(Protocol):
-    """One near-end block of 10 ms in, the same block with the echo removed out."""
-
-    def process(self, near: np.ndarray, far: np.ndarray) -> Any: ...
-
-
-def webrtc_engine(rate: int) -> Engine:
-    """WebRTC's AEC3 (pywebrtc-audio), with its own delay estimator over what alignment leaves.
-
-    Its residual-echo suppressor cannot be turned off through this binding, and over a voice under
-    the echo it takes the voice down with the echo: the wake word misses more than with Speex.
-    """
-    import pywebrtc_audio
-
-    return pywebrtc_audio.EchoCanceller(rate, 1, 0)
-
-
-SPEEX_FILTER_S: Final = 0.256  # seconds of echo path Speex models: 80 ms of delay, a reverb tail, timing slack
-_SPEEX_SET_SAMPLING_RATE: Final = 24  # speex_echo.h
-
-
-class SpeexEngine:
-    """Speex's MDF echo canceller (Debian's libspeexdsp1, BSD) through ctypes: a linear adaptive filter
-    and nothing after it, so what is not echo is left as it was; the timestamps do the alignment."""
-
-    def __init__(self, rate: int, block: int, filter_s: float = SPEEX_FILTER_S) -> None:
-        import ctypes
-        import ctypes.util
-
-        name = ctypes.util.find_library("speexdsp") or "libspeexdsp.so.1"
-        try:
-            lib = ctypes.CDLL(name)
-        except OSError as exc:
-            raise OSError(f"libspeexdsp is not installed (apt-get install libspeexdsp1): {exc}") from None
-        lib.speex_echo_state_init.restype = ctypes.c_void_p
-        lib.speex_echo_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
-        lib.speex_echo_state_destroy.argtypes = [ctypes.c_void_p]
-        lib.speex_echo_ctl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
-        lib.speex_echo_cancellation.argtypes = [ctypes.c_void_p] * 4
-        self._lib = lib
-        self._state = lib.speex_echo_state_init(block, int(filter_s * rate))
-        if not self._state:
-            raise OSError("speex_echo_state_init failed")
-        sampling = ctypes.c_int(rate)
-        lib.speex_echo_ctl(self._state, _SPEEX_SET_SAMPLING_RATE, ctypes.byref(sampling))
-
-    def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
-        near = np.ascontiguousarray(near, dtype="<i2")
-        far = np.ascontiguousarray(far, dtype="<i2")
-        out = np.empty_like(near)
-        self._lib.speex_echo_cancellation(self._state, near.ctypes.data, far.ctypes.data, out.ctypes.data)
-        return out
-
-    def __del__(self) -> None:
-        state, self._state = getattr(self, "_state", None), None
-        if state:
-            self._lib.speex_echo_state_destroy(state)
-
-
-def speex_engine(rate: int) -> Engine:
-    return SpeexEngine(rate, rate * BLOCK_MS // 1000)
-
-
-ENGINES: Final[dict[str, Callable[[int], Engine]]] = {"speex": speex_engine, "webrtc": webrtc_engine}
 
 
 class EchoCanceller:

@@ -15,7 +15,8 @@ import numpy as np
 from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, read_wav
 from appliance.audio.asound import PROC
 from appliance.audio.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper
-from appliance.audio.echo import EchoCanceller, StreamClock
+from appliance.audio.echo import EchoCanceller
+from appliance.audio.stream_clock import StreamClock
 from appliance.config import AudioConfig
 from appliance.contracts import EventLog
 

@@ -20,8 +20,9 @@ from appliance.audio.device import (
     DeviceKeeper,
     PortAudioStuck,
 )
-from appliance.audio.echo import EchoCanceller, StreamClock
+from appliance.audio.echo import EchoCanceller
 from appliance.audio.playback import BLOCK_MS, PLAY_BLOCK_TIMEOUT_S, Playback, WavSink
+from appliance.audio.stream_clock import StreamClock
 from appliance.audio.volume import Volume
 from appliance.config import AudioConfig
 from appliance.contracts import EventLog

@@ -265,7 +265,7 @@ def check_sound(cfg, sd=None, proc: Path | None = None) -> list[Check]:  # noqa:
 
 def check_echo(cfg) -> Check:  # noqa: ANN001 - Config
     """The echo canceller audio.echo_cancel asks for can be made (Speex: Debian's libspeexdsp1)."""
-    from appliance.audio.echo import ENGINES
+    from appliance.audio.echo_engines import ENGINES
 
     engine = cfg.audio.echo_engine
     try:

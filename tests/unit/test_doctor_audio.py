@@ -65,7 +65,7 @@ def test_a_configured_microphone_that_is_not_there_names_what_is(tmp_path) -> No
 
 
 def test_echo_cancellation_turned_on_is_checked_and_a_missing_library_named(monkeypatch) -> None:
-    from appliance.audio import echo
+    from appliance.audio import echo_engines as echo
     from appliance.commands.doctor import check_echo, run_checks
 
     cfg = Config(audio=AudioConfig(echo_cancel=True))

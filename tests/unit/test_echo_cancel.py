@@ -12,19 +12,18 @@ import soxr
 
 from appliance.audio import AudioChunk, resample
 from appliance.audio.echo import (
-    BLOCK_MS,
-    ENGINES,
     FILTER_LEAD_S,
     HOLD_PLAYED_S,
     REFERENCE_WAIT_S,
     STEADY_STARTS,
     TRACK_MAX_S,
     EchoCanceller,
-    StreamClock,
 )
 from appliance.audio.echo_drift import HALF_TAPS, ClockDrift, between
+from appliance.audio.echo_engines import BLOCK_MS, ENGINES
 from appliance.audio.mic import MicSource
 from appliance.audio.speaker import SpeakerSink
+from appliance.audio.stream_clock import StreamClock
 from appliance.audio.volume import Volume, gain_for
 from appliance.config import AudioConfig, Config
 from appliance.speaking.earcons import Earcons
