@@ -45,15 +45,18 @@ class Answers:
         """The hub's conversation with Home Assistant: a follow-up keeps it."""
         self._preemptive = cfg.conversation.preemptive
         self._returning: list[Answer] = []
+        self._interrupted = False  # the question being answered was said right after interrupting the hub
 
     def held_answer(self, text: str) -> Answer:
         """An early answer: the model's, its audio held until the question is confirmed (EarlyAnswers)."""
         return self.responder.think(text, self.sink, held=True, bell=self.bell)
 
-    def begin(self, question: str) -> Step:
-        """The policy's first step for a confirmed question (a failing skill raises)."""
+    def begin(self, question: str, interrupted: bool = False) -> Step:
+        """The policy's first step for a confirmed question (a failing skill raises); `interrupted`: said right
+        after the person interrupted the hub's answer or ringing (Policy.after_interruption)."""
         self._heard_all()
-        return self.policy.begin(question, conversation=self.home)
+        self._interrupted = interrupted
+        return self._step(self.policy.begin(question, conversation=self.home))
 
     def go(self, step: Step) -> Answer:
         """Start what `step` says: fixed words, Home Assistant (the early answer stays held until it
@@ -68,7 +71,10 @@ class Answers:
     def settle(self, update: HomeAnswered | Failed) -> Answer:
         """Who speaks once Home Assistant has answered or failed."""
         question = self.current.text if self.current is not None else ""
-        return self.go(self.policy.settle(question, update, self.home))
+        return self.go(self._step(self.policy.settle(question, update, self.home)))
+
+    def _step(self, step: Step) -> Step:
+        return self.policy.after_interruption(step) if self._interrupted else step
 
     def _model(self, question: str) -> Answer:
         """The model's answer: the early one if it heard the same words, else a new one."""

@@ -231,7 +231,7 @@ class Conductor:
         """Answer the confirmed question as the policy says (policy.Policy.begin)."""
         self._set_state(State.THINKING)
         try:
-            step = self.answers.begin(turn.transcript)
+            step = self.answers.begin(turn.transcript, turn.interrupted)
         except Exception as exc:
             self._fail("skills", exc, now)
             return
@@ -298,10 +298,13 @@ class Conductor:
                           self.state.value, hit.score)
             return False
         _LOGGER.info("Barge-in: wake word while %s (score=%.2f)", self.state.value, hit.score)
+        interrupted = self.state is State.SPEAKING  # its answer or its ringing was heard, and is cut off
         preroll = list(self._preroll)  # the new question may start with the wake word
         self._abort_turn("cancelled")
         self._preroll.extend(preroll)
         self._start_turn(hit, now)
+        if self._turn is not None:
+            self._turn.interrupted = interrupted
         return True
 
     def _stop_word(self, chunk: AudioChunk | None, now: float) -> bool:

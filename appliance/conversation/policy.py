@@ -11,7 +11,9 @@ The order, decided here and nowhere else (Policy.begin, then Policy.settle):
      without Home Assistant, a question only the internet could answer, a request to do what nothing
      here can, a call or an order, a request for one of the hub's own skills that none of them could
      read (thinking/honesty.py); the model's own answer is checked as it is said (claims.py). Which
-     request is which, Home Assistant's own sentences tell first (thinking/intents.py).
+     request is which, Home Assistant's own sentences tell first (thinking/intents.py);
+  5. silence instead of the model for a word or two that nothing here reads, said right after the
+     person interrupted the hub's answer or ringing with the wake word (Policy.after_interruption).
 A failure is answered with the apology, a time limit with its own, and a model that another answer
 holds with the busy reply (Policy.reply_to_failure). Every sentence is the language pack's
 (appliance/language/), chosen by the `language:` setting.
@@ -47,6 +49,12 @@ gets no_valid_targets ("Sorry, I couldn't understand that") from Home Assistant 
 
 OWN_WORDS: Final = ("no_internet", "not_understood", "nevermind", honesty.CANNOT_DO)
 """Replies after Home Assistant's turn that are the hub's own words, not Home Assistant's."""
+
+INTERRUPTION_WORDS: Final = 2
+"""Words at most in a request said right after the person interrupted the hub that, read by no skill and no
+Home Assistant, ends the turn in silence instead of going to the model. Said over the hub's voice and cut
+off by it, such a request is most often a "stop" misheard ("start.", "Scott."), which the model took for a
+request to go on and said its whole answer over again."""
 
 SKILL: Final = "skill"
 HOME_ASSISTANT: Final = "home_assistant"
@@ -189,6 +197,17 @@ class Policy:
         if reply is None:
             return Think(question)
         return Say(reply, SKILL if reply.intent in OWN_WORDS else HOME_ASSISTANT)
+
+    def after_interruption(self, step: Step) -> Step:
+        """`step` for a request said right after the person interrupted the hub's answer or its ringing with the
+        wake word: one of INTERRUPTION_WORDS words or fewer that only the model would take ends the turn
+        without a word, as "never mind" does. The wake word has already stopped what played; a longer
+        request, and whatever a skill or Home Assistant reads, is answered as ever."""
+        if isinstance(step, Think) and len(step.question.split()) <= INTERRUPTION_WORDS:
+            _LOGGER.info("A request of %d word(s) after the hub was interrupted, which nothing here reads: the turn "
+                         "ends in silence", len(step.question.split()))
+            return Say(SkillReply("", "nevermind", end_turn=True), SKILL)
+        return step
 
     def after_home(self, question: str, reply: HomeReply | None, refused: bool = False) -> SkillReply | None:
         """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.

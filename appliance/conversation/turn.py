@@ -51,6 +51,8 @@ class TurnRecord:
     wake_at_s: float | None = None
     """Stream seconds at the end of the frame that fired (WakeHit.at_s)."""
     follow_up: bool = False
+    interrupted: bool = False
+    """Begun by the wake word over the hub's own answer or ringing (a barge-in while it spoke)."""
     route: str = ""
     """'skill', 'llm', or '' when no question was heard."""
     intent: str = ""
@@ -160,6 +162,8 @@ class TurnRecord:
             fields["INTENT"] = self.intent
         if self.preemptive:
             fields["PREEMPTIVE"] = "1"
+        if self.interrupted:
+            fields["INTERRUPTED"] = "1"
         if with_text:
             fields["TRANSCRIPT"] = self.transcript
             fields["ANSWER"] = self.answer

@@ -8,7 +8,8 @@ with paplay. Each interruption is said while the hub is heard answering a questi
 many sentences, after a first answer heard to its end (the canceller adapts to the room over its first
 few seconds of speech, and keeps what it learnt while the service runs):
 
-- "hey jarvis, stop" ends the answer, and the hub falls silent;
+- "hey jarvis, stop" ends the answer, and the hub falls silent (and stays so if the stop is misheard as a
+  word or two that nothing reads, as a misheard "stop" after an interruption is never given to the model);
 - a plain "stop" ends the next one;
 - "hey jarvis, what time is it" ends the third and is answered;
 - a timer set by voice rings, and a plain "stop" said over its chime and announcement silences it.
@@ -47,6 +48,9 @@ SILENT_AFTER_S: Final = 3.0  # seconds after a stop in which the hub must be hea
 MOST_HEARD_S: Final = 0.6  # seconds of sound allowed in that time (the wake chime, the room's tail)
 REPEAT_INTERVAL_S: Final = 12.0  # skills.timer_repeat_interval_s here
 WARM_UP: Final = "tell me about the history of paris"
+STOPPED: Final = ("stop", "nevermind")
+"""How "hey jarvis, stop" ends the turn: the stop heard, or heard as a word or two nothing reads ("start."),
+which after an interruption ends it in silence too (Policy.after_interruption): the person hears the same."""
 QUESTIONS: Final = ("tell me about the history of the roman empire", "tell me about the history of ancient egypt",
                     "tell me about the history of the city of london")
 
@@ -113,10 +117,11 @@ def room(pulse: Pulse, journal: Journal, speech: SpeechMaker,
         daemon.wait(listening)
         pid = daemon.proc.pid
 
-        def event(name: str, since: float, **match: str) -> Entry:
+        def event(name: str, since: float, **match: str | tuple[str, ...]) -> Entry:
+            """The first `name` event journaled from `since` on whose fields are `match`'s (one of a tuple's)."""
             return journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == name and int(e["__REALTIME_TIMESTAMP"]) / 1e6
-                                    >= since and all(e.get(k) == v for k, v in match.items()), pid=pid,
-                                    timeout=SLOW_WAIT_S)[0]
+                                    >= since and all(e.get(k) in (v if isinstance(v, tuple) else (v,))
+                                                     for k, v in match.items()), pid=pid, timeout=SLOW_WAIT_S)[0]
 
         def interrupt(question: str, *interruption: str) -> float:
             asked = person.say("hey jarvis", question)
@@ -131,7 +136,7 @@ def room(pulse: Pulse, journal: Journal, speech: SpeechMaker,
         asked = person.say("hey jarvis", WARM_UP)  # the canceller learns the room over a whole answer first
         event("turn", asked, OUTCOME="answered")
         said = interrupt(QUESTIONS[0], "hey jarvis", "stop")
-        silence_after("hey jarvis, stop", event("turn", said, INTENT="stop"))
+        silence_after("hey jarvis, stop", event("turn", said, INTENT=STOPPED))
         said = interrupt(QUESTIONS[1], "stop")
         silence_after("stop", event("stop_word", said))
         said = interrupt(QUESTIONS[2], "hey jarvis", "what time is it")
@@ -172,7 +177,7 @@ def test_the_first_answer_was_heard_to_its_end(room: Room) -> None:
 def test_hey_jarvis_stop_under_the_answer_ends_it(room: Room) -> None:
     answer, stop = room.turns[1], room.turns[2]
     assert answer.get("ROUTE") == "llm" and answer.get("OUTCOME") == "cancelled", answer
-    assert stop.get("INTENT") == "stop" and stop.get("WAKE_WORD") == "hey_jarvis", stop
+    assert stop.get("INTENT") in STOPPED and stop.get("WAKE_WORD") == "hey_jarvis", stop
     assert room.heard_after_stop["hey jarvis, stop"] <= MOST_HEARD_S, room.heard_after_stop
 
 

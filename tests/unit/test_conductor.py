@@ -151,6 +151,36 @@ def test_barge_in_cancels_generation_and_playback_at_once() -> None:
     assert h.records[1].intent == "stop"
 
 
+@pytest.mark.parametrize("heard", ["start", "of Scott"])
+def test_a_word_or_two_nothing_reads_after_interrupting_the_answer_ends_it_in_silence(heard: str) -> None:
+    """A "stop" said under the answer and misheard must not go to the model, which took "start." for a
+    request to go on and said its whole answer over again."""
+    h = Harness(chat=FakeChat("One. Two. Three. Four. Five. Six. Seven. Eight.", delay_s=0.05))
+    h.ask()
+    h.wait(lambda: h.c.state is State.SPEAKING)
+    h.feed("BARGE", f"SAY:{heard}", "SIL", "SIL")
+    h.wait_idle()
+    assert h.chat.questions == ["what is the capital of France"]  # the first question only
+    interrupted = h.records[1]
+    assert (interrupted.outcome, interrupted.intent, interrupted.answer) == ("answered", "nevermind", "")
+    assert interrupted.journal_fields()["INTERRUPTED"] == "1" and "INTERRUPTED" not in h.records[0].journal_fields()
+    assert "TTS:" not in "".join(h.sink.played[h.sink.played.index("EARCON:wake", 1):])  # nothing more was said
+
+
+def test_a_question_after_interrupting_the_answer_and_a_short_one_asked_anew_go_to_the_model() -> None:
+    h = Harness(chat=FakeChat("One. Two. Three. Four. Five. Six. Seven. Eight.", delay_s=0.05))
+    h.ask()
+    h.wait(lambda: h.c.state is State.SPEAKING)
+    h.feed("BARGE", "SAY:how far is the moon", "SIL", "SIL")
+    h.wait(lambda: len(h.chat.questions) == 2)
+    h.wait_idle()
+    h.feed("WAKE", "SAY:start", "SIL", "SIL")  # asked while the hub is quiet: not an interruption
+    h.wait(lambda: len(h.chat.questions) == 3)
+    h.wait_idle()
+    assert h.chat.questions == ["what is the capital of France", "how far is the moon", "start"]
+    assert [r.interrupted for r in h.records] == [False, True, False]
+
+
 def test_barge_in_uses_the_higher_threshold_so_its_own_voice_cannot_wake_it() -> None:
     h = Harness(chat=FakeChat("One. Two. Three.", delay_s=0.02))
     h.ask()

@@ -81,6 +81,19 @@ def test_a_failing_skill_raises_for_the_caller_to_apologise() -> None:
 # ---------------------------------------------------------------- Home Assistant's words
 
 
+def test_after_an_interruption_a_word_or_two_that_only_the_model_would_take_ends_the_turn_in_silence() -> None:
+    home = FakeHome()
+    policy = Policy(FakeSkills(), home)
+    silence = Say(SkillReply("", "nevermind", end_turn=True), "skill")
+    assert policy.after_interruption(policy.settle("start.", home_said(home, "start."))) == silence
+    assert policy.after_interruption(Think("of Scott")) == silence
+    assert policy.after_interruption(Think("how far is the moon")) == Think("how far is the moon")
+    skill = policy.begin("what time is it")  # a skill's reply, and a question to Home Assistant, stay as they are
+    assert policy.after_interruption(skill) == skill
+    asked = policy.begin("lights off")
+    assert policy.after_interruption(asked) is asked
+
+
 def test_a_request_home_assistant_handles_gets_its_words() -> None:
     home = FakeHome()
     said = home_said(home, "Turn on the kitchen light.")
