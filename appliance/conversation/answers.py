@@ -45,7 +45,6 @@ class Answers:
         """The hub's conversation with Home Assistant: a follow-up keeps it."""
         self._preemptive = cfg.conversation.preemptive
         self._returning: list[Answer] = []
-        self._interrupted = False  # the question being answered was said right after interrupting the hub
 
     def held_answer(self, text: str) -> Answer:
         """An early answer: the model's, its audio held until the question is confirmed (EarlyAnswers)."""
@@ -55,8 +54,7 @@ class Answers:
         """The policy's first step for a confirmed question (a failing skill raises); `interrupted`: said right
         after the person interrupted the hub's answer or ringing (Policy.after_interruption)."""
         self._heard_all()
-        self._interrupted = interrupted
-        return self._step(self.policy.begin(question, conversation=self.home))
+        return self._step(self.policy.begin(question, conversation=self.home), interrupted)
 
     def go(self, step: Step) -> Answer:
         """Start what `step` says: fixed words, Home Assistant (the early answer stays held until it
@@ -68,13 +66,13 @@ class Answers:
             return self.current
         return self._model(step.question)
 
-    def settle(self, update: HomeAnswered | Failed) -> Answer:
-        """Who speaks once Home Assistant has answered or failed."""
+    def settle(self, update: HomeAnswered | Failed, interrupted: bool = False) -> Answer:
+        """Who speaks once Home Assistant has answered or failed (`interrupted` as for begin)."""
         question = self.current.text if self.current is not None else ""
-        return self.go(self._step(self.policy.settle(question, update, self.home)))
+        return self.go(self._step(self.policy.settle(question, update, self.home), interrupted))
 
-    def _step(self, step: Step) -> Step:
-        return self.policy.after_interruption(step) if self._interrupted else step
+    def _step(self, step: Step, interrupted: bool) -> Step:
+        return self.policy.after_interruption(step) if interrupted else step
 
     def _model(self, question: str) -> Answer:
         """The model's answer: the early one if it heard the same words, else a new one."""

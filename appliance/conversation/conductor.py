@@ -168,10 +168,11 @@ class Conductor:
             self._safe(self.wake.reset)
             return None
 
-    def _start_turn(self, hit: WakeHit | None, now: float, follow_up: bool = False) -> None:
+    def _start_turn(self, hit: WakeHit | None, now: float, follow_up: bool = False,
+                    interrupted: bool = False) -> None:
         self._ringing_until = 0.0  # a repeat that still rings arms the stop words again
         self.turns += 1
-        self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up)
+        self._turn = TurnRecord(turn_id=self.turns, wake_at=now, follow_up=follow_up, interrupted=interrupted)
         self._thinking_played = False
         if hit is not None:
             self._turn.wake_word, self._turn.wake_score, self._turn.wake_at_s = hit.word, hit.score, hit.at_s
@@ -258,7 +259,7 @@ class Conductor:
                 self._hub_says([update.text])
             if answer.route == "home" and isinstance(update, (HomeAnswered, Failed)):  # Home Assistant spoke
                 turn.apply(update)
-                turn.answered_by(self.answers.settle(update))
+                turn.answered_by(self.answers.settle(update, turn.interrupted))
                 return
             if isinstance(update, Failed):
                 stage = update.part.stage
@@ -302,9 +303,7 @@ class Conductor:
         preroll = list(self._preroll)  # the new question may start with the wake word
         self._abort_turn("cancelled")
         self._preroll.extend(preroll)
-        self._start_turn(hit, now)
-        if self._turn is not None:
-            self._turn.interrupted = interrupted
+        self._start_turn(hit, now, interrupted=interrupted)
         return True
 
     def _stop_word(self, chunk: AudioChunk | None, now: float) -> bool:

@@ -203,11 +203,14 @@ class Policy:
         wake word: one of INTERRUPTION_WORDS words or fewer that only the model would take ends the turn
         without a word, as "never mind" does. The wake word has already stopped what played; a longer
         request, and whatever a skill or Home Assistant reads, is answered as ever."""
-        if isinstance(step, Think) and len(step.question.split()) <= INTERRUPTION_WORDS:
-            _LOGGER.info("A request of %d word(s) after the hub was interrupted, which nothing here reads: the turn "
-                         "ends in silence", len(step.question.split()))
-            return Say(SkillReply("", "nevermind", end_turn=True), SKILL)
-        return step
+        if not isinstance(step, Think):
+            return step
+        words = len(step.question.split())
+        if words > INTERRUPTION_WORDS:
+            return step
+        _LOGGER.info("A request of %d word(s) after the hub was interrupted, which nothing here reads: the turn "
+                     "ends in silence", words)
+        return Say(SkillReply("", "nevermind", end_turn=True), SKILL)
 
     def after_home(self, question: str, reply: HomeReply | None, refused: bool = False) -> SkillReply | None:
         """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.
