@@ -174,14 +174,17 @@ class Utterance(Protocol):
 @runtime_checkable
 class Recognizer(Protocol):
     name: str
+    takes_hint: bool
+    """Whether `recognize` leans toward a hint (Whisper); False where it ignores one (Vosk)."""
 
     def start(self, preroll: list[AudioChunk]) -> Utterance:
         """Begin a new utterance, starting with the audio kept from before the wake word."""
 
-    def recognize(self, audio: AudioChunk) -> str:
+    def recognize(self, audio: AudioChunk, hint: str = "") -> str:
         """The words in one whole recording (16 kHz mono int16), with no endpoint or wake word in it:
         the caller has decided where the speech ends (a Wyoming peer). Blocks while it transcribes;
-        safe to call from another thread while an utterance is being heard."""
+        safe to call from another thread while an utterance is being heard. `hint`: words the caller
+        expects, which a recognizer that takes_hint leans toward."""
 
     def another(self) -> Recognizer:
         """A recognizer on the same model for questions heard at the same time as this one's (a

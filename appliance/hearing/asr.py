@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import logging
 import os
@@ -43,6 +44,7 @@ def _turn_detector(cfg: Config) -> TurnJudge | None:
 
 class _BaseRecognizer:
     name = "base"
+    takes_hint = False  # Vosk has no previous-text prompt to lean it toward a hint
 
     def __init__(self, cfg: Config, model_path: Path, vad_factory: Callable[[], SpeechProbability] | None = None):
         self.cfg = cfg
@@ -93,14 +95,16 @@ class _BaseRecognizer:
         twin.runner = Worker(f"{self.runner.name}-2") if isinstance(self.runner, Worker) else Inline()
         return twin.load()
 
-    def recognize(self, audio: AudioChunk) -> str:
-        """The words in one whole 16 kHz mono int16 recording, on the caller's thread (Wyoming's requests).
+    def recognize(self, audio: AudioChunk, hint: str = "") -> str:
+        """The words in one whole 16 kHz mono int16 recording, on the caller's thread (Wyoming's requests,
+        the stop words).
 
         Its own engine (a Vosk recognizer, or a Whisper job outside the utterances' worker), so a
         question being heard at the same time is neither delayed in the worker's queue nor dropped.
+        `hint`: words expected in it, for Whisper's previous-text prompt; Vosk takes no such context.
         """
         self.load()
-        engine = self._engine()
+        engine = self._engine(hint)
         engine.accept(audio)
         return engine.final()().strip()
 
@@ -110,7 +114,7 @@ class _BaseRecognizer:
     def _load_turn(self) -> TurnJudge | None:
         return _turn_detector(self.cfg)
 
-    def _engine(self) -> Engine:
+    def _engine(self, hint: str = "") -> Engine:
         raise NotImplementedError
 
 
@@ -127,7 +131,7 @@ class VoskRecognizer(_BaseRecognizer):
         vosk.SetLogLevel(-1)
         return vosk.Model(str(self.model_path))
 
-    def _engine(self) -> Engine:
+    def _engine(self, hint: str = "") -> Engine:
         import vosk
 
         # A fresh recognizer per utterance (a few ms): Reset() keeps the i-vector adaptation,
@@ -173,6 +177,7 @@ class WhisperRecognizer(_BaseRecognizer):
     """Whisper tiny.en through faster-whisper (int8): transcribes at each pause, on its own worker thread."""
 
     name = "whisper"
+    takes_hint = True  # its previous-text prompt
 
     def __init__(self, cfg: Config, model_path: Path,
                  vad_factory: Callable[[], SpeechProbability] | None = None) -> None:
@@ -189,14 +194,14 @@ class WhisperRecognizer(_BaseRecognizer):
         return WhisperModel(str(self.model_path), device="cpu", compute_type="int8",
                             cpu_threads=self.cfg.asr.threads)
 
-    def _engine(self) -> Engine:
-        return _WhisperEngine(self.transcribe)
+    def _engine(self, hint: str = "") -> Engine:
+        return _WhisperEngine(functools.partial(self.transcribe, hint=hint) if hint else self.transcribe)
 
-    def transcribe(self, samples: np.ndarray) -> str:
+    def transcribe(self, samples: np.ndarray, hint: str = "") -> str:
         """Whole float32 16 kHz mono audio to text (used by the engine and by benchmarks)."""
         self.load()
         # A 10 s encoder window instead of 30 s (3x faster); doubtful results are redone in 30 s.
-        return whisper_fast.transcribe(self._model, samples, self.cfg.language, WHISPER_BEAM).text
+        return whisper_fast.transcribe(self._model, samples, self.cfg.language, WHISPER_BEAM, hint).text
 
 
 class _WhisperEngine:

@@ -4,7 +4,9 @@ Armed by the conductor only while the hub speaks or a timer, alarm or reminder r
 wake an idle hub. While armed, a voice detector of its own cuts the microphone's audio into stretches
 of speech; a stretch short enough to be a word or two (MIN_SPEECH_S to MAX_SPEECH_S, then a pause)
 is transcribed by the recognizer on a worker thread, and counts only when the whole of it is one of
-the language pack's plain stop phrases ("stop", "cancel", "be quiet", "that's enough").
+the language pack's plain stop phrases ("stop", "cancel", "be quiet", "that's enough"). The recognizer
+is told to expect them (the pack's plain_stop_hint) where it heard words but no stop untold: Whisper then
+hears "cancel" as itself, not "council", and a chime with no words in it is not heard as one.
 
 Two things keep the hub's own voice from stopping it. A speech chunk counts only when it stands
 ABOVE_FLOOR_DB over the speech of the last 2 s, so the hub's running sentences in the microphone are
@@ -87,6 +89,8 @@ class StopWords:
         names = wake_words(cfg.wake.model)[-1:]  # "jarvis" of "hey jarvis" ("stop, jarvis")
         name = f"|{re.escape(names[0])}" if names else ""
         self._stop_re = re.compile(words.skills.plain_stop.format(name=name)) if words.skills.plain_stop else None
+        self.hint = words.skills.plain_stop_hint if getattr(recognizer, "takes_hint", False) else ""
+        """What the recognizer is told to expect of a stretch (the language pack's plain_stop_hint)."""
         self.worker = Worker("appliance-stop-words")
         self.armed = False
         self._generation = 0
@@ -231,8 +235,18 @@ class StopWords:
         pad = bytes(2 * int(PAD_S * PIPELINE_RATE))
         audio = AudioChunk(pad + b"".join(c.to_int16().tobytes() for c in stretch) + pad, PIPELINE_RATE)
         generation = self._generation
-        run = self.worker.submit(lambda: self.recognizer.recognize(audio))
+        run = self.worker.submit(lambda: self._hear(audio))
         self._runs.append((generation, run, self._last_voiced_at))
+
+    def _hear(self, audio: AudioChunk) -> str:
+        """The stretch's words: as the recognizer hears them, or as it hears them told to expect a stop
+        (the hint) where that is a stop and it heard words untold too. Told, Whisper hears the hint in
+        sounds with no words in them: the timer's chime alone came out as "Be quiet."."""
+        text = self.recognizer.recognize(audio)
+        if not self.hint or self.matches(text) or not self._normalize(text):
+            return text
+        told = self.recognizer.recognize(audio, self.hint)
+        return told if self.matches(told) else text
 
     def _harvest(self) -> StopHit | None:
         hit = None

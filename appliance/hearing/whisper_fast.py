@@ -38,8 +38,14 @@ class _Decoding(NamedTuple):
     tokenizer: Any  # faster_whisper.tokenizer.Tokenizer
 
 
-def transcribe(model: Any, samples: np.ndarray, language: str | None = "en", beam_size: int = 1) -> Transcription:
+def transcribe(model: Any, samples: np.ndarray, language: str | None = "en", beam_size: int = 1,
+               hint: str = "") -> Transcription:
     """Whole float32 16 kHz mono audio to text with a faster-whisper `WhisperModel`.
+
+    `hint`: text Whisper takes as what was said just before (its previous-text prompt), to lean it
+    toward the words expected now ("Cancel. Be quiet."); empty for none. Only the short window is told:
+    a doubtful one is redone without it, since on unclear audio the hint is what Whisper hears (the
+    hub's own half-cancelled "Timer set for 5 seconds." came out of the 30 s window as "That's enough.").
 
     The log-mel features are padded to the audio's length plus MARGIN_S (at least MIN_CONTEXT_S)
     instead of 30 s, so the encoder does a fraction of the work. Audio that does not fit one
@@ -52,6 +58,8 @@ def transcribe(model: Any, samples: np.ndarray, language: str | None = "en", bea
     decoding = _decoding(model, language)
     if decoding is None or frames > extractor.nb_max_frames:
         return _fallback(model, samples, language, beam_size, "language" if decoding is None else "long")
+    if hint:
+        decoding = decoding._replace(prompt=[*_previous_text(decoding.tokenizer, hint), *decoding.prompt])
     text, doubt = _short_window(model, samples, decoding, frames, beam_size)
     return Transcription(text, "short") if doubt is None else _fallback(model, samples, language, beam_size, doubt)
 
@@ -126,6 +134,12 @@ def transcribe_full(model: Any, samples: np.ndarray, language: str | None = "en"
 def _fallback(model: Any, samples: np.ndarray, language: str | None, beam_size: int, why: str) -> Transcription:
     _LOGGER.debug("Whisper: full 30 s window (%s)", why)
     return Transcription(transcribe_full(model, samples, language, beam_size), why)
+
+
+@functools.lru_cache(maxsize=8)
+def _previous_text(tokenizer: Any, hint: str) -> tuple[int, ...]:
+    """<|startofprev|> and the hint's tokens, as faster-whisper builds its `initial_prompt`."""
+    return (tokenizer.sot_prev, *tokenizer.encode(" " + hint.strip()))
 
 
 @functools.lru_cache(maxsize=4)

@@ -168,6 +168,11 @@ class SkillWords:
     """A regex for the few words that stop what plays with no wake word (hearing/stop_words.py): short,
     rarely said alone in talk, and not heard in other short words (a bare "quiet" was heard in "quite");
     {name} as in `stop`. Empty: no stop without the wake word."""
+    plain_stop_hint: str = ""
+    """What the recognizer is told to expect of a short stretch heard while the stop words are armed
+    (Whisper's previous-text prompt): the stop phrases it mishears in short speech without it ("cancel"
+    as "council"). Keep it short, for Whisper hears what it is told: with "Stop." in it, "top", "shop" and
+    "stock" said alone were heard as "Stop."."""
 
 
 @dataclass(frozen=True)

@@ -184,6 +184,7 @@ SKILLS: Final = SkillWords(
         r"^(?:(?:oh|ok|okay|just|hey{name}) )*"
         r"(?:stop(?: it| that| talking| now)?|cancel(?: that| it)?|be quiet|enough|that is enough|shut up)"
         r"(?: (?:stop|please|now{name}))*$"),
+    plain_stop_hint="Cancel. Be quiet. That's enough. Enough.",
 )
 
 _NAME_STOP_TEXT: Final = (

@@ -14,6 +14,7 @@ from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.hearing.stop_words import StopWords
 from appliance.speaking.earcons import Earcons
 from tests.fixtures.speech import RATE, load, noise, speech_rms
+from tests.fixtures.stop_feed import feed
 from tests.fixtures.waits import SLOW_WAIT_S, wait_for
 
 CHUNK = 1280  # 80 ms
@@ -38,20 +39,6 @@ def scene(person: np.ndarray, bed: np.ndarray | None = None, lead_s: float = 1.2
     return np.clip(out, -1, 1).astype(np.float32)
 
 
-def feed(detector: StopWords, samples: np.ndarray, arm: bool = True, said: list[str] | None = None) -> list[StopHit]:
-    if arm:
-        detector.arm()
-    for text in said or []:
-        detector.hub_says(text)
-    hits = [h for i in range(0, len(samples) - CHUNK + 1, CHUNK)
-            if (h := detector.process(AudioChunk.from_float(samples[i:i + CHUNK], RATE)))]
-    wait_for(lambda: detector.worker.idle, "the stop words' transcription", timeout=SLOW_WAIT_S)
-    if (last := detector.process(None)) is not None:
-        hits.append(last)
-    detector.disarm()
-    return hits
-
-
 @pytest.mark.parametrize(("phrase", "voice", "speed"), [
     ("stop", "piper", 1.0), ("stop", "espeak:en-us", 1.0), ("stop it", "espeak:en-gb", 1.0),
     ("cancel", "piper", 1.0), ("that's enough", "piper", 1.2), ("be quiet", "espeak:en-us", 1.0)])
@@ -74,7 +61,7 @@ def test_stop_over_what_is_left_of_the_hubs_voice(detector: StopWords, speech) -
     residual = level(answer, PERSON_RMS * 10 ** (-20 / 20))  # 20 dB below the person
     # said 3 s into the answer: its first 2 s teach the detector how loud the hub's voice is
     assert len(feed(detector, scene(load(speech("stop")), residual, lead_s=3.0, seconds=5.0))) == 1, \
-        detector.transcribed
+        detector.transcribed[-3:]
 
 
 class HeldEcho:
@@ -129,9 +116,21 @@ def test_stop_after_the_echo_moved_is_heard_once_the_canceller_has_it_again(dete
 
 
 @pytest.mark.parametrize("said", ["stop the music please", "what time is it", "a stop sign", "okay",
-                                  "You can stop the timer by saying stop."])
+                                  "You can stop the timer by saying stop.", "council", "stuff", "cancer"])
 def test_talk_and_sentences_with_stop_in_them_do_not_stop(detector: StopWords, speech, said: str) -> None:
     assert feed(detector, scene(load(speech(said)))) == []
+
+
+def test_told_to_expect_the_stop_phrases_whisper_hears_more_of_them(detector: StopWords, speech, monkeypatch) -> None:
+    """espeak-ng's voices are the ones Whisper tiny.en hears worst ("cancel" as "council", "enough" as "it
+    hurts"); told what to expect, it hears most of them."""
+    clips = [scene(load(speech(phrase, voice=voice))) for phrase in ("cancel", "enough", "that's enough", "be quiet")
+             for voice in ("espeak:en-us", "espeak:en-gb", "espeak:en-us+f3", "espeak:en-us+m3", "espeak:en-gb+f2")]
+    told = [len(feed(detector, clip)) for clip in clips]
+    monkeypatch.setattr(detector, "hint", "")
+    untold = [len(feed(detector, clip)) for clip in clips]
+    assert max(told + untold) == 1
+    assert sum(told) >= sum(untold) + 5, (told, untold)
 
 
 def test_nothing_is_heard_while_disarmed(detector: StopWords, speech) -> None:

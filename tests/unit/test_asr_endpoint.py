@@ -126,7 +126,7 @@ class FakeRecognizer(_BaseRecognizer):
     def _load_turn(self) -> None:
         return None  # the turn detector's own tests hand it a fake
 
-    def _engine(self) -> FakeEngine:
+    def _engine(self, hint: str = "") -> FakeEngine:
         self.engine = FakeEngine()
         return self.engine
 

@@ -99,7 +99,7 @@ class ToneRecognizer(_BaseRecognizer):
     def _load_turn(self) -> None:
         return None  # tones, not speech: the silence alone ends them
 
-    def _engine(self) -> ToneEngine:
+    def _engine(self, hint: str = "") -> ToneEngine:
         return ToneEngine()
 
 

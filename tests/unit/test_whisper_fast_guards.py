@@ -89,6 +89,7 @@ class FakeWhisper:
 
     def transcribe(self, samples: np.ndarray, **options: Any) -> tuple[list[SimpleNamespace], None]:
         self.full_calls += 1
+        self.full_options = options
         return [SimpleNamespace(text=" The full window's answer. ")], None
 
 
@@ -159,3 +160,19 @@ def test_a_multilingual_model_gets_its_language_in_the_prompt_or_falls_back_with
     assert model.generated[0]["prompt"] == [SOT, vocabulary.token_to_id("<|en|>"),
                                             vocabulary.token_to_id("<|transcribe|>"), NO_TIMESTAMPS]
     assert whisper_fast.transcribe(model, seconds(4.0), language=None) == ("The full window's answer.", "language")
+
+
+def test_a_hint_is_the_previous_text_of_the_short_window() -> None:
+    model = FakeWhisper(" Cancel.")
+    assert whisper_fast.transcribe(model, seconds(1.0), hint="Cancel. Enough.") == ("Cancel.", "short")
+    asked = model.generated[0]
+    before = [model.hf_tokenizer.token_to_id("<|startofprev|>"), *(ord(c) for c in " Cancel. Enough.")]
+    assert asked["prompt"] == [*before, SOT, NO_TIMESTAMPS]
+    assert asked["max_length"] == len(asked["prompt"]) + 1 * whisper_fast.TOKENS_PER_S + whisper_fast.EXTRA_TOKENS
+
+
+
+def test_a_doubtful_window_is_redone_without_the_hint() -> None:
+    unsure = FakeWhisper(" That's enough.", score=-1.4, no_speech=0.1)
+    assert whisper_fast.transcribe(unsure, seconds(1.0), hint="That's enough.") == ("The full window's answer.", "unsure")
+    assert unsure.full_options.get("initial_prompt") is None
