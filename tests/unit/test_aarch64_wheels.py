@@ -443,13 +443,6 @@ def report_entry(filename: str, name: str, version: str) -> dict[str, Any]:
                               "archive_info": {"hash": "sha256=00", "hashes": {"sha256": "00"}}}}
 
 
-def report_entry(filename: str, name: str, version: str) -> dict[str, Any]:
-    """A pip report `install` entry for a file from the index, as pip writes it."""
-    return {"metadata": {"name": name, "version": version},
-            "download_info": {"url": f"https://files.example.org/packages/ab/{filename}",
-                              "archive_info": {"hash": "sha256=00", "hashes": {"sha256": "00"}}}}
-
-
 def test_the_pi_systems_are_trixie_and_bookworm() -> None:
     assert [(pi.name, pi.python_full, pi.abi, pi.glibc_text) for pi in PI_SYSTEMS] == [
         ("trixie", "3.13.5", "cp313", "2.41"), ("bookworm", "3.11.2", "cp311", "2.36")]
