@@ -15,6 +15,12 @@ inside a sentence ("you can stop the timer") is never one. A stop phrase the hub
 light means stop. Stop.") passes both: the conductor tells the detector what the hub says (hub_says),
 and while it has said one, a stop heard is taken for its own. bench/stop.py measures all three.
 
+A stop said just before the hub speaks (over a ringing timer's chime, with its announcement right
+after) can run on into what is left of the hub's voice while the floor has not yet learnt it: one
+stretch, too long to be a stop. Such a stretch is heard as far as it goes when it becomes too long, and is
+a stop when it is a stop phrase followed by the hub's own words (those it was told of), never when the
+hub's own text has the phrase there.
+
 With echo cancellation, the canceller says when the hub's voice comes through it uncancelled (a stretch
 held until its echo is found, an echo that moved): those chunks stay out of the floor, so the floor after
 them is what is left of the hub's voice once it is cancelled again, and a stop said then stands above it
@@ -55,6 +61,10 @@ FLOOR_PERCENTILE: Final = 90.0  # of their levels: the loud end of running speec
 MOVED_BACK_S: Final = 0.3  # seconds of levels dropped from the floor when the canceller finds the echo moved: its
 # filter had taken nothing away for 0.2 s (echo.COLLAPSE_S) before it could tell, and a chunk may lag
 PAD_S: Final = 0.3  # seconds of silence put around a stretch: Whisper misheard a bare "stop" as "star" without it
+SAID_KEPT: Final = 8  # sentences of the hub's own kept while armed, to tell its words after a stop
+HUB_SHARE: Final = 2 / 3  # of the words after a stop phrase in a stretch that ran on, the hub's own at least
+HUB_WORDS: Final = 2  # ... and at least this many words after it
+OWN_PREFIX: Final = 4  # letters a word heard shares with one of the hub's to be its ("seconds", "time" of "timer")
 
 
 class EchoView(Protocol):
@@ -94,7 +104,7 @@ class StopWords:
         self.worker = Worker("appliance-stop-words")
         self.armed = False
         self._generation = 0
-        self._runs: list[tuple[int, Run, float]] = []
+        self._runs: list[tuple[int, Run, float, bool]] = []  # (generation, its run, heard at, ran on)
         self._before: deque[AudioChunk] = deque(maxlen=PREROLL_CHUNKS)
         self._stretch: list[AudioChunk] = []
         self._voiced_s = 0.0
@@ -104,6 +114,7 @@ class StopWords:
         self._levels: deque[float] = deque(maxlen=FLOOR_CHUNKS)
         self._floor = 0.0
         self._own_stop = False
+        self._said: deque[str] = deque(maxlen=SAID_KEPT)  # the hub's own sentences since armed, normalized
         self.transcribed: list[str] = []
         """Every stretch's text as it was heard (the bench reads them); the newest 50."""
 
@@ -145,6 +156,8 @@ class StopWords:
         return self._harvest()
 
     def hub_says(self, text: str) -> None:
+        if self.armed:
+            self._said.append(self._normalize(text))
         if self.armed and not self._own_stop and any(self.matches(part) for part in _CLAUSE_RE.split(text)):
             _LOGGER.info("Stop words: the hub itself says %r; its stop words are not heard as a stop", text)
             self._own_stop = True
@@ -154,6 +167,23 @@ class StopWords:
         if self._stop_re is None:
             return False
         return bool(self._stop_re.match(self._normalize(text)))
+
+    def stop_before_hub(self, text: str) -> str:
+        """The stop phrase `text` begins with, where the rest is the hub's own words (its sentences since
+        armed: HUB_SHARE of HUB_WORDS or more, each by its first OWN_PREFIX letters, as Whisper may hear them
+        a little off), or "": a stop that ran on into the hub's voice. Never where
+        the hub's own text goes on from the phrase as `text` does ("Stop the car." said by the hub)."""
+        words = self._normalize(text).split()
+        own = {w[:OWN_PREFIX] for w in " ".join(self._said).split()}
+        for k in range(1, len(words) - HUB_WORDS + 1):
+            phrase, rest = words[:k], words[k:]
+            if not self.matches(" ".join(phrase)):
+                continue
+            if any(f" {' '.join([*phrase, rest[0]])} " in f" {said} " for said in self._said):
+                return ""
+            if sum(w[:OWN_PREFIX] in own for w in rest) >= HUB_SHARE * len(rest):
+                return " ".join(phrase)
+        return ""
 
     # ---------------------------------------------------------------- inside
 
@@ -167,12 +197,13 @@ class StopWords:
 
     def _forget(self) -> None:
         self._generation += 1  # what is still being transcribed belongs to what played before
-        for _, run, _ in self._runs:
+        for _, run, _, _ in self._runs:
             run.dropped = True
         self._runs.clear()
         self._before.clear()
         self._levels.clear()
         self._own_stop = False
+        self._said.clear()
         self._stretch, self._voiced_s, self._quiet_s, self._too_long = [], 0.0, 0.0, False
 
     def _listen(self, chunk: AudioChunk) -> None:
@@ -202,6 +233,8 @@ class StopWords:
         else:
             self._quiet_s += chunk.duration_s
         if self._voiced_s > MAX_SPEECH_S:
+            if not self._too_long and self._said:
+                self._hear_stretch(self._stretch, ran_on=True)  # a stop the hub's own words may have run on into
             self._too_long = True  # talk: wait for its pause, keeping nothing
             self._stretch = self._stretch[:1]
         else:
@@ -232,11 +265,16 @@ class StopWords:
         if too_long or voiced_s < MIN_SPEECH_S:
             _LOGGER.debug("Stop words: %.2f s of speech, %s", voiced_s, "talk" if too_long else "too short")
             return
+        self._hear_stretch(stretch)
+
+    def _hear_stretch(self, stretch: list[AudioChunk], ran_on: bool = False) -> None:
+        """Transcribe `stretch` on the worker; `ran_on`: it went on too long, and is a stop only as one
+        followed by the hub's own words (stop_before_hub), as heard untold: the hint is for short words."""
         pad = bytes(2 * int(PAD_S * PIPELINE_RATE))
         audio = AudioChunk(pad + b"".join(c.to_int16().tobytes() for c in stretch) + pad, PIPELINE_RATE)
         generation = self._generation
-        run = self.worker.submit(lambda: self._hear(audio))
-        self._runs.append((generation, run, self._last_voiced_at))
+        run = self.worker.submit((lambda: self.recognizer.recognize(audio)) if ran_on else (lambda: self._hear(audio)))
+        self._runs.append((generation, run, self._last_voiced_at, ran_on))
 
     def _hear(self, audio: AudioChunk) -> str:
         """The stretch's words: as the recognizer hears them, or as it hears them told to expect a stop
@@ -251,10 +289,10 @@ class StopWords:
     def _harvest(self) -> StopHit | None:
         hit = None
         keep = []
-        for generation, run, heard_at in self._runs:
+        for generation, run, heard_at, ran_on in self._runs:
             if not run.done.is_set():
                 if not run.dropped:
-                    keep.append((generation, run, heard_at))
+                    keep.append((generation, run, heard_at, ran_on))
                 continue
             if generation != self._generation:
                 continue
@@ -262,13 +300,15 @@ class StopWords:
                 _LOGGER.warning("Stop words: the recognizer failed: %s", run.error)
                 continue
             self.transcribed = [*self.transcribed[-49:], run.text]
-            _LOGGER.debug("Stop words: a stretch of speech heard as %r", run.text)
-            if hit is None and self.matches(run.text):
+            _LOGGER.debug("Stop words: %s heard as %r", "a stretch that ran on" if ran_on else "a stretch of speech",
+                          run.text)
+            said = self.stop_before_hub(run.text) if ran_on else run.text.strip() if self.matches(run.text) else ""
+            if hit is None and said:
                 if self._own_stop:
                     _LOGGER.info("Stop word heard, but the hub said one itself: %r", run.text)
                     continue
-                _LOGGER.info("Stop word heard: %r", run.text)
-                hit = StopHit(run.text.strip(), heard_at)
+                _LOGGER.info("Stop word heard: %r%s", said, " before the hub's own words" if ran_on else "")
+                hit = StopHit(said, heard_at)
         self._runs = keep
         return hit
 

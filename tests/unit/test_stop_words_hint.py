@@ -76,3 +76,39 @@ def test_a_sound_with_no_words_in_it_is_never_heard_told(untold: str) -> None:
 def test_told_and_still_no_stop_is_no_stop() -> None:
     hits, hints = hear("What time is it?", "What time is it?")
     assert hits == [] and hints == ["", HINT]
+
+
+ANNOUNCED = "Your 5 second timer is done."
+
+
+def ran_on(untold: str, said: list[str]) -> tuple[list[StopHit], list[str]]:
+    """2.5 s of sound with no pause, armed and told `said` as the hub's own words: a stop the hub's voice ran
+    on into; the stops found and the hints the recognizer was given."""
+    recognizer = Scripted(untold, untold)
+    detector = StopWords(Config(), recognizer, vad_factory=LoudIsSpeech).load()  # type: ignore[arg-type]
+    sound = np.concatenate([np.zeros(int(0.4 * RATE)), 0.1 * np.sin(np.arange(int(2.5 * RATE)) * 0.2),
+                            np.zeros(int(0.8 * RATE))]).astype(np.float32)
+    return feed(detector, sound, said=said), recognizer.hints
+
+
+def test_a_stop_that_ran_on_into_the_hubs_own_words_is_a_stop() -> None:
+    """Over a ringing timer, "stop" and the announcement right after it are one stretch, too long to be a stop:
+    it is heard as far as it went when it became too long, and what follows the phrase is the hub's."""
+    hits, hints = ran_on("Stop your 5 seconds", [ANNOUNCED])
+    assert [h.text for h in hits] == ["stop"] and hints == [""]
+
+
+def test_a_stretch_that_ran_on_is_not_heard_while_the_hub_has_said_nothing() -> None:
+    hits, hints = ran_on("Stop your 5 seconds", [])
+    assert hits == [] and hints == []
+
+
+@pytest.mark.parametrize(("untold", "said"), [
+    ("Stop the car at the", "Stop the car at the red light."),  # the hub's own words, stop and all
+    ("Stop by the bakery on your way", ANNOUNCED),  # the person's talk: not the hub's words after the stop
+    ("Your 5 second timer is done", ANNOUNCED),  # the hub alone
+    ("Stop your", ANNOUNCED),  # too little after the stop to tell whose it is
+])
+def test_a_stretch_that_ran_on_is_no_stop_unless_the_hubs_words_follow_a_stop(untold: str, said: str) -> None:
+    hits, _ = ran_on(untold, [said])
+    assert hits == []
