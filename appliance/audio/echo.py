@@ -196,10 +196,11 @@ class EchoCanceller:
     def _echo_still_on_path(self) -> bool:
         """Whether the latest TRACK_FRAME samples heard echo clearly where the filter has the path: the strongest
         peak within TRACK_MAX_S of it is on it. A word said over the echo can leave what the filter gives back
-        matching the sound played (a "hey" 0.21-0.50, over 2 of the 54 barge-ins of bench/echo.py), and the
-        hub's voice then passed uncancelled under the rest of "hey jarvis"; the echo under it had not moved,
-        and peaked on the path in 5 of the 7 words of that kind in tests/unit/test_echo_cancel.py. An echo that
-        moved peaked elsewhere or nowhere clearly in 30 of 31 moves (bench/echo_moved.py, the unit tests)."""
+        matching the sound played (a "hey" 0.21-0.25 under 2 of the 54 barge-ins of bench/echo.py, up to 0.50 in
+        the rooms of tests/unit/test_echo_cancel.py), and the hub's voice then passed uncancelled under the rest
+        of "hey jarvis"; the echo under it had not moved, and peaked on the path under 5 of the 7 words of that
+        kind in those rooms. After an echo moved, it peaked elsewhere or nowhere clearly at 31 of the 32 collapses
+        (bench/echo_moved.py, the unit tests); at the other, 0.1 s after the move, the next check saw it."""
         assert self._path is not None
         fine, clear, _ = self._fine(self._path, round(TRACK_MAX_S * self.rate), TRACK_FRAME)
         return clear and abs(fine - self._path) * self.rate < TRACK_MIN_SAMPLES
