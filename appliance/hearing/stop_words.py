@@ -156,9 +156,10 @@ class StopWords:
         return self._harvest()
 
     def hub_says(self, text: str) -> None:
-        if self.armed:
-            self._said.append(self._normalize(text))
-        if self.armed and not self._own_stop and any(self.matches(part) for part in _CLAUSE_RE.split(text)):
+        if not self.armed:
+            return
+        self._said.append(self._normalize(text))
+        if not self._own_stop and any(self.matches(part) for part in _CLAUSE_RE.split(text)):
             _LOGGER.info("Stop words: the hub itself says %r; its stop words are not heard as a stop", text)
             self._own_stop = True
 
@@ -286,6 +287,12 @@ class StopWords:
         told = self.recognizer.recognize(audio, self.hint)
         return told if self.matches(told) else text
 
+    def _stop_in(self, text: str, ran_on: bool) -> str:
+        """The stop a stretch's `text` says, or "": the whole of it, or one the hub's words ran on from."""
+        if ran_on:
+            return self.stop_before_hub(text)
+        return text.strip() if self.matches(text) else ""
+
     def _harvest(self) -> StopHit | None:
         hit = None
         keep = []
@@ -302,7 +309,7 @@ class StopWords:
             self.transcribed = [*self.transcribed[-49:], run.text]
             _LOGGER.debug("Stop words: %s heard as %r", "a stretch that ran on" if ran_on else "a stretch of speech",
                           run.text)
-            said = self.stop_before_hub(run.text) if ran_on else run.text.strip() if self.matches(run.text) else ""
+            said = self._stop_in(run.text, ran_on)
             if hit is None and said:
                 if self._own_stop:
                     _LOGGER.info("Stop word heard, but the hub said one itself: %r", run.text)
