@@ -21,7 +21,7 @@ _LOGGER = logging.getLogger(__name__)
 
 WARM_UP_TEXT: Final = "Ready."  # the first onnxruntime run is slow; pay it at load, not on the first answer
 QUEUE_POLL_S: Final = 0.05  # seconds between checks of the cancel Event while waiting for a sentence
-DRAIN_TIMEOUT_S: Final = 30.0  # seconds the worker waits for the speaker to play out an answer at its end
+DRAIN_TIMEOUT_S: Final = 30.0  # seconds past the audio's due end the worker waits for the speaker to play it out
 JOIN_TIMEOUT_S: Final = 5.0  # seconds to wait for the worker thread to end after a cancel
 SPEAKER_READY_TIMEOUT_S: Final = 5.0  # seconds a fresh output stream may take to start playing in real time
 
@@ -163,6 +163,8 @@ class SpeechWorker:
         self._queue: queue.Queue[Any] = queue.Queue()
         self._done = threading.Event()
         self._played = False
+        self._due_at = 0.0
+        """time.monotonic() when the audio handed over so far ends, played in real time from when it came."""
         self._on_end = on_end
         """Called on the worker's thread when it is over (played out, cancelled or failed)."""
         self._thread = threading.Thread(target=self._run, name="tts-worker", daemon=True)
@@ -236,12 +238,16 @@ class SpeechWorker:
                 if self.stats.first_chunk_at is None:
                     self.stats.first_chunk_at = now
             timing.audio_s += chunk.duration_s
+            self._due_at = max(self._due_at, now) + chunk.duration_s
             self.sink.play(chunk)
             started = time.monotonic()
 
     def _drain_while_live(self) -> bool:
-        """Wait for the sink in short steps so a cancel still stops it promptly; False if cancelled."""
-        deadline = time.monotonic() + self.drain_timeout_s
+        """Wait for the sink in short steps so a cancel still stops it promptly; False if cancelled or
+        if it has not played out `drain_timeout_s` after the audio was due to end. Synthesis runs far
+        ahead of the speaker, so a long answer may still have minutes to play when its last sentence
+        is written."""
+        deadline = max(time.monotonic(), self._due_at) + self.drain_timeout_s
         while not self.cancel.is_set():
             if self.sink.drain(min(QUEUE_POLL_S, max(0.0, deadline - time.monotonic()))):
                 return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -271,6 +272,59 @@ def test_cancel_while_draining_stops_the_sink() -> None:
     cancel.set()
     assert worker.wait(WAIT_S)
     assert worker.stats.cancelled and sink.stopped == 1
+
+
+class RealTimeSink(RecordingSink):
+    """A speaker that plays what it is handed in real time, each chunk after the one before it."""
+
+    def __init__(self, stalls: bool = False) -> None:
+        super().__init__()
+        self.stalls = stalls
+        self.ends_at = 0.0
+        self._never = threading.Event()
+
+    def play(self, chunk: AudioChunk) -> None:
+        super().play(chunk)
+        self.ends_at = max(self.ends_at, time.monotonic()) + chunk.duration_s
+
+    def drain(self, timeout: float) -> bool:
+        left = float("inf") if self.stalls else self.ends_at - time.monotonic()
+        self._never.wait(max(0.0, min(timeout, left)))
+        return left <= timeout
+
+
+class InstantSynth:
+    """Writes each sentence's audio at once, far ahead of the speaker, as Piper does on a fast CPU."""
+
+    rate = RATE
+
+    def __init__(self, audio_s: float) -> None:
+        self.audio_s = audio_s
+
+    def synthesize(self, text: str) -> Any:
+        yield tone(self.audio_s)
+
+
+def test_a_long_answer_written_at_once_is_waited_for_until_it_has_played() -> None:
+    """The wait for the speaker counts from when the audio written is due to end, not from when the
+    last sentence was written: here 2 s of answer are written at once and the grace is 0.3 s."""
+    sink = RealTimeSink()
+    worker = SpeechWorker(InstantSynth(audio_s=0.5), sink, drain_timeout_s=0.3).start()
+    for n in range(4):
+        worker.say(f"sentence {n}")
+    worker.finish()
+    assert worker.wait(WAIT_S) is True
+    assert worker.played and not worker.stats.cancelled and sink.stopped == 0
+    assert len(sink.played) == 4 and time.monotonic() >= sink.ends_at
+
+
+def test_a_speaker_that_stalls_is_given_up_on_after_the_grace() -> None:
+    sink = RealTimeSink(stalls=True)
+    worker = SpeechWorker(InstantSynth(audio_s=0.2), sink, drain_timeout_s=0.3).start()
+    worker.say("only")
+    worker.finish()
+    assert worker.wait(WAIT_S) is False
+    assert not worker.played and not worker.stats.cancelled
 
 
 def test_worker_hands_synthesis_errors_to_wait() -> None:
