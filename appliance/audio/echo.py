@@ -45,6 +45,8 @@ HAD_ROOM_DB: Final = 12.0  # dB the filter took away over the TRACK_RECENT_S bef
 HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
 SLIP_PLAYED_S: Final = 0.3  # ... and of the sound after a slip, where the echo was found just before it
 HOLD_MAX_S: Final = 2.5  # seconds of it after which the filter runs whether the echo was found or not
+DEFER_MAX_S: Final = 1.0  # seconds of the microphone kept back after the filter collapsed, to be cancelled once
+# the echo is found again; past that it is given back as heard (the wake word and stop words hear it this late)
 STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's timestamps are trusted
 QUEUE_BLOCKS: Final = 1000  # speaker blocks held between two microphone reads (20 s of 20 ms blocks)
 REFERENCE_WAIT_S: Final = 0.1  # seconds the microphone's blocks may wait for the sound their filter starts on
@@ -94,6 +96,8 @@ class EchoCanceller:
         self._hold_t0 = 0.0  # when what is held began to sound (a stretch's start, or where a device slipped)
         self._hold_played_s = HOLD_PLAYED_S  # seconds of it played before the echo is looked for in it
         self._prime_on_find = False  # what is held came after a slip: the filter is run over it once found
+        self._deferred: np.ndarray | None = None
+        """The microphone since the filter collapsed mid-answer, kept back until the echo is found (_defer)."""
         self._slipped = False  # a device callback saw time lost (slipped()); cancel() takes it up
         self.moves = 0
         """Times the echo moved while something played (a device lost time, or the filter suddenly took nothing
@@ -123,8 +127,9 @@ class EchoCanceller:
     @property
     def passing_own_sound(self) -> bool:
         """What cancel() last gave back is the hub's own sound let through uncancelled: a stretch held from the
-        filter until its echo is found (_hold). A plain stop cannot be told from the hub's voice in it."""
-        return self._holding and self._in_tail(self._near_t) and len(self._far) > 0
+        filter until its echo is found (_hold), not kept back (_defer). A plain stop cannot be told from the hub's
+        voice in it."""
+        return self._holding and self._deferred is None and self._in_tail(self._near_t) and len(self._far) > 0
 
     @property
     def drift_ppm(self) -> float:
@@ -148,28 +153,76 @@ class EchoCanceller:
                 self._slipped = False
                 self._slip()
             if self._failed or not self._in_tail(self._near_t):
-                return self._pass(samples)
+                return np.concatenate([self._release(), self._pass(samples)])
             near = np.concatenate([self._pending, np.asarray(samples, dtype="<i2")])
             whole = len(near) // self.block * self.block
             if self._holding:
                 self._pending = near[whole:]
                 self._advance(whole)
                 self._hear(near[:whole])
-                self._hold()
-                return near[:whole]
+                if self._deferred is None:
+                    self._hold()
+                    return near[:whole]
+                return self._defer(near[:whole])
             whole = self._ready(whole)
             self._pending = near[whole:]
             out = np.empty(whole, dtype="<i2")
             for start in range(0, whole, self.block):
                 out[start:start + self.block] = self._one_block(near[start:start + self.block])
             self._hear(near[:whole])
-            self._left = np.concatenate([self._left, out.astype(np.float32) / 32768.0])[-round(COLLAPSE_S * self.rate):]
+            self._keep_left(out)
             if self._collapsed():
                 self._slip("the filter suddenly takes nothing away", COLLAPSE_S)
+                if self._holding:
+                    self._deferred = near[:0]
             else:
                 self._search()
             self._trim()
             return out
+
+    def _defer(self, heard: np.ndarray) -> np.ndarray:
+        """Keeps the microphone back while the echo is looked for after the filter collapsed mid-answer, and
+        gives it back cancelled once it is found: the hub's voice does not pass uncancelled under a word said
+        meanwhile (a plain stop, heard as "Scott." over it in the room test, or the wake word). After
+        DEFER_MAX_S not found, what was kept is given back as heard, and what follows passes as it is heard
+        until the echo is found (_hold). Only a collapse defers: the echo moved before it was seen, so all
+        that is kept echoes where it is found. A device that reports a slip reports it before its gap
+        reaches the microphone, and what is kept would begin with sound that echoes where it was."""
+        assert self._deferred is not None
+        self._deferred = np.concatenate([self._deferred, heard])
+        self._hold()
+        if not self._holding and self._confirmed:
+            return self._cancel_deferred()
+        if self._holding and len(self._deferred) < DEFER_MAX_S * self.rate:
+            return heard[:0]
+        _LOGGER.debug("Echo cancellation: the echo not found within %.1f s; what was kept back passes as heard",
+                      len(self._deferred) / self.rate)
+        return self._release()
+
+    def _cancel_deferred(self) -> np.ndarray:
+        """The microphone kept back, through the filter against the reference where the echo was found. The filter
+        goes on from the last block it took before the collapse, so its past is the reference just before what
+        was kept, moved by no more than the echo moved (as a move followed by _search). Over the COLLAPSE_S
+        before it, where the collapse was seen, the echo had already moved and the filter adapted against the
+        reference where it was; it is run over that again first (_prime), which takes the first quarter second
+        kept 0-9 dB further down (tests/unit/test_echo_cancel.py's moves, at 2-4 s into an answer)."""
+        assert self._deferred is not None and self._near_t is not None
+        kept, self._deferred = self._deferred, None
+        self._prime(before=len(kept), most_s=COLLAPSE_S)
+        start_t = self._near_t - len(kept) / self.rate
+        out = np.empty(len(kept), dtype="<i2")
+        for start in range(0, len(kept), self.block):
+            out[start:start + self.block] = self._filter(kept[start:start + self.block], start_t + start / self.rate)
+        self._keep_left(out)
+        return out
+
+    def _release(self) -> np.ndarray:
+        """What was kept back, as heard (an empty block when nothing was)."""
+        kept, self._deferred = self._deferred, None
+        return kept if kept is not None else np.zeros(0, dtype="<i2")
+
+    def _keep_left(self, out: np.ndarray) -> None:
+        self._left = np.concatenate([self._left, out.astype(np.float32) / 32768.0])[-round(COLLAPSE_S * self.rate):]
 
     def _collapsed(self) -> bool:
         """Whether over the last COLLAPSE_S of sound the filter took the echo away by less than FOLLOW_BELOW_DB,
@@ -257,9 +310,15 @@ class EchoCanceller:
 
     def _one_block(self, near: np.ndarray) -> np.ndarray:
         assert self._near_t is not None
-        t = self._near_t - self.delay_s
-        far = self._reference_between(t, self.block) if self._drift.found_once else self._reference(t, self.block)
+        out = self._filter(near, self._near_t)
         self._advance(self.block)
+        return out
+
+    def _filter(self, near: np.ndarray, heard_at: float) -> np.ndarray:
+        """One block heard at `heard_at` (the microphone's clock) through the filter, with the reference
+        that sounded then."""
+        t = heard_at - self.delay_s
+        far = self._reference_between(t, self.block) if self._drift.found_once else self._reference(t, self.block)
         engine = self._load()
         if engine is None:
             return near
@@ -353,26 +412,28 @@ class EchoCanceller:
                 self._follow(fine)
                 self._found_at(exact, len(self._heard))
                 self._holding, self._confirmed, self._found_fine = False, True, fine
-                if self._prime_on_find:
+                if self._prime_on_find and self._deferred is None:
                     self._prime()
                 return
         self._holding = self._near_t - self.delay_s - self._hold_t0 < HOLD_MAX_S
 
-    def _prime(self) -> None:
-        """Run the filter over the last SPEEX_FILTER_S heard while held after a slip, against the reference
-        where the echo now is, and keep nothing it gives back. The filter models the echo from the reference
-        it was last given: it was given none while the sound was held, and resuming mid-answer on that stale
-        past, its first quarter second added more than it took away (-5 dB) and unlearnt the room it had.
+    def _prime(self, before: int = 0, most_s: float = SPEEX_FILTER_S) -> None:
+        """Run the filter over the last SPEEX_FILTER_S heard while held after a slip (at most `most_s`, ending
+        `before` samples back), against the reference where the echo now is, and keep nothing it gives back.
+        The filter models the echo from the reference it was last given: it was given none while the sound
+        was held, and resuming mid-answer on that stale past, its first quarter second added more than it
+        took away (-5 dB) and unlearnt the room it had.
         A new stretch's filter resumes on the last one's quiet end, and is not primed: there, priming cost
         "hey jarvis" under the answer 4 of 54 barge-ins in bench/echo.py (0.722 against 0.796)."""
         assert self._near_t is not None
         engine = self._load()
-        n = min(len(self._heard), round(SPEEX_FILTER_S * self.rate)) // self.block * self.block
-        if engine is None or n == 0:
+        n = min(len(self._heard) - before, round(most_s * self.rate)) // self.block * self.block
+        if engine is None or n <= 0:
             return
-        t = self._near_t - n / self.rate - self.delay_s
+        t = self._near_t - (n + before) / self.rate - self.delay_s
         far = self._reference_between(t, n) if self._drift.found_once else self._reference(t, n)
-        near = (np.clip(self._heard[-n:], -1.0, 1.0) * 32767).astype("<i2")
+        heard = self._heard[len(self._heard) - before - n:len(self._heard) - before]
+        near = (np.clip(heard, -1.0, 1.0) * 32767).astype("<i2")
         far16 = (np.clip(far, -1.0, 1.0) * 32767).astype("<i2")
         for start in range(0, n, self.block):
             engine.process(near[start:start + self.block], far16[start:start + self.block])
