@@ -62,7 +62,8 @@ MOVED_BACK_S: Final = 0.3  # seconds of levels dropped from the floor when the c
 # filter had taken nothing away for 0.2 s (echo.COLLAPSE_S) before it could tell, and a chunk may lag
 PAD_S: Final = 0.3  # seconds of silence put around a stretch: Whisper misheard a bare "stop" as "star" without it
 SAID_KEPT: Final = 8  # sentences of the hub's own kept while armed, to tell its words after a stop
-HUB_SHARE: Final = 2 / 3  # of the words after a stop phrase in a stretch that ran on, the hub's own at least
+HUB_SHARE: Final = 1 / 2  # of the words after a stop phrase in a stretch that ran on, the hub's own at least
+# (as Whisper hears the hub's voice under a move of the echo, "Your 5 second" can come out "your advice")
 HUB_WORDS: Final = 2  # ... and at least this many words after it
 OWN_PREFIX: Final = 4  # letters a word heard shares with one of the hub's to be its ("seconds", "time" of "timer")
 

@@ -98,6 +98,12 @@ def test_a_stop_that_ran_on_into_the_hubs_own_words_is_a_stop() -> None:
     assert [h.text for h in hits] == ["stop"] and hints == [""]
 
 
+def test_a_stop_is_heard_where_half_the_words_after_it_are_the_hubs() -> None:
+    """Heard over the ring as the echo moved: "stop" and "Your 5 second" came out as "stop your advice"."""
+    hits, _ = ran_on("stop your advice", [ANNOUNCED])
+    assert [h.text for h in hits] == ["stop"]
+
+
 def test_a_stretch_that_ran_on_is_not_heard_while_the_hub_has_said_nothing() -> None:
     hits, hints = ran_on("Stop your 5 seconds", [])
     assert hits == [] and hints == []
