@@ -205,7 +205,7 @@ class EchoCanceller:
         was kept, moved by no more than the echo moved (as a move followed by _search). Over the COLLAPSE_S
         before it, where the collapse was seen, the echo had already moved and the filter adapted against the
         reference where it was; it is run over that again first (_prime), which takes the first quarter second
-        kept 0-9 dB further down (tests/unit/test_echo_cancel.py's moves, at 2-4 s into an answer)."""
+        kept 0-9 dB further down (moves of 0.75-60 ms, 2-4 s into the answer of tests/unit/test_echo_cancel.py)."""
         assert self._deferred is not None and self._near_t is not None
         kept, self._deferred = self._deferred, None
         self._prime(before=len(kept), most_s=COLLAPSE_S)
