@@ -153,7 +153,8 @@ class EchoCanceller:
                 self._slipped = False
                 self._slip()
             if self._failed or not self._in_tail(self._near_t):
-                return np.concatenate([self._release(), self._pass(samples)])
+                passed = self._pass(samples)  # idle: no copy unless something was kept back as the answer ended
+                return passed if self._deferred is None else np.concatenate([self._release(), passed])
             near = np.concatenate([self._pending, np.asarray(samples, dtype="<i2")])
             whole = len(near) // self.block * self.block
             if self._holding:
