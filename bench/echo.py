@@ -146,7 +146,7 @@ class Canceller:
             play_and_hear(echo, before[0], VOICE_RATE, before[1], t0=1000.0, timing_error_s=timing_error_s)
         out = play_and_hear(echo, played, VOICE_RATE, heard, t0=2000.0, timing_error_s=timing_error_s, states=states)
         self.cpu_s += time.process_time() - started
-        self.audio_s += echo.blocks_processed * echo.block / RATE
+        self.audio_s += (echo.blocks_processed - echo.blocks_again) * echo.block / RATE  # what it heard, once
         return out
 
 

@@ -45,6 +45,9 @@ HAD_ROOM_DB: Final = 12.0  # dB the filter took away over the TRACK_RECENT_S bef
 HOLD_PLAYED_S: Final = 0.5  # seconds of a new stretch of sound played before the echo is looked for in it
 SLIP_PLAYED_S: Final = 0.3  # ... and of the sound after a slip, where the echo was found just before it
 HOLD_MAX_S: Final = 2.5  # seconds of it after which the filter runs whether the echo was found or not
+LEARN_S: Final = 4.0  # seconds of the hub's sound over which a filter new to the room also learns again from what
+# it heard (_learn_again)
+LEARN_EVERY_S: Final = 0.5  # ... once every this many seconds of the microphone, over the last SEARCH_S heard
 DEFER_MAX_S: Final = 1.0  # seconds of the microphone kept back after the filter collapsed, to be cancelled once
 # the echo is found again; past that it is given back as heard (the wake word and stop words hear it this late)
 STEADY_STARTS: Final = 3  # stretches begun where the echo was before the host's timestamps are trusted
@@ -111,6 +114,10 @@ class EchoCanceller:
         self._drift = ClockDrift()  # two clocks' drift, from where the echo is found while it plays
         self._follow_drift = follow_drift  # off only to measure what following it gives (bench/echo_drift.py)
         self._drift_told = 0.0  # the drift the journal was last told of
+        self._learnt_s = 0.0  # seconds of the hub's sound the filter has learnt from since it was made (_learn_again)
+        self._since_learnt = 0  # microphone samples filtered since it last learnt again
+        self.blocks_again = 0
+        """Of blocks_processed, those run through the filter again over sound already given back (_prime)."""
         self._lock = threading.Lock()  # cancel() may be called from one reader at a time
 
     # ---- speaker side (its device callback): copy only -----------------------------------------
@@ -178,6 +185,7 @@ class EchoCanceller:
                     self._deferred = near[:0]
             else:
                 self._search()
+                self._learn_again(whole)
             self._trim()
             return out
 
@@ -419,11 +427,12 @@ class EchoCanceller:
         self._holding = self._near_t - self.delay_s - self._hold_t0 < HOLD_MAX_S
 
     def _prime(self, before: int = 0, most_s: float = SPEEX_FILTER_S) -> None:
-        """Run the filter over the last SPEEX_FILTER_S heard while held after a slip (at most `most_s`, ending
-        `before` samples back), against the reference where the echo now is, and keep nothing it gives back.
-        The filter models the echo from the reference it was last given: it was given none while the sound
-        was held, and resuming mid-answer on that stale past, its first quarter second added more than it
-        took away (-5 dB) and unlearnt the room it had.
+        """Run the filter over what was heard (at most `most_s` of it, ending `before` samples back), against the
+        reference where the echo now is, and keep nothing it gives back: over the last SPEEX_FILTER_S held after
+        a slip, the COLLAPSE_S before what was kept back (_cancel_deferred), and to learn again (_learn_again).
+        After a slip, the filter models the echo from the reference it was last given: it was given none while
+        the sound was held, and resuming mid-answer on that stale past, its first quarter second added more than
+        it took away (-5 dB) and unlearnt the room it had.
         A new stretch's filter resumes on the last one's quiet end, and is not primed: there, priming cost
         "hey jarvis" under the answer 4 of 54 barge-ins in bench/echo.py (0.722 against 0.796)."""
         assert self._near_t is not None
@@ -439,6 +448,27 @@ class EchoCanceller:
         for start in range(0, n, self.block):
             engine.process(near[start:start + self.block], far16[start:start + self.block])
         self.blocks_processed += n // self.block
+        self.blocks_again += n // self.block
+
+    def _learn_again(self, filtered: int) -> None:
+        """A filter new to the room (over its first LEARN_S of the hub's sound) is run again over the last SEARCH_S
+        heard once every LEARN_EVERY_S, against the same reference, keeping nothing it gives back (_prime).
+
+        Speex's filter learns the room from each block once, and from nothing it took 10-12 s of the hub's voice
+        to take 25 dB away; meanwhile what it leaves is the hub's own voice, distorted, which once scored 0.90 for
+        the wake word 8 s into the room test's first answer. Learning again over the first seconds, 3-8 s into
+        that answer it took 22-30 dB away (per second, four rooms) where it took 11-23 before. Run longer, it
+        lost up to 10 dB for a second after a pause between sentences. The cost is 13-15 s of filtering, once:
+        at each start of the service, and where the echo was found outside the filter and it learns anew."""
+        if self._engine is None or self._learnt_s >= LEARN_S:
+            return
+        self._since_learnt += filtered
+        if self._since_learnt < LEARN_EVERY_S * self.rate:
+            return
+        assert self._near_t is not None
+        span, self._since_learnt = self._since_learnt, 0
+        self._learnt_s += _sounding_s(self._reference(self._near_t - self.delay_s - span / self.rate, span), self.rate)
+        self._prime(most_s=SEARCH_S)
 
     def _follow(self, fine: float) -> None:
         assert self._path is not None
@@ -599,6 +629,7 @@ class EchoCanceller:
         if self._engine is None and not self._failed:
             try:
                 self._engine = self._engine_factory(self.rate)
+                self._learnt_s, self._since_learnt = 0.0, 0  # new to the room: it learns again (_learn_again)
             except Exception as exc:  # noqa: BLE001 - a missing or broken library: hear without cancelling
                 self._failed = True
                 _LOGGER.warning("Echo cancellation is off: %s", exc)
