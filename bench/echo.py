@@ -9,8 +9,10 @@ microphone callbacks drive it (with timestamps off by -20..+10 ms), plus pink ro
 "hey jarvis" in (6 voices, the echo 6, 10 or 12 dB above the person, who speaks at a normal level)
 2.5-5 s into the answer; the same voices in the same noise without the answer give the recall in
 silence. Every clip goes through the real wake-word detector (hearing/wake.py) side by side: the
-microphone as heard (cancellation off) and after the canceller (on); the best score around the wake
-word gives the recall at each threshold, the best score over a whole answer the self-wakes.
+microphone as heard (cancellation off) and after the canceller (on: it has heard one earlier answer in
+the same room; on_cold: none, as at the service's start; on_long: three, as through the day); the best
+score around the wake word gives the recall at each threshold, the best score over a whole answer the
+self-wakes.
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
 second of audio while it runs (idle it is not called). The plain "stop" (bench/echo_stop.py: 6 phrases,
 5 voices, the real StopWords detector with Whisper) is said the same way over answers (in silence, off,
@@ -128,22 +130,26 @@ def scores(wake: WakeWord, samples: np.ndarray) -> np.ndarray:
 class Canceller:
     """Runs an EchoCanceller with one engine over one case at a time and keeps its CPU time."""
 
-    def __init__(self, engine: str, warm: bool = True) -> None:
+    def __init__(self, engine: str, earlier: int = 1) -> None:
         self.engine = ENGINES[engine]
-        self.warm = warm
+        self.earlier = earlier  # answers heard before each case's (0: a canceller new to the room)
         self.cpu_s = 0.0
         self.audio_s = 0.0
 
     def run(self, played: np.ndarray, heard: np.ndarray, timing_error_s: float,
-            before: tuple[np.ndarray, np.ndarray] | None = None,
+            before: tuple[np.ndarray, np.ndarray] | list[tuple[np.ndarray, np.ndarray]] | None = None,
             states: list[tuple[bool, int]] | None = None) -> np.ndarray:
-        """What the microphone gives after the canceller; warm, it has first heard `before` (an earlier
-        answer played and heard in the same room), as the daemon's canceller has. `states` gets what the
-        canceller told of itself after each chunk (tests/fixtures/room.py: play_and_hear)."""
+        """What the microphone gives after the canceller; warm, it has first heard `earlier` answers of
+        `before` (earlier answers played and heard in the same room, taken in turn), as the daemon's canceller,
+        which lives as long as the service, has heard every answer before. `states` gets what the canceller
+        told of itself after each chunk (tests/fixtures/room.py: play_and_hear)."""
         echo = EchoCanceller(engine_factory=self.engine)
+        earlier = [before] if isinstance(before, tuple) else before or []
         started = time.process_time()
-        if self.warm and before is not None:
-            play_and_hear(echo, before[0], VOICE_RATE, before[1], t0=1000.0, timing_error_s=timing_error_s)
+        for n in range(self.earlier if earlier else 0):
+            played_before, heard_before = earlier[n % len(earlier)]
+            play_and_hear(echo, played_before, VOICE_RATE, heard_before, t0=1000.0 + 100.0 * n,
+                          timing_error_s=timing_error_s)
         out = play_and_hear(echo, played, VOICE_RATE, heard, t0=2000.0, timing_error_s=timing_error_s, states=states)
         self.cpu_s += time.process_time() - started
         self.audio_s += (echo.blocks_processed - echo.blocks_again) * echo.block / RATE  # what it heard, once
@@ -212,10 +218,11 @@ def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Cancell
         at = int(rng.uniform(2.5, 5.0) * RATE)
         s = scene(case, hey, np.concatenate([talk[case % len(talk)], talk[(case + 1) % len(talk)]]),
                   ECHO_DB[(case // len(VOICES)) % len(ECHO_DB)], at, talk[(case + 5) % len(talk)])
+        more = [earlier_answer(talk[(case + 5 + 7 * n) % len(talk)], s.ir, s.gain, seed=900 + case + n) for n in (1, 2)]
         _, end_s = voiced_span(hey)
         window = slice(at // CHUNK, (at + int((end_s + 1.0) * RATE)) // CHUNK + 1)  # until 1 s after "jarvis"
         runs = {"silence": s.silence, "off": s.heard,
-                **{name: c.run(s.played, s.heard, s.error_s, s.before) for name, c in cancellers.items()}}
+                **{name: c.run(s.played, s.heard, s.error_s, [s.before, *more]) for name, c in cancellers.items()}}
         for name, samples in runs.items():
             best[name].append(float(scores(wake, samples)[window].max()))
         cases.append({"voice": f"{voice_name}@{speed}", **s.room, **{k: round(v[-1], 3) for k, v in best.items()}})
@@ -232,7 +239,8 @@ def self_wakes(wake: WakeWord, cancellers: dict[str, Canceller], talk: list[np.n
         echo = through_room(sounded, ir)
         gain = VOICE_RMS * 10 ** (ECHO_DB[case % len(ECHO_DB)] / 20) / speech_rms(echo)  # as over a barge-in
         echo *= gain
-        before = earlier_answer(talk[(case + 5) % len(talk)], ir, gain, seed=700 + case)
+        before = [earlier_answer(talk[(case + 5 + 7 * n) % len(talk)], ir, gain, seed=700 + case + 100 * n)
+                  for n in range(3)]
         heard = echo + NOISE_RMS * noise("pink", len(echo), seed=100 + case)
         adapted = int(ADAPT_S * RATE)
         best["off"].append(float(scores(wake, heard).max()))
@@ -273,7 +281,8 @@ def main() -> int:
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
     wake = detector(cfg, gate=True)
     talk = answers(speech, max(args.answers, 2))
-    cancellers = {"on": Canceller(cfg.audio.echo_engine), "on_cold": Canceller(cfg.audio.echo_engine, warm=False),
+    cancellers = {"on": Canceller(cfg.audio.echo_engine), "on_cold": Canceller(cfg.audio.echo_engine, earlier=0),
+                  "on_long": Canceller(cfg.audio.echo_engine, earlier=3),
                   **{name: Canceller(name) for name in ENGINES if name != cfg.audio.echo_engine}}
     heard = barge_ins(speech, wake, cancellers, talk, args.barge_ins)
     quiet = self_wakes(wake, cancellers, talk[: args.answers])
