@@ -12,7 +12,9 @@ silence. Every clip goes through the real wake-word detector (hearing/wake.py) s
 microphone as heard (cancellation off) and after the canceller (on: it has heard one earlier answer in
 the same room; on_cold: none, as at the service's start; on_long: three, as through the day); the best
 score around the wake word gives the recall at each threshold, the best score over a whole answer the
-self-wakes.
+self-wakes. Each barge-in is scored with the wake word's 80 ms frames falling at 8 points 10 ms apart
+(--phases), as a person starts anywhere in a frame: through a canceller one case's score swings with it
+(phase_scores), so the recall is over cases and phases.
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
 second of audio while it runs (idle it is not called). The plain "stop" (bench/echo_stop.py: 6 phrases,
 5 voices, the real StopWords detector with Whisper) is said the same way over answers (in silence, off,
@@ -55,6 +57,8 @@ ECHO_DB: Final = (6.0, 10.0, 12.0)  # the hub's voice above the person's at the 
 DELAYS_MS: Final = (10.0, 40.0, 80.0)
 TIMING_ERRORS_S: Final = (0.0, 0.01, -0.02)  # how far the host's timestamps are off
 THRESHOLDS: Final = (0.3, 0.5, 0.6, 0.7, 0.8)
+PHASES: Final = 8  # where the wake word's 80 ms frames fall against a barge-in: 10 ms apart (its features' hop)
+CONTEXT_FRAMES: Final = 40  # 80 ms frames of sound scored before each barge-in's window (the model looks back ~2 s)
 ADAPT_S: Final = 2.0  # seconds the canceller is given before ERLE is counted
 SENTENCES: Final = [
     "It is a quarter past seven in the evening.",
@@ -205,9 +209,27 @@ def scene(case: int, said: np.ndarray, sound: np.ndarray, echo_db: float, at: in
                  {"echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60}, ir, gain)
 
 
+def phase_scores(wake: WakeWord, samples: np.ndarray, window: slice, phases: int = PHASES) -> list[float]:
+    """The best score in `window` (80 ms frames) with the frames falling at `phases` points 10 ms apart.
+
+    A person starts speaking anywhere in the microphone's 80 ms frame, and the score of one utterance
+    through a canceller swings with where the frames fall: 0.05-0.97 in one case over 10 shifts, where the
+    same voice in silence held 0.99 at every one. Each is scored from CONTEXT_FRAMES before the window on
+    (the first is exactly the whole stream's score), the next with the frames starting 10 ms later.
+    """
+    start = max(0, window.start - CONTEXT_FRAMES) * CHUNK
+    out = []
+    for k in range(phases):
+        shift = k * CHUNK // 8
+        frames = scores(wake, samples[start + shift:window.stop * CHUNK + shift])
+        out.append(float(frames[window.start - start // CHUNK:].max()))
+    return out
+
+
 def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Canceller], talk: list[np.ndarray],
-              n: int) -> dict:
-    """Best wake score around each spoken "hey jarvis": in silence, under the echo as heard, after each canceller."""
+              n: int, phases: int = PHASES) -> dict:
+    """Best wake score around each spoken "hey jarvis", at each of `phases` frame phases: in silence, under the
+    echo as heard, after each canceller. `best` holds every case's scores in turn, `cases` each case's."""
     rng = np.random.default_rng(7)
     best: dict[str, list[float]] = {"silence": [], "off": [], **{name: [] for name in cancellers}}
     cases = []
@@ -223,9 +245,11 @@ def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Cancell
         window = slice(at // CHUNK, (at + int((end_s + 1.0) * RATE)) // CHUNK + 1)  # until 1 s after "jarvis"
         runs = {"silence": s.silence, "off": s.heard,
                 **{name: c.run(s.played, s.heard, s.error_s, [s.before, *more]) for name, c in cancellers.items()}}
-        for name, samples in runs.items():
-            best[name].append(float(scores(wake, samples)[window].max()))
-        cases.append({"voice": f"{voice_name}@{speed}", **s.room, **{k: round(v[-1], 3) for k, v in best.items()}})
+        case_best = {name: phase_scores(wake, samples, window, phases) for name, samples in runs.items()}
+        for name, values in case_best.items():
+            best[name].extend(values)
+        cases.append({"voice": f"{voice_name}@{speed}", **s.room,
+                      **{k: [round(v, 3) for v in values] for k, values in case_best.items()}})
     return {"best": best, "cases": cases}
 
 
@@ -265,6 +289,8 @@ def idle_cost(seconds: float = 60.0) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--barge-ins", type=int, default=54, help="spoken barge-ins (6 voices x 3 levels x 3 rooms)")
+    parser.add_argument("--phases", type=int, default=PHASES,
+                        help="where the wake word's 80 ms frames fall, 10 ms apart, each barge-in is scored at (1-8)")
     parser.add_argument("--answers", type=int, default=50, help="answers played with nobody speaking (self-wakes)")
     parser.add_argument("--naming", type=int, default=12, help="answers that say the wake word themselves")
     parser.add_argument("--stops", type=int, default=60,
@@ -277,6 +303,8 @@ def main() -> int:
                         help="print every barge-in's, stop's and question's result too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if not 1 <= args.phases <= PHASES:
+        parser.error(f"--phases must be 1-{PHASES} (the 10 ms steps in the wake word's 80 ms frame), not {args.phases}")
     cfg = Config()
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
     wake = detector(cfg, gate=True)
@@ -284,7 +312,7 @@ def main() -> int:
     cancellers = {"on": Canceller(cfg.audio.echo_engine), "on_cold": Canceller(cfg.audio.echo_engine, earlier=0),
                   "on_long": Canceller(cfg.audio.echo_engine, earlier=3),
                   **{name: Canceller(name) for name in ENGINES if name != cfg.audio.echo_engine}}
-    heard = barge_ins(speech, wake, cancellers, talk, args.barge_ins)
+    heard = barge_ins(speech, wake, cancellers, talk, args.barge_ins, args.phases)
     quiet = self_wakes(wake, cancellers, talk[: args.answers])
     naming = self_wakes(wake, cancellers, naming_answers(speech, args.naming))
     barge = cfg.wake.barge_in_threshold
@@ -303,10 +331,10 @@ def main() -> int:
     table = {f"{t:.1f}": {**{f"recall_{side}": recall(side, t) for side in sides},
                           **{f"self_wakes_{side}": woke(side, t) for side in sides[1:]}} for t in THRESHOLDS}
     by_level = {f"+{db:.0f} dB": {side: round(float(np.mean([
-        c[side] >= barge for c in heard["cases"] if c["echo_db"] == db])), 3) for side in sides}
+        np.asarray(c[side]) >= barge for c in heard["cases"] if c["echo_db"] == db])), 3) for side in sides}
         for db in ECHO_DB if any(c["echo_db"] == db for c in heard["cases"])}
     out = {
-        "barge_ins": args.barge_ins, "answers": args.answers, "threshold": barge,
+        "barge_ins": args.barge_ins, "phases": args.phases, "answers": args.answers, "threshold": barge,
         "engine": cfg.audio.echo_engine,
         "recall_silence": recall("silence", cfg.wake.threshold),
         "recall_off": recall("off", barge), "recall_on": recall("on", barge),
@@ -341,7 +369,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    print(f"{args.barge_ins} barge-ins, {args.answers} answers; echo {'/'.join(f'+{d:.0f}' for d in ECHO_DB)} dB "
+    print(f"{args.barge_ins} barge-ins at {args.phases} frame phases, {args.answers} answers; echo {'/'.join(f'+{d:.0f}' for d in ECHO_DB)} dB "
           f"over the person, delays {'/'.join(f'{d:.0f}' for d in DELAYS_MS)} ms; engine {out['engine']}")
     print(f"recall in silence (threshold {cfg.wake.threshold}): {out['recall_silence']}")
     print(f"at the barge-in threshold {barge}: recall off {out['recall_off']}, on {out['recall_on']}; "
