@@ -214,7 +214,7 @@ def phase_scores(wake: WakeWord, samples: np.ndarray, window: slice, phases: int
 
     A person starts speaking anywhere in the microphone's 80 ms frame, and the score of one utterance
     through a canceller swings with where the frames fall: 0.05-0.97 in one case over 10 shifts, where the
-    same voice in silence held 0.99 at every one. Each is scored from CONTEXT_FRAMES before the window on
+    same voice in silence held 0.99 or more at every one. Each is scored from CONTEXT_FRAMES before the window on
     (the first is exactly the whole stream's score), the next with the frames starting 10 ms later.
     """
     start = max(0, window.start - CONTEXT_FRAMES) * CHUNK
