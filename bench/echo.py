@@ -14,7 +14,9 @@ the same room; on_cold: none, as at the service's start; on_long: three, as thro
 score around the wake word gives the recall at each threshold, the best score over a whole answer the
 self-wakes. Each barge-in is scored with the wake word's 80 ms frames falling at 8 points 10 ms apart
 (--phases), as a person starts anywhere in a frame: through a canceller one case's score swings with it
-(phase_scores), so the recall is over cases and phases.
+(phase_scores), so the recall is over cases and phases. The wake word is scored as the daemon scores it:
+in silence as idle (one model, the quiet gate), under an answer as while the hub speaks (a second model's
+frames 40 ms later, either one firing).
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
 second of audio while it runs (idle it is not called). The plain "stop" (bench/echo_stop.py: 6 phrases,
 5 voices, the real StopWords detector with Whisper) is said the same way over answers (in silence, off,
@@ -121,12 +123,13 @@ def at_voice_rate(answer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return played, resample(AudioChunk.from_float(played, VOICE_RATE), RATE).to_float()[:, 0][: len(answer)]
 
 
-def scores(wake: WakeWord, samples: np.ndarray) -> np.ndarray:
-    """The wake word's score for every 80 ms frame, its quiet gate held open as during playback."""
+def scores(wake: WakeWord, samples: np.ndarray, speaking: bool = True) -> np.ndarray:
+    """The wake word's score for every 80 ms chunk: as while the hub speaks (its quiet gate held open, a second
+    model's frames 40 ms later: hearing/wake.py), or as idle (speaking=False: one model, the gate)."""
     wake.reset(new_stream=True)
     out = []
     for start in range(0, len(samples) - CHUNK + 1, CHUNK):
-        wake.process(AudioChunk.from_float(samples[start:start + CHUNK], RATE), threshold=1.01)
+        wake.process(AudioChunk.from_float(samples[start:start + CHUNK], RATE), threshold=1.01 if speaking else None)
         out.append(wake.last_score)
     return np.asarray(out)
 
@@ -209,7 +212,8 @@ def scene(case: int, said: np.ndarray, sound: np.ndarray, echo_db: float, at: in
                  {"echo_db": echo_db, "delay_ms": delay, "rt60_s": rt60}, ir, gain)
 
 
-def phase_scores(wake: WakeWord, samples: np.ndarray, window: slice, phases: int = PHASES) -> list[float]:
+def phase_scores(wake: WakeWord, samples: np.ndarray, window: slice, phases: int = PHASES,
+                 speaking: bool = True) -> list[float]:
     """The best score in `window` (80 ms frames) with the frames falling at `phases` points 10 ms apart.
 
     A person starts speaking anywhere in the microphone's 80 ms frame, and the score of one utterance
@@ -221,7 +225,7 @@ def phase_scores(wake: WakeWord, samples: np.ndarray, window: slice, phases: int
     out = []
     for k in range(phases):
         shift = k * CHUNK // 8
-        frames = scores(wake, samples[start + shift:window.stop * CHUNK + shift])
+        frames = scores(wake, samples[start + shift:window.stop * CHUNK + shift], speaking)
         out.append(float(frames[window.start - start // CHUNK:].max()))
     return out
 
@@ -245,7 +249,8 @@ def barge_ins(speech: SpeechMaker, wake: WakeWord, cancellers: dict[str, Cancell
         window = slice(at // CHUNK, (at + int((end_s + 1.0) * RATE)) // CHUNK + 1)  # until 1 s after "jarvis"
         runs = {"silence": s.silence, "off": s.heard,
                 **{name: c.run(s.played, s.heard, s.error_s, [s.before, *more]) for name, c in cancellers.items()}}
-        case_best = {name: phase_scores(wake, samples, window, phases) for name, samples in runs.items()}
+        case_best = {name: phase_scores(wake, samples, window, phases, speaking=name != "silence")
+                     for name, samples in runs.items()}
         for name, values in case_best.items():
             best[name].extend(values)
         cases.append({"voice": f"{voice_name}@{speed}", **s.room,

@@ -9,6 +9,7 @@ import threading
 import numpy as np
 import pytest
 
+from appliance.audio import AudioChunk
 from appliance.audio.mic import WavSource
 from appliance.config import Config
 from appliance.hearing.wake import WakeWord
@@ -135,3 +136,46 @@ def test_wake_uses_one_onnxruntime_thread(speech) -> None:
     WakeWord(Config()).load()
     assert native_threads() - n0 <= 0, "onnxruntime started worker threads for the wake word"
     assert threading.active_count() == before
+
+
+
+def _ungated() -> WakeWord:
+    cfg = Config()
+    np.random.seed(11)  # openWakeWord's first features are random audio: the same for each model
+    return WakeWord(dataclasses.replace(cfg, wake=dataclasses.replace(cfg.wake, quiet_gate=False))).load()
+
+
+def _chunks(samples: np.ndarray) -> list[AudioChunk]:
+    return [AudioChunk(samples[i:i + 1280].tobytes(), RATE) for i in range(0, len(samples) - 1280 + 1, 1280)]
+
+
+def _frame_scores(samples: np.ndarray) -> list[float]:
+    """One model's score for each whole 80 ms frame of `samples` from their first sample."""
+    one = _ungated()
+    out = []
+    for chunk in _chunks(samples):
+        one.process(chunk)
+        out.append(one.last_score)
+    return out
+
+
+def test_while_the_hub_speaks_the_wake_word_is_also_scored_40_ms_later(speech) -> None:
+    """Given a barge-in threshold (the hub speaking), each chunk's score is the better of two frame phases:
+    the frames as idle, and a second model's frames 640 samples later. Idle again, only the first counts."""
+    clip = (load(speech.join([0.8, speech("hey jarvis"), speech("what time is it"), 1.0])) * 32767).astype("<i2")
+    frames, later = _frame_scores(clip), _frame_scores(clip[640:])
+    wake = _ungated()
+    np.random.seed(11)  # the second model is made on the first chunk spoken over
+    speaking = []
+    for chunk in _chunks(clip):
+        wake.process(chunk, threshold=1.01)
+        speaking.append(wake.last_score)
+    assert speaking == [frames[0], *(max(a, b) for a, b in zip(frames[1:], later))]
+    assert any(b > a for a, b in zip(frames[1:], later))  # the phases differ: the second one counts
+
+    wake.reset(new_stream=True)
+    idle = []
+    for chunk in _chunks(clip):
+        wake.process(chunk)
+        idle.append(wake.last_score)
+    assert idle == frames
