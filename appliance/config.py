@@ -69,7 +69,7 @@ class WakeConfig:
     """Score (0-1) above which the wake word fires; openWakeWord's recommended default."""
     barge_in_threshold: float = _f(0.6, 0.01, 1.0)
     """Higher score needed while the appliance speaks, so its own voice cannot wake it (bench/echo.py: with
-    the canceller, recall under the hub's answer 0.80 at 0.6 against 0.70 at 0.8, no self-wakes)."""
+    the canceller, recall under the hub's answer 0.82 at 0.6 against 0.78 at 0.8, no self-wakes)."""
     patience_frames: int = _f(1, 1, 50)
     """Consecutive 80 ms frames above the threshold before it fires (2-3 cuts false wakes)."""
     refractory_s: float = _f(2.0, 0.0, 60)

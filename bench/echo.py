@@ -18,7 +18,8 @@ self-wakes. Each barge-in is scored with the wake word's 80 ms frames falling at
 in silence as idle (one model, the quiet gate), under an answer as while the hub speaks (a second model's
 frames 40 ms later, either one firing).
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
-second of audio while it runs (idle it is not called). The plain "stop" (bench/echo_stop.py: 6 phrases,
+second of audio while it runs (idle it is not called); wake_cpu_share the wake word's, with one model and
+with the two that run while the hub speaks. The plain "stop" (bench/echo_stop.py: 6 phrases,
 5 voices, the real StopWords detector with Whisper) is said the same way over answers (in silence, off,
 on) and over a ringing timer's chime played by the speaker (off, on); --stops 0 skips it. The question
 said after a barge-in ("hey jarvis", a pause, "what time is it" and 9 more, bench/echo_question.py): the
@@ -291,6 +292,26 @@ def idle_cost(seconds: float = 60.0) -> dict:
             "canceller_blocks": echo.blocks_processed}
 
 
+def wake_cost(cfg: Config, talk: list[np.ndarray], rounds: int = 3) -> dict:
+    """CPU seconds per second of audio of the wake word over the hub's answers, its quiet gate open on every
+    frame: one model (as idle in a room that is not quiet) against two (as while the hub speaks), taken in
+    turns."""
+    sound = np.concatenate(talk[:4]) + NOISE_RMS * noise("pink", sum(len(t) for t in talk[:4]), seed=11)
+    chunks = [AudioChunk.from_float(sound[i:i + CHUNK], RATE) for i in range(0, len(sound) - CHUNK + 1, CHUNK)]
+    one, speaking = detector(cfg, gate=False), detector(cfg, gate=False)
+    spent = {"one_model": 0.0, "while_speaking": 0.0}
+    for _ in range(rounds):
+        for name, wake, threshold in (("one_model", one, None), ("while_speaking", speaking, 1.01)):
+            wake.reset(new_stream=True)
+            started = time.process_time()
+            for chunk in chunks:
+                wake.process(chunk, threshold)
+            spent[name] += time.process_time() - started
+    audio_s = rounds * len(chunks) * CHUNK / RATE
+    share = {name: round(cpu / audio_s, 4) for name, cpu in spent.items()}
+    return {**share, "ratio": round(share["while_speaking"] / share["one_model"], 2)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--barge-ins", type=int, default=54, help="spoken barge-ins (6 voices x 3 levels x 3 rooms)")
@@ -353,6 +374,7 @@ def main() -> int:
         "naming_answers": args.naming,
         "self_wakes_naming": {side: sum(v >= barge for v in naming["best"][side]) for side in sides[1:]},
         "idle": idle_cost(),
+        "wake_cpu_share": wake_cost(cfg, talk),
         "by_threshold": table, f"recall_at_{barge}_by_echo_level": by_level,
         "max_self_score": {side: round(max(v), 3) for side, v in quiet["best"].items() if v},
     }
@@ -382,6 +404,7 @@ def main() -> int:
     print(f"ERLE after {ADAPT_S:.0f} s: median {out['erle_db']} dB; canceller CPU {out['cpu_share']} s per s of audio")
     print(f"other engines: {out['other_engines']}")
     print(f"idle (nothing played, 60 s): {out['idle']}")
+    print(f"the wake word's CPU, share of one core: {out['wake_cpu_share']}")
     print(f"self-wakes at {barge} over {args.naming} answers that say 'hey jarvis': {out['self_wakes_naming']}")
     print("threshold  " + "  ".join(f"recall_{s}" for s in sides) + "  " + "  ".join(f"self_wakes_{s}" for s in sides[1:]))
     for t, row in table.items():
