@@ -396,8 +396,9 @@ def main() -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    print(f"{args.barge_ins} barge-ins at {args.phases} frame phases, {args.answers} answers; echo {'/'.join(f'+{d:.0f}' for d in ECHO_DB)} dB "
-          f"over the person, delays {'/'.join(f'{d:.0f}' for d in DELAYS_MS)} ms; engine {out['engine']}")
+    print(f"{args.barge_ins} barge-ins at {args.phases} frame phases, {args.answers} answers; "
+          f"echo {'/'.join(f'+{d:.0f}' for d in ECHO_DB)} dB over the person, "
+          f"delays {'/'.join(f'{d:.0f}' for d in DELAYS_MS)} ms; engine {out['engine']}")
     print(f"recall in silence (threshold {cfg.wake.threshold}): {out['recall_silence']}")
     print(f"at the barge-in threshold {barge}: recall off {out['recall_off']}, on {out['recall_on']}; "
           f"self-wakes off {out['self_wakes_off']}, on {out['self_wakes']}")

@@ -57,7 +57,7 @@ class WakeWord:
         self._fresh: dict[str, Any] = {}
         self.gate = QuietGate() if cfg.wake.quiet_gate else None
         self._skipped: deque[np.ndarray] = deque(maxlen=REPLAY_FRAMES)
-        self._between: WakeWord | None = None  # the copy whose frames fall BETWEEN_SAMPLES later, while the hub speaks
+        self._between: WakeWord | None = None  # the copy whose frames fall BETWEEN_SAMPLES later
         self._between_live = False  # it has been fed since the hub began speaking
         self._between_skip = 0  # samples it has still to pass over, so its frames fall between this one's
         self._between_above = 0
