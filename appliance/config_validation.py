@@ -180,7 +180,12 @@ class Validator:
                               f"got {format_number(number)}")
                 return False, None
         if meta.get("exists") and isinstance(converted, str):
-            path = Path(converted).expanduser()
+            try:
+                path = Path(converted).expanduser()
+            except RuntimeError:  # "~name" where no user of that name has a home here
+                self.add(key, f"{converted!r} starts with a home directory ('~') that this machine does not "
+                              f"have; write the whole path")
+                return False, None
             if not path.is_absolute() and self.base_dir is not None:
                 path = self.base_dir / path
             if not path.exists():
