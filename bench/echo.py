@@ -225,7 +225,7 @@ def phase_scores(wake: WakeWord, samples: np.ndarray, window: slice, phases: int
     start = max(0, window.start - CONTEXT_FRAMES) * CHUNK
     out = []
     for k in range(phases):
-        shift = k * CHUNK // PHASES  # 10 ms steps, however many are taken
+        shift = k * CHUNK // 8
         frames = scores(wake, samples[start + shift:window.stop * CHUNK + shift], speaking)
         out.append(float(frames[window.start - start // CHUNK:].max()))
     return out
@@ -296,8 +296,7 @@ def wake_cost(cfg: Config, talk: list[np.ndarray], rounds: int = 3) -> dict:
     """CPU seconds per second of audio of the wake word over the hub's answers, its quiet gate open on every
     frame: one model (as idle in a room that is not quiet) against two (as while the hub speaks), taken in
     turns."""
-    sound = np.concatenate(talk[:4])
-    sound += NOISE_RMS * noise("pink", len(sound), seed=11)
+    sound = np.concatenate(talk[:4]) + NOISE_RMS * noise("pink", sum(len(t) for t in talk[:4]), seed=11)
     chunks = [AudioChunk.from_float(sound[i:i + CHUNK], RATE) for i in range(0, len(sound) - CHUNK + 1, CHUNK)]
     one, speaking = detector(cfg, gate=False), detector(cfg, gate=False)
     spent = {"one_model": 0.0, "while_speaking": 0.0}

@@ -40,7 +40,7 @@ class WakeWord:
     "hey jarvis" scores very differently depending on where the 80 ms frames fall (0.05-0.97 over
     10 shifts in one case of bench/echo.py, where the same voice in silence held 0.99 or more); two
     frame phases catch 0.815 of its barge-ins under an answer against 0.775 for one. The copy is
-    loaded with the model, off the listening loop, and runs only while the hub speaks: idle, one runs.
+    loaded the first time the hub speaks, and runs only while it does: idle, one model runs.
     """
 
     def __init__(self, cfg: Config) -> None:
@@ -60,9 +60,9 @@ class WakeWord:
         self._between: WakeWord | None = None  # the copy whose frames fall BETWEEN_SAMPLES later
         self._between_live = False  # it has been fed since the hub began speaking
         self._between_skip = 0  # samples it has still to pass over, so its frames fall between this one's
+        self._between_above = 0
 
-    def load(self, as_copy: bool = False) -> WakeWord:
-        """Loads the model and, unless this is the copy itself, the copy that scores while the hub speaks."""
+    def load(self, announce: bool = True) -> WakeWord:
         if self._model is not None:
             return self
         from appliance.setup import models
@@ -85,11 +85,8 @@ class WakeWord:
         pre = self._model.preprocessor
         self._fresh = {"feature_buffer": pre.feature_buffer.copy(),
                        "melspectrogram_buffer": pre.melspectrogram_buffer.copy()}
-        _LOGGER.log(logging.DEBUG if as_copy else logging.INFO, "Wake word %r loaded from %s (threshold %.2f, "
+        _LOGGER.log(logging.INFO if announce else logging.DEBUG, "Wake word %r loaded from %s (threshold %.2f, "
                     "patience %d)", self.word, wake.describe(), self.cfg.threshold, self.cfg.patience_frames)
-        if not as_copy:
-            self._between = WakeWord(self._config).load(as_copy=True)
-            self._between._fresh = self._fresh  # its features start where this model's do
         return self
 
     def another(self) -> WakeWord:
@@ -114,12 +111,10 @@ class WakeWord:
         if not forced:
             self._between_live = False  # it starts afresh the next time the hub speaks
             return hit
-        between = self._between
-        assert between is not None
-        for score in self._between_frames(between, samples):
+        for score in self._between_frames(samples):
             self.last_score = max(self.last_score, score)
-            between._above = between._above + 1 if score >= limit else 0  # its own run of frames above
-            if hit is None and between._above >= self.cfg.patience_frames:
+            self._between_above = self._between_above + 1 if score >= limit else 0
+            if hit is None and self._between_above >= self.cfg.patience_frames:
                 hit = self._maybe_fire(score)
         return hit
 
@@ -135,16 +130,19 @@ class WakeWord:
         self._pending = samples
         return scores
 
-    def _between_frames(self, between: WakeWord, samples: np.ndarray) -> list[float]:
+    def _between_frames(self, samples: np.ndarray) -> list[float]:
         """The copy's scores over the same sound, its frames BETWEEN_SAMPLES after this one's."""
+        if self._between is None:
+            self._between = WakeWord(self._config).load(announce=False)
         if not self._between_live:
-            between.reset(new_stream=True)
+            self._between.reset(new_stream=True)
             self._between_live = True
+            self._between_above = 0
             self._between_skip = (len(samples) - len(self._pending) + BETWEEN_SAMPLES) % FRAME_SAMPLES
         if self._between_skip:
             passed = min(self._between_skip, len(samples))
             samples, self._between_skip = samples[passed:], self._between_skip - passed
-        return between._frames(samples, forced=True)
+        return self._between._frames(samples, forced=True)
 
     def _score(self, frame: np.ndarray, forced: bool) -> float:
         """The model's score for the frame; 0 for a frame of a quiet room the gate lets it skip.
