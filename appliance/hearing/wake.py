@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import logging
 from collections import deque
@@ -39,8 +40,12 @@ class WakeWord:
     sound with its frames 40 ms later, and either one fires. Through the echo canceller, one spoken
     "hey jarvis" scores very differently depending on where the 80 ms frames fall (0.05-0.97 over
     10 shifts in one case of bench/echo.py, where the same voice in silence held 0.99 or more); two
-    frame phases catch 0.815 of its barge-ins under an answer against 0.775 for one. The copy is
-    loaded the first time the hub speaks, and runs only while it does: idle, one model runs.
+    frame phases catch 0.815 of its barge-ins under an answer against 0.775 for one. The copy runs
+    only while the hub speaks: idle, one model runs.
+
+    The copy, and the detector `another()` makes for a satellite's stream, share this one's ONNX sessions
+    (openWakeWord keeps a stream's state in its audio features and score history, not in them): nothing is
+    loaded again, on the listening loop or a satellite's thread, and no second set of models is held.
     """
 
     def __init__(self, cfg: Config) -> None:
@@ -62,7 +67,7 @@ class WakeWord:
         self._between_skip = 0  # samples it has still to pass over, so its frames fall between this one's
         self._between_above = 0
 
-    def load(self, announce: bool = True) -> WakeWord:
+    def load(self) -> WakeWord:
         if self._model is not None:
             return self
         from appliance.setup import models
@@ -85,13 +90,25 @@ class WakeWord:
         pre = self._model.preprocessor
         self._fresh = {"feature_buffer": pre.feature_buffer.copy(),
                        "melspectrogram_buffer": pre.melspectrogram_buffer.copy()}
-        _LOGGER.log(logging.INFO if announce else logging.DEBUG, "Wake word %r loaded from %s (threshold %.2f, "
-                    "patience %d)", self.word, wake.describe(), self.cfg.threshold, self.cfg.patience_frames)
+        _LOGGER.info("Wake word %r loaded from %s (threshold %.2f, patience %d)", self.word, wake.describe(),
+                     self.cfg.threshold, self.cfg.patience_frames)
         return self
 
     def another(self) -> WakeWord:
-        """The same wake word in a model of its own (its own audio features and scores), loaded."""
-        return WakeWord(self._config).load()
+        """The same wake word with a state of its own (audio features, scores, patience, refractory time).
+
+        It runs this one's ONNX sessions, which keep nothing between runs (onnxruntime runs a session from
+        several threads at once): made in well under a millisecond, with no model loaded or held twice.
+        """
+        self.load()
+        twin = WakeWord(self._config)
+        model = copy.copy(self._model)
+        features = copy.copy(self._model.preprocessor)
+        features.raw_data_buffer = type(features.raw_data_buffer)(maxlen=features.raw_data_buffer.maxlen)
+        model.preprocessor = features
+        twin._model, twin._label, twin.word, twin._fresh = model, self._label, self.word, self._fresh
+        twin.reset(new_stream=True)  # its own score history and features, from the same first features
+        return twin
 
     def process(self, chunk: AudioChunk, threshold: float | None = None) -> WakeHit | None:
         """Score one chunk (80 ms is best; other sizes are re-blocked into 80 ms frames)."""
@@ -133,7 +150,7 @@ class WakeWord:
     def _between_frames(self, samples: np.ndarray) -> list[float]:
         """The copy's scores over the same sound, its frames BETWEEN_SAMPLES after this one's."""
         if self._between is None:
-            self._between = WakeWord(self._config).load(announce=False)
+            self._between = self.another()
         if not self._between_live:
             self._between.reset(new_stream=True)
             self._between_live = True

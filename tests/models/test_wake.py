@@ -165,7 +165,6 @@ def test_while_the_hub_speaks_the_wake_word_is_also_scored_40_ms_later(speech) -
     clip = (load(speech.join([0.8, speech("hey jarvis"), speech("what time is it"), 1.0])) * 32767).astype("<i2")
     frames, later = _frame_scores(clip), _frame_scores(clip[640:])
     wake = _ungated()
-    np.random.seed(11)  # the second model is made on the first chunk spoken over
     speaking = []
     for chunk in _chunks(clip):
         wake.process(chunk, threshold=1.01)
@@ -179,3 +178,34 @@ def test_while_the_hub_speaks_the_wake_word_is_also_scored_40_ms_later(speech) -
         wake.process(chunk)
         idle.append(wake.last_score)
     assert idle == frames
+
+
+def test_another_detector_loads_nothing_and_scores_its_own_stream_while_the_first_runs(speech, monkeypatch) -> None:
+    """A satellite's detector (another()) runs the first one's models: none is loaded again, and two streams
+    scored at the same time on two threads each get exactly the scores a model of their own gives them."""
+    here = (load(speech.join([0.8, speech("hey jarvis"), speech("what time is it"), 1.0])) * 32767).astype("<i2")
+    there = (load(speech.join([0.5, speech("do we need more milk", voice="espeak:en-us"), 0.3,
+                               speech("hey jarvis", voice="espeak:en-us"), 1.0])) * 32767).astype("<i2")
+    alone_here, alone_there = _frame_scores(here), _frame_scores(there)
+    first = _ungated()
+
+    def no_load(*_args, **_kwargs):
+        raise AssertionError("another() loaded a model")
+
+    monkeypatch.setattr("openwakeword.model.Model", no_load)
+    second = first.another()
+
+    def scores(wake: WakeWord, samples: np.ndarray, out: list[float]) -> None:
+        for chunk in _chunks(samples):
+            wake.process(chunk)
+            out.append(wake.last_score)
+
+    heard_here: list[float] = []
+    heard_there: list[float] = []
+    satellite = threading.Thread(target=scores, args=(second, there, heard_there))
+    satellite.start()
+    scores(first, here, heard_here)
+    satellite.join()
+    assert heard_here == alone_here
+    assert heard_there == alone_there
+    assert max(heard_there) >= Config().wake.threshold  # the satellite's stream has the wake word, and it is heard
