@@ -125,8 +125,9 @@ def at_voice_rate(answer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def scores(wake: WakeWord, samples: np.ndarray, speaking: bool = True) -> np.ndarray:
-    """The wake word's score for every 80 ms chunk: as while the hub speaks (its quiet gate held open, a second
-    model's frames 40 ms later: hearing/wake.py), or as idle (speaking=False: one model, the gate)."""
+    """The wake word's score for every 80 ms chunk: as while the hub speaks (its quiet gate held open, copies'
+    frames between the first's: wake.barge_in_phases, hearing/wake.py), or as idle (speaking=False: one model,
+    the gate)."""
     wake.reset(new_stream=True)
     out = []
     for start in range(0, len(samples) - CHUNK + 1, CHUNK):
@@ -294,8 +295,8 @@ def idle_cost(seconds: float = 60.0) -> dict:
 
 def wake_cost(cfg: Config, talk: list[np.ndarray], rounds: int = 3) -> dict:
     """CPU seconds per second of audio of the wake word over the hub's answers, its quiet gate open on every
-    frame: one model (as idle in a room that is not quiet) against two (as while the hub speaks), taken in
-    turns."""
+    frame: one model (as idle in a room that is not quiet) against wake.barge_in_phases of them (as while the
+    hub speaks), taken in turns."""
     sound = np.concatenate(talk[:4]) + NOISE_RMS * noise("pink", sum(len(t) for t in talk[:4]), seed=11)
     chunks = [AudioChunk.from_float(sound[i:i + CHUNK], RATE) for i in range(0, len(sound) - CHUNK + 1, CHUNK)]
     one, speaking = detector(cfg, gate=False), detector(cfg, gate=False)
@@ -317,6 +318,9 @@ def main() -> int:
     parser.add_argument("--barge-ins", type=int, default=54, help="spoken barge-ins (6 voices x 3 levels x 3 rooms)")
     parser.add_argument("--phases", type=int, default=PHASES,
                         help="where the wake word's 80 ms frames fall, 10 ms apart, each barge-in is scored at (1-8)")
+    parser.add_argument("--barge-in-phases", type=int, default=Config().wake.barge_in_phases, choices=range(1, 5),
+                        metavar="1-4", help="placings of the wake word's frames scored while the hub speaks "
+                        "(wake.barge_in_phases)")
     parser.add_argument("--answers", type=int, default=50, help="answers played with nobody speaking (self-wakes)")
     parser.add_argument("--naming", type=int, default=12, help="answers that say the wake word themselves")
     parser.add_argument("--stops", type=int, default=60,
@@ -331,7 +335,8 @@ def main() -> int:
     args = parser.parse_args()
     if not 1 <= args.phases <= PHASES:
         parser.error(f"--phases must be 1-{PHASES} (the 10 ms steps in the wake word's 80 ms frame), not {args.phases}")
-    cfg = Config()
+    base = Config()
+    cfg = dataclasses.replace(base, wake=dataclasses.replace(base.wake, barge_in_phases=args.barge_in_phases))
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
     wake = detector(cfg, gate=True)
     talk = answers(speech, max(args.answers, 2))
@@ -360,7 +365,8 @@ def main() -> int:
         np.asarray(c[side]) >= barge for c in heard["cases"] if c["echo_db"] == db])), 3) for side in sides}
         for db in ECHO_DB if any(c["echo_db"] == db for c in heard["cases"])}
     out = {
-        "barge_ins": args.barge_ins, "phases": args.phases, "answers": args.answers, "threshold": barge,
+        "barge_ins": args.barge_ins, "phases": args.phases, "barge_in_phases": args.barge_in_phases,
+        "answers": args.answers, "threshold": barge,
         "engine": cfg.audio.echo_engine,
         "recall_silence": recall("silence", cfg.wake.threshold),
         "recall_off": recall("off", barge), "recall_on": recall("on", barge),
@@ -396,7 +402,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    print(f"{args.barge_ins} barge-ins at {args.phases} frame phases, {args.answers} answers; "
+    print(f"{args.barge_ins} barge-ins at {args.phases} frame phases, {args.answers} answers, the wake word at "
+          f"{args.barge_in_phases} placings while the hub speaks; "
           f"echo {'/'.join(f'+{d:.0f}' for d in ECHO_DB)} dB over the person, "
           f"delays {'/'.join(f'{d:.0f}' for d in DELAYS_MS)} ms; engine {out['engine']}")
     print(f"recall in silence (threshold {cfg.wake.threshold}): {out['recall_silence']}")

@@ -21,7 +21,6 @@ from appliance.hearing.wake_text import wake_name
 _LOGGER = logging.getLogger(__name__)
 
 WARMUP_FRAMES: Final = 5  # openWakeWord scores 0 for the first 5 frames (400 ms) after a reset
-BETWEEN_SAMPLES: Final = FRAME_SAMPLES // 2  # while the hub speaks, a second model's frames fall 40 ms later
 
 
 class WakeWord:
@@ -36,14 +35,14 @@ class WakeWord:
     skipped since the last one scored are kept, and run through the audio features before the
     next frame that is scored, so that frame's score is the one it has without the gate.
 
-    While the hub speaks (a barge-in threshold is given), a second copy of the model scores the same
-    sound with its frames 40 ms later, and either one fires. Through the echo canceller, one spoken
-    "hey jarvis" scores very differently depending on where the 80 ms frames fall (0.05-0.97 over
-    10 shifts in one case of bench/echo.py, where the same voice in silence held 0.99 or more); two
-    frame phases catch 0.815 of its barge-ins under an answer against 0.775 for one. The copy runs
-    only while the hub speaks: idle, one model runs.
+    While the hub speaks (a barge-in threshold is given), `wake.barge_in_phases` - 1 copies of the model
+    score the same sound with their frames 80 ms / barge_in_phases apart (the default 2: one copy, 40 ms
+    later), and any one fires. Through the echo canceller, one spoken "hey jarvis" scores very differently
+    depending on where the 80 ms frames fall (0.05-0.97 over 10 shifts in one case of bench/echo.py,
+    where the same voice in silence held 0.99 or more); two frame phases catch 0.815 of its barge-ins
+    under an answer against 0.775 for one. The copies run only while the hub speaks: idle, one model runs.
 
-    The copy, and the detector `another()` makes for a satellite's stream, share this one's ONNX sessions
+    The copies, and the detector `another()` makes for a satellite's stream, share this one's ONNX sessions
     (openWakeWord keeps a stream's state in its audio features and score history, not in them): nothing is
     loaded again, on the listening loop or a satellite's thread, and no second set of models is held.
     """
@@ -62,10 +61,9 @@ class WakeWord:
         self._fresh: dict[str, Any] = {}
         self.gate = QuietGate() if cfg.wake.quiet_gate else None
         self._skipped: deque[np.ndarray] = deque(maxlen=REPLAY_FRAMES)
-        self._between: WakeWord | None = None  # the copy whose frames fall BETWEEN_SAMPLES later
-        self._between_live = False  # it has been fed since the hub began speaking
-        self._between_skip = 0  # samples it has still to pass over, so its frames fall between this one's
-        self._between_above = 0
+        self._copies: list[WakeWord] = []  # while the hub speaks, the copies whose frames fall between this one's
+        self._copies_live = False  # they have been fed since the hub began speaking
+        self._skip = 0  # (a copy) samples it has still to pass over, so its frames fall where they should
 
     def load(self) -> WakeWord:
         if self._model is not None:
@@ -126,13 +124,14 @@ class WakeWord:
             if hit is None and self._above >= self.cfg.patience_frames:
                 hit = self._maybe_fire(score)
         if not forced:
-            self._between_live = False  # it starts afresh the next time the hub speaks
+            self._copies_live = False  # they start afresh the next time the hub speaks
             return hit
-        for score in self._between_frames(samples):
-            self.last_score = max(self.last_score, score)
-            self._between_above = self._between_above + 1 if score >= limit else 0
-            if hit is None and self._between_above >= self.cfg.patience_frames:
-                hit = self._maybe_fire(score)
+        for copy_, scores in self._copy_frames(samples):
+            for score in scores:
+                self.last_score = max(self.last_score, score)
+                copy_._above = copy_._above + 1 if score >= limit else 0  # its own run of frames above
+                if hit is None and copy_._above >= self.cfg.patience_frames:
+                    hit = self._maybe_fire(score)
         return hit
 
     def _frames(self, samples: np.ndarray, forced: bool) -> list[float]:
@@ -147,19 +146,23 @@ class WakeWord:
         self._pending = samples
         return scores
 
-    def _between_frames(self, samples: np.ndarray) -> list[float]:
-        """The copy's scores over the same sound, its frames BETWEEN_SAMPLES after this one's."""
-        if self._between is None:
-            self._between = self.another()
-        if not self._between_live:
-            self._between.reset(new_stream=True)
-            self._between_live = True
-            self._between_above = 0
-            self._between_skip = (len(samples) - len(self._pending) + BETWEEN_SAMPLES) % FRAME_SAMPLES
-        if self._between_skip:
-            passed = min(self._between_skip, len(samples))
-            samples, self._between_skip = samples[passed:], self._between_skip - passed
-        return self._between._frames(samples, forced=True)
+    def _copy_frames(self, samples: np.ndarray) -> list[tuple[WakeWord, list[float]]]:
+        """Each copy's scores over the same sound, copy k's frames k * 80 ms / barge_in_phases after this one's."""
+        phases = self.cfg.barge_in_phases
+        if len(self._copies) != phases - 1:
+            self._copies = [self.another() for _ in range(phases - 1)]
+        if not self._copies_live:
+            self._copies_live = True
+            frame_end = len(samples) - len(self._pending)  # where this one's last whole frame ended in `samples`
+            for k, copy_ in enumerate(self._copies, 1):
+                copy_.reset(new_stream=True)
+                copy_._skip = (frame_end + k * FRAME_SAMPLES // phases) % FRAME_SAMPLES
+        out = []
+        for copy_ in self._copies:
+            passed = min(copy_._skip, len(samples))
+            copy_._skip -= passed
+            out.append((copy_, copy_._frames(samples[passed:], forced=True)))
+        return out
 
     def _score(self, frame: np.ndarray, forced: bool) -> float:
         """The model's score for the frame; 0 for a frame of a quiet room the gate lets it skip.
@@ -195,7 +198,7 @@ class WakeWord:
         self._above = 0
         self._pending = np.zeros(0, dtype=np.int16)
         self._skipped.clear()  # the features start afresh: only frames after this are replayed
-        self._between_live = False
+        self._copies_live = False
         if self._model is None:
             return
         self._model.reset()
