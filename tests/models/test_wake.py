@@ -132,6 +132,8 @@ def test_wake_uses_one_onnxruntime_thread(speech) -> None:
     def native_threads() -> int:
         return len(os.listdir("/proc/self/task"))
 
+    import openwakeword.model  # noqa: F401 - importing onnxruntime starts its threads once a process, not a load
+
     n0 = native_threads()
     WakeWord(Config()).load()
     assert native_threads() - n0 <= 0, "onnxruntime started worker threads for the wake word"
