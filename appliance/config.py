@@ -69,11 +69,12 @@ class WakeConfig:
     """Score (0-1) above which the wake word fires; openWakeWord's recommended default."""
     barge_in_threshold: float = _f(0.6, 0.01, 1.0)
     """Higher score needed while the appliance speaks, so its own voice cannot wake it (bench/echo.py: with
-    the canceller, recall under the hub's answer 0.82 at 0.6 against 0.78 at 0.8, no self-wakes)."""
-    barge_in_phases: int = _f(2, 1, 4)
+    the canceller, recall under the hub's answer 0.86 at 0.6 against 0.82 at 0.8, no self-wakes)."""
+    barge_in_phases: int = _f(4, 1, 4)
     """While the appliance speaks, the wake word is scored at this many placings of its 80 ms frames, evenly
     apart (through the echo canceller a barge-in's score depends on where they fall); each costs what the idle
-    wake word does, only while it speaks. bench/echo.py: under an answer 0.775 with 1, 0.815 with 2."""
+    wake word does, only while it speaks. bench/echo.py, warm canceller: under an answer 0.775 with 1, 0.815
+    with 2, 0.861 with 4 (0.847 in silence)."""
     patience_frames: int = _f(1, 1, 50)
     """Consecutive 80 ms frames above the threshold before it fires (2-3 cuts false wakes)."""
     refractory_s: float = _f(2.0, 0.0, 60)

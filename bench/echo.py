@@ -15,11 +15,11 @@ score around the wake word gives the recall at each threshold, the best score ov
 self-wakes. Each barge-in is scored with the wake word's 80 ms frames falling at 8 points 10 ms apart
 (--phases), as a person starts anywhere in a frame: through a canceller one case's score swings with it
 (phase_scores), so the recall is over cases and phases. The wake word is scored as the daemon scores it:
-in silence as idle (one model, the quiet gate), under an answer as while the hub speaks (a second model's
-frames 40 ms later, either one firing).
+in silence as idle (one model, the quiet gate), under an answer as while the hub speaks (copies' frames
+between the first's, any one firing: wake.barge_in_phases, or --barge-in-phases).
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
 second of audio while it runs (idle it is not called); wake_cpu_share the wake word's, with one model and
-with the two that run while the hub speaks. The plain "stop" (bench/echo_stop.py: 6 phrases,
+with those that run while the hub speaks. The plain "stop" (bench/echo_stop.py: 6 phrases,
 5 voices, the real StopWords detector with Whisper) is said the same way over answers (in silence, off,
 on) and over a ringing timer's chime played by the speaker (off, on); --stops 0 skips it. The question
 said after a barge-in ("hey jarvis", a pause, "what time is it" and 9 more, bench/echo_question.py): the
