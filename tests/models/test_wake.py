@@ -140,7 +140,6 @@ def test_wake_uses_one_onnxruntime_thread(speech) -> None:
     assert threading.active_count() == before
 
 
-
 def _ungated(phases: int = 2) -> WakeWord:
     cfg = Config()
     np.random.seed(11)  # openWakeWord's first features are random audio: the same for each model
