@@ -102,11 +102,9 @@ class WakeWord:
         self.load()
         twin = WakeWord(self._config)
         model = copy.copy(self._model)
-        features = copy.copy(self._model.preprocessor)
-        features.raw_data_buffer = type(features.raw_data_buffer)(maxlen=features.raw_data_buffer.maxlen)
-        model.preprocessor = features
+        model.preprocessor = copy.copy(self._model.preprocessor)
         twin._model, twin._label, twin.word, twin._fresh = model, self._label, self.word, self._fresh
-        twin.reset(new_stream=True)  # its own score history and features, from the same first features
+        twin.reset(new_stream=True)  # buffers and score history of its own, from the same first features
         return twin
 
     def process(self, chunk: AudioChunk, threshold: float | None = None) -> WakeHit | None:
@@ -206,7 +204,7 @@ class WakeWord:
         pre = self._model.preprocessor
         # Model.reset() clears only the score history; the mel and embedding buffers still hold
         # the last seconds of audio, so reset them to their state right after loading.
-        pre.raw_data_buffer.clear()
+        pre.raw_data_buffer = deque(maxlen=pre.raw_data_buffer.maxlen)  # not cleared: another() copies share it
         pre.raw_data_remainder = np.empty(0)
         pre.accumulated_samples = 0
         pre.melspectrogram_buffer = self._fresh["melspectrogram_buffer"].copy()
