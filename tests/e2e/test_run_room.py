@@ -17,13 +17,18 @@ few seconds of speech, and keeps what it learnt while the service runs):
 All the while the hub's own voice never wakes it: the journal has one wake word per one spoken.
 Without the canceller, the same "hey jarvis" under the answer goes unheard (measured: the answer ran
 to its end).
+
+Like anyone the hub did not hear, the person says their words once more if nothing came of them within
+AGAIN_AFTER_S, and never a third time. How often each is heard the first time is bench.echo's to measure
+over many voices and placings (a plain stop over an answer about 5 in 6); this test proves the path through
+the room and the daemon, and prints how many times each was said.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -47,12 +52,26 @@ HEARD_BEFORE_S: Final = 4.0  # seconds of the answer heard before the person int
 SILENT_AFTER_S: Final = 3.0  # seconds after a stop in which the hub must be heard no more than a chime
 MOST_HEARD_S: Final = 0.6  # seconds of sound allowed in that time (the wake chime, the room's tail)
 REPEAT_INTERVAL_S: Final = 12.0  # skills.timer_repeat_interval_s here
+HEARD_WITHIN_S: Final = 2.0  # seconds after a clip's end in which what the person said is journaled, if heard
+AGAIN_AFTER_S: Final = 4.0  # seconds after their words that a person waits for the hub before saying them again
 WARM_UP: Final = "tell me about the history of paris"
 STOPPED: Final = ("stop", "nevermind")
 """How "hey jarvis, stop" ends the turn: the stop heard, or heard as a word or two nothing reads ("start."),
 which after an interruption ends it in silence too (Policy.after_interruption): the person hears the same."""
 QUESTIONS: Final = ("tell me about the history of the roman empire", "tell me about the history of ancient egypt",
                     "tell me about the history of the city of london")
+
+
+@dataclass(frozen=True)
+class Said:
+    words: tuple[str, ...]
+    started: float
+    ended: float
+    """Since the epoch; the clip's end, a second after the last word."""
+
+    def heard(self, entry: Entry) -> bool:
+        """Whether the hub journaled `entry` while these words were said or within HEARD_WITHIN_S after."""
+        return self.started <= int(entry["__REALTIME_TIMESTAMP"]) / 1e6 <= self.ended + HEARD_WITHIN_S
 
 
 @dataclass
@@ -62,31 +81,41 @@ class Room:
     wakes: list[Entry] = field(default_factory=list)
     stop_words: list[Entry] = field(default_factory=list)
     rings: list[Entry] = field(default_factory=list)
-    spoken_wakes: int = 0
-    """How many times the person said "hey jarvis"."""
+    spoken: list[Said] = field(default_factory=list)
+    """Everything the person said, in order."""
     heard_after_stop: dict[str, float] = field(default_factory=dict)
     """Seconds of the hub's sound in the microphone in the SILENT_AFTER_S after each stop."""
     echo_db: float = 0.0
     """How far the hub's voice stood above the person's at the microphone."""
     stopped_ring_at: float = 0.0
+    """When the stop over the ringing was journaled, since the epoch."""
+    timer_set: Entry = field(default_factory=dict)
+    """The turn that set the timer."""
     loop_pauses: list[tuple[float, float]] = field(default_factory=list)
     """(when, seconds) of each wait of the room's loop longer than its jitter buffer (tests/fixtures/room_loop.py)."""
+    tries: dict[str, int] = field(default_factory=dict)
+    """How many times the person said each interruption before the hub did something with it (1 or 2)."""
+    interrupted: dict[str, Entry] = field(default_factory=dict)
+    """The turn of the answer each interruption was said under."""
+    ended_by: dict[str, Entry] = field(default_factory=dict)
+    """The journal entry of what each interruption did: the turn it began, or the stop_word event."""
 
 
 class Person:
     def __init__(self, speech: SpeechMaker, pulse: Pulse) -> None:
-        self.speech, self.pulse, self.wakes = speech, pulse, 0
+        self.speech, self.pulse = speech, pulse
+        self.said: list[Said] = []
 
     def say(self, *parts: str) -> float:
         """Say `parts` ("hey jarvis" first or not) at a normal level; the time it started, since the epoch."""
         clips: list[Path | float] = []
         for part in parts:
             clips += [self.speech(part), 0.4]
-        self.wakes += parts[0] == "hey jarvis"
         joined = load(self.speech.join([*clips[:-1], 1.0]))
         wav = self.speech.samples(joined * (VOICE_RMS / speech_rms(joined)), f"room-{'-'.join(parts)}")
         started = time.time()
         self.pulse.play(wav)
+        self.said.append(Said(parts, started, time.time()))
         return started
 
 
@@ -121,49 +150,73 @@ def room(pulse: Pulse, journal: Journal, speech: SpeechMaker,
         daemon.wait(listening)
         pid = daemon.proc.pid
 
-        def event(name: str, since: float, **match: str | tuple[str, ...]) -> Entry:
-            """The first `name` event journaled from `since` on whose fields are `match`'s (one of a tuple's)."""
-            return journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == name and int(e["__REALTIME_TIMESTAMP"]) / 1e6
-                                    >= since and all(e.get(k) in (v if isinstance(v, tuple) else (v,))
-                                                     for k, v in match.items()), pid=pid, timeout=SLOW_WAIT_S)[0]
+        def matching(name: str, since: float, **match: str | tuple[str, ...]) -> Callable[[Entry], bool]:
+            """Whether an entry is a `name` event journaled from `since` on whose fields are `match`'s (one of a
+            tuple's)."""
+            return lambda e: (e.get("APPLIANCE_EVENT") == name and int(e["__REALTIME_TIMESTAMP"]) / 1e6 >= since
+                              and all(e.get(k) in (v if isinstance(v, tuple) else (v,)) for k, v in match.items()))
 
-        def interrupt(question: str, *interruption: str) -> float:
+        def event(name: str, since: float, **match: str | tuple[str, ...]) -> Entry:
+            """The first such event; fails the test if none comes."""
+            return journal.wait_for(matching(name, since, **match), pid=pid, timeout=SLOW_WAIT_S)[0]
+
+        def until_done(what: str, name: str, words: tuple[str, ...], **match: str | tuple[str, ...]) -> Entry:
+            """Says `words`, and once more if no such event came within AGAIN_AFTER_S of their end; the event."""
+            first = person.say(*words)
+            found.tries[what] = 1
+            deadline = time.monotonic() + AGAIN_AFTER_S
+            while time.monotonic() < deadline:
+                done = [e for e in journal.entries(pid=pid) if matching(name, first, **match)(e)]
+                if done:
+                    return done[0]
+                time.sleep(0.25)
+            found.tries[what] = 2
+            person.say(*words)
+            return event(name, first, **match)
+
+        def interrupt(question: str, what: str, name: str, *words: str, **match: str | tuple[str, ...]) -> Entry:
+            """Asks `question`, and says `words` 4 s into its answer; what they did."""
             asked = person.say("hey jarvis", question)
             assert loop.wait_voiced(HEARD_BEFORE_S, asked, SLOW_WAIT_S), f"the hub did not answer {question!r}"
-            return person.say(*interruption)
+            found.ended_by[what] = until_done(what, name, words, **match)
+            found.interrupted[what] = event("turn", asked)  # the first turn journaled since: the answer's
+            return found.ended_by[what]
 
-        def silence_after(name: str, entry: Entry) -> None:
+        def silence_after(what: str, entry: Entry) -> None:
             at = int(entry["__REALTIME_TIMESTAMP"]) / 1e6
             time.sleep(max(0.0, at + SILENT_AFTER_S - time.time()))
-            found.heard_after_stop[name] = loop.voiced_s(at) - loop.voiced_s(at + SILENT_AFTER_S)
+            found.heard_after_stop[what] = loop.voiced_s(at) - loop.voiced_s(at + SILENT_AFTER_S)
 
         asked = person.say("hey jarvis", WARM_UP)  # the canceller learns the room over a whole answer first
         event("turn", asked, OUTCOME="answered")
-        said = interrupt(QUESTIONS[0], "hey jarvis", "stop")
-        silence_after("hey jarvis, stop", event("turn", said, INTENT=STOPPED))
-        said = interrupt(QUESTIONS[1], "stop")
-        silence_after("stop", event("stop_word", said))
-        said = interrupt(QUESTIONS[2], "hey jarvis", "what time is it")
-        event("turn", said, INTENT="time")
+        silence_after("hey jarvis, stop", interrupt(QUESTIONS[0], "hey jarvis, stop", "turn", "hey jarvis", "stop",
+                                                    INTENT=STOPPED))
+        silence_after("stop", interrupt(QUESTIONS[1], "stop", "stop_word", "stop", STOPPED="speaking"))
+        interrupt(QUESTIONS[2], "hey jarvis, what time is it", "turn", "hey jarvis", "what time is it", INTENT="time")
         time.sleep(2.0)  # its answer spoken
         asked = person.say("hey jarvis", "set a timer for five seconds")
         ring = event("ring", asked)
+        found.timer_set = event("turn", asked)
         assert loop.wait_voiced(0.3, int(ring["__REALTIME_TIMESTAMP"]) / 1e6, SLOW_WAIT_S), "the ring was not heard"
-        found.stopped_ring_at = person.say("stop")
-        silence_after("stop over the ringing", event("stop_word", found.stopped_ring_at))
+        stopped = until_done("stop over the ringing", "stop_word", ("stop",), STOPPED="ringing")
+        found.ended_by["stop over the ringing"] = stopped
+        found.stopped_ring_at = int(stopped["__REALTIME_TIMESTAMP"]) / 1e6
+        silence_after("stop over the ringing", stopped)
+        print(f"\nsaid before the hub did something with it: {found.tries}")
         time.sleep(REPEAT_INTERVAL_S + 4.0)
         everything = journal.entries(pid=pid)
         found.turns = [e for e in everything if e.get("APPLIANCE_EVENT") == "turn"]
         found.wakes = [e for e in everything if e.get("APPLIANCE_EVENT") == "wake"]
         found.stop_words = [e for e in everything if e.get("APPLIANCE_EVENT") == "stop_word"]
         found.rings = [e for e in everything if e.get("APPLIANCE_EVENT") == "ring"]
-        found.spoken_wakes = person.wakes
+        found.spoken = list(person.said)
         found.echo_db = 20 * float(np.log10(loop.echo_rms() / VOICE_RMS))
         found.loop_pauses = list(loop.pauses)
     except BaseException:
         said = journal.entries(pid=daemon.proc.pid)
         print("\n".join(f"{e.get('__REALTIME_TIMESTAMP')} {e.get('MESSAGE')}" for e in said))
         print(f"the room's loop waited longer than its jitter buffer: {loop.pauses or 'never'}")
+        print(f"said before the hub did something with it: {found.tries}")
         raise  # what the daemon said and whether the room held still, beside the failure
     else:
         yield found
@@ -181,27 +234,27 @@ def test_the_first_answer_was_heard_to_its_end(room: Room) -> None:
 
 
 def test_hey_jarvis_stop_under_the_answer_ends_it(room: Room) -> None:
-    answer, stop = room.turns[1], room.turns[2]
+    answer, stop = room.interrupted["hey jarvis, stop"], room.ended_by["hey jarvis, stop"]
     assert answer.get("ROUTE") == "llm" and answer.get("OUTCOME") == "cancelled", answer
-    assert stop.get("INTENT") in STOPPED and stop.get("WAKE_WORD") == "hey_jarvis", stop
+    assert stop.get("WAKE_WORD") == "hey_jarvis", stop
     assert room.heard_after_stop["hey jarvis, stop"] <= MOST_HEARD_S, room.heard_after_stop
 
 
 def test_a_plain_stop_under_the_answer_ends_it(room: Room) -> None:
-    answer = room.turns[3]
-    assert answer.get("OUTCOME") == "cancelled", answer
+    answer = room.interrupted["stop"]
+    assert answer.get("ROUTE") == "llm" and answer.get("OUTCOME") == "cancelled", answer
     assert room.stop_words[0].get("STOPPED") == "speaking", room.stop_words
     assert room.heard_after_stop["stop"] <= MOST_HEARD_S, room.heard_after_stop
 
 
 def test_a_question_under_the_answer_is_answered(room: Room) -> None:
-    answer, asked = room.turns[5], room.turns[6]
-    assert answer.get("OUTCOME") == "cancelled", answer
-    assert asked.get("INTENT") == "time" and asked.get("OUTCOME") == "answered", asked
+    answer, asked = room.interrupted["hey jarvis, what time is it"], room.ended_by["hey jarvis, what time is it"]
+    assert answer.get("ROUTE") == "llm" and answer.get("OUTCOME") == "cancelled", answer
+    assert asked.get("WAKE_WORD") == "hey_jarvis" and asked.get("OUTCOME") == "answered", asked
 
 
 def test_a_plain_stop_over_a_ringing_timer_silences_it(room: Room) -> None:
-    assert room.turns[7].get("INTENT", "").startswith("timer"), room.turns[7]
+    assert room.timer_set.get("INTENT", "").startswith("timer"), room.timer_set
     assert room.stop_words[-1].get("STOPPED") == "ringing", room.stop_words
     assert room.heard_after_stop["stop over the ringing"] <= MOST_HEARD_S, room.heard_after_stop
     later = _after(room.rings, room.stopped_ring_at)
@@ -209,7 +262,12 @@ def test_a_plain_stop_over_a_ringing_timer_silences_it(room: Room) -> None:
 
 
 def test_the_hubs_own_voice_never_woke_it_or_stopped_it(room: Room) -> None:
-    assert len(room.wakes) == room.spoken_wakes, [e.get("MESSAGE") for e in room.wakes]
+    """Each wake word and stop word journaled came as the person said it, and once for each time they did."""
+    for heard, first in ((room.wakes, "hey jarvis"), (room.stop_words, "stop")):
+        saying = [s for s in room.spoken if s.words[0] == first]
+        unsaid = [e.get("MESSAGE") for e in heard if not any(s.heard(e) for s in saying)]
+        assert unsaid == [], unsaid
+        assert all(sum(s.heard(e) for e in heard) <= 1 for s in saying), [e.get("MESSAGE") for e in heard]
     assert len(room.stop_words) == 2, [e.get("MESSAGE") for e in room.stop_words]
 
 
