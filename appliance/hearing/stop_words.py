@@ -286,7 +286,10 @@ class StopWords:
         if not self.hint or self.matches(text) or not self._normalize(text):
             return text
         told = self.recognizer.recognize(audio, self.hint)
-        return told if self.matches(told) else text
+        if not self.matches(told):
+            return text
+        _LOGGER.debug("Stop words: heard %r untold, %r told to expect a stop", text, told)
+        return told
 
     def _stop_in(self, text: str, ran_on: bool) -> str:
         """The stop a stretch's `text` says, or "": the whole of it, or one the hub's words ran on from."""

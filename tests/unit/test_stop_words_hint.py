@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -61,9 +63,11 @@ def test_a_stop_heard_untold_needs_no_hint() -> None:
     assert [h.text for h in hits] == ["Stop."] and hints == [""]
 
 
-def test_words_heard_untold_are_heard_again_told_and_a_stop_so_counts() -> None:
+def test_words_heard_untold_are_heard_again_told_and_a_stop_so_counts(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="appliance.hearing.stop_words")
     hits, hints = hear("Council.", "Cancel.")
     assert [h.text for h in hits] == ["Cancel."] and hints == ["", HINT]
+    assert "heard 'Council.' untold, 'Cancel.' told to expect a stop" in caplog.text  # which of the two stopped it
 
 
 @pytest.mark.parametrize("untold", ["", " ", "..."])
