@@ -14,7 +14,8 @@ few seconds of speech, and keeps what it learnt while the service runs):
 - "hey jarvis, what time is it" ends the third and is answered;
 - a timer set by voice rings, and a plain "stop" said over its chime and announcement silences it.
 
-All the while the hub's own voice never wakes it: the journal has one wake word per one spoken.
+All the while the hub's own voice never wakes or stops it: each wake word and stop word in the journal
+came as the person said it, once each time they did.
 Without the canceller, the same "hey jarvis" under the answer goes unheard (measured: the answer ran
 to its end).
 
