@@ -166,12 +166,8 @@ def room(pulse: Pulse, journal: Journal, speech: SpeechMaker,
             """Says `words`, and once more if no such event came within AGAIN_AFTER_S of their end; the event."""
             first = person.say(*words)
             found.tries[what] = 1
-            deadline = time.monotonic() + AGAIN_AFTER_S
-            while time.monotonic() < deadline:
-                done = [e for e in journal.entries(pid=pid) if matching(name, first, **match)(e)]
-                if done:
-                    return done[0]
-                time.sleep(0.25)
+            if done := journal.poll(matching(name, first, **match), pid=pid, timeout=AGAIN_AFTER_S):
+                return done[0]
             found.tries[what] = 2
             person.say(*words)
             return event(name, first, **match)
