@@ -360,6 +360,8 @@ class SpeakerSink(DeviceKeeper):
             self._wake.set()
 
     def _lost(self, reason: str) -> None:
-        if self._playback is not None:
-            self._playback.clear()
+        playback = self._playback
+        if playback is not None:  # what was queued for it (a sound that woke it from rest) is dropped too
+            self.dropped_s += playback.queued_samples / playback.rate
+            playback.clear()
         self._note_lost(reason, "dropping speech and ")

@@ -76,7 +76,10 @@ def test_stop_silences_the_device_within_100_ms(pulse: Any, piper: Any, tmp_path
 def test_speaker_comes_back_after_the_sound_server_dies(pulse: Any, piper: Any, tmp_path: Path,
                                                         caplog: Any) -> None:
     spoken = concat(list(piper.synthesize("Still here.")))
-    cfg = AudioConfig(output_device="pulse", stall_timeout_s=1.0, retry_backoff_s=[0.5, 1.0, 2.0])
+    # The stream must be open when the server dies: one measured to start quickly would otherwise rest
+    # (close) at once, having played nothing, and a closed stream cannot see the server go.
+    cfg = AudioConfig(output_device="pulse", stall_timeout_s=1.0, retry_backoff_s=[0.5, 1.0, 2.0],
+                      speaker_rest_s=0.0)
     with SpeakerSink(cfg, rate=piper.rate) as sink:
         assert sink.wait_ready(WAIT_S), sink.status()
         try:

@@ -302,6 +302,32 @@ def test_a_speaker_that_has_played_nothing_yet_rests_once_it_is_measured() -> No
         assert sink.rests == 1 and sd.streams[-1].active
 
 
+def test_a_resting_speaker_whose_device_went_away_says_so_at_the_next_sound_and_comes_back(
+        caplog: pytest.LogCaptureFixture) -> None:
+    sd = FakeSD()
+    caplog.set_level(logging.INFO, logger="appliance.audio.speaker")
+    with SpeakerSink(config(speaker_rest_s=30.0), rate=RATE, sd_module=sd) as sink:
+        wait_for(lambda: sink.rests == 1, "the speaker to rest")
+        sd.unplugged = True  # gone while closed: nothing can tell until it is opened again
+        assert sink.status() == "ok"
+        sink.play(chunk_of(sine(440, 0.5)))  # wakes it; the open fails
+        wait_for(lambda: sink.status() != "ok", "the speaker to be lost")
+        assert sink.status().startswith("Waiting for speaker")
+        drained: list[bool] = []
+        drainer = threading.Thread(target=lambda: drained.append(sink.drain(3600.0)), daemon=True)
+        drainer.start()
+        drainer.join(WAIT_S)
+        assert drained == [False]
+        assert sink.dropped_s == pytest.approx(0.5, abs=0.01)  # what it could not play is counted
+        sd.unplugged = False
+        wait_for(lambda: sink.reopens == 1, "the speaker to be back")
+        sink.play(chunk_of(sine(440, 0.2)))
+        assert sink.drain(WAIT_S)
+        assert np.sum(np.abs(sd.streams[-1].output()) > 1e-4) >= int(0.2 * RATE) - 10
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 2 and warned[0].startswith("Cannot open speaker") and "is back" in warned[1], warned
+
+
 def test_a_speaker_slow_only_at_its_first_start_is_measured_again_and_rests() -> None:
     sd = FakeSD(start_stall_s=(0.4, 0.0))  # a sound server's sink, slow while it was idle itself
     with SpeakerSink(config(speaker_rest_s=0.2), rate=RATE, sd_module=sd) as sink:
