@@ -15,11 +15,12 @@ inside a sentence ("you can stop the timer") is never one. A stop phrase the hub
 light means stop. Stop.") passes both: the conductor tells the detector what the hub says (hub_says),
 and while it has said one, a stop heard is taken for its own. bench/stop.py measures all three.
 
-A stop said just before the hub speaks (over a ringing timer's chime, with its announcement right
-after) can run on into what is left of the hub's voice while the floor has not yet learnt it: one
-stretch, too long to be a stop. Such a stretch is heard as far as it goes when it becomes too long, and is
-a stop when it is a stop phrase followed by the hub's own words (those it was told of), never when the
-hub's own text has the phrase there.
+A stretch too long to be one stop is heard as far as it goes when it becomes too long (once), for two
+stops that run on. One is a stop said again and again ("stop, stop, stop", "stop it, stop it"): a stop
+when what is heard is stop phrases alone. The other is a stop said just before the hub speaks (over a
+ringing timer's chime, with its announcement right after), run on into what is left of the hub's voice
+while the floor has not yet learnt it: a stop when it is a stop phrase followed by the hub's own words
+(those it was told of), never when the hub's own text has the phrase there.
 
 With echo cancellation, the canceller says when the hub's voice comes through it uncancelled (a stretch
 held until its echo is found, an echo that moved): those chunks stay out of the floor, so the floor after
@@ -235,8 +236,8 @@ class StopWords:
         else:
             self._quiet_s += chunk.duration_s
         if self._voiced_s > MAX_SPEECH_S:
-            if not self._too_long and self._said:
-                self._hear_stretch(self._stretch, ran_on=True)  # a stop the hub's own words may have run on into
+            if not self._too_long:  # a stop said over and over, or one the hub's own words ran on from
+                self._hear_stretch(self._stretch, ran_on=True)
             self._too_long = True  # talk: wait for its pause, keeping nothing
             self._stretch = self._stretch[:1]
         else:
@@ -270,8 +271,9 @@ class StopWords:
         self._hear_stretch(stretch)
 
     def _hear_stretch(self, stretch: list[AudioChunk], ran_on: bool = False) -> None:
-        """Transcribe `stretch` on the worker; `ran_on`: it went on too long, and is a stop only as one
-        followed by the hub's own words (stop_before_hub), as heard untold: the hint is for short words."""
+        """Transcribe `stretch` on the worker; `ran_on`: it went on too long, and is a stop only as stop phrases
+        alone ("stop, stop, stop") or one followed by the hub's own words (stop_before_hub), as heard untold:
+        the hint is for short words."""
         pad = bytes(2 * int(PAD_S * PIPELINE_RATE))
         audio = AudioChunk(pad + b"".join(c.to_int16().tobytes() for c in stretch) + pad, PIPELINE_RATE)
         generation = self._generation
@@ -292,10 +294,11 @@ class StopWords:
         return told
 
     def _stop_in(self, text: str, ran_on: bool) -> str:
-        """The stop a stretch's `text` says, or "": the whole of it, or one the hub's words ran on from."""
-        if ran_on:
-            return self.stop_before_hub(text)
-        return text.strip() if self.matches(text) else ""
+        """The stop a stretch's `text` says, or "": the whole of it (a stop said again and again runs on too),
+        or one the hub's words ran on from."""
+        if self.matches(text):
+            return text.strip()
+        return self.stop_before_hub(text) if ran_on else ""
 
     def _harvest(self) -> StopHit | None:
         hit = None

@@ -168,6 +168,14 @@ class English:
 # --------------------------------------------------------------------------------------
 # Every skill, and timers
 
+_STOP_PHRASES: Final = (
+    r"(?:stop(?: it| that| talking| speaking| now)?|cancel(?: that| it)?|never mind|forget (?:it|about it)"
+    r"|be quiet|quiet|shut up|hush|shush|silence|enough|that is enough|that will do|nothing|dismiss"
+    r"|stop the (?:alarm|sound|noise|ringing|beeping)|turn (?:it|that) off)")
+_PLAIN_STOP_PHRASES: Final = (
+    r"(?:stop(?: it| that| talking| now)?|cancel(?: that| it)?|be quiet|enough|that is enough|shut up)")
+"""Said again and again, a stop is still one ("stop it, stop it", "stop, stop, stop")."""
+
 SKILLS: Final = SkillWords(
     fillers=frozenset({"um", "uh", "er", "erm", "hmm", "uhm"}),
     leading=[("hey",), ("ok",), ("okay",), ("so",), ("please",),
@@ -175,15 +183,11 @@ SKILLS: Final = SkillWords(
     trailing=[("please",), ("thanks",), ("thank", "you")],
     stop=(
         r"^(?:(?:no|ok|okay|oh|just|alright|all right{name}) )*"
-        r"(?:stop(?: it| that| talking| speaking| now)?|cancel(?: that| it)?|never mind|forget (?:it|about it)"
-        r"|be quiet|quiet|shut up|hush|shush|silence|enough|that is enough|that will do|nothing|dismiss"
-        r"|stop the (?:alarm|sound|noise|ringing|beeping)|turn (?:it|that) off)"
-        r"(?: (?:stop|please|now|thanks|thank you{name}))*$"),
+        rf"{_STOP_PHRASES}(?: (?:{_STOP_PHRASES}|please|now|thanks|thank you{{name}}))*$"),
     yes=frozenset({"yes", "yeah", "yep", "sure", "ok", "okay"}),
     plain_stop=(
         r"^(?:(?:oh|ok|okay|just|hey{name}) )*"
-        r"(?:stop(?: it| that| talking| now)?|cancel(?: that| it)?|be quiet|enough|that is enough|shut up)"
-        r"(?: (?:stop|please|now{name}))*$"),
+        rf"{_PLAIN_STOP_PHRASES}(?: (?:{_PLAIN_STOP_PHRASES}|please|now{{name}}))*$"),
     plain_stop_hint="Cancel. Be quiet. That's enough. Enough.",
 )
 

@@ -125,6 +125,8 @@ TABLE = [
     ("be quiet", [], "stop", None),
     ("okay stop stop", [], "stop", None),
     ("hey jarvis shut up", [], "stop", None),
+    ("stop it, stop it", [], "stop", None),
+    ("cancel that, never mind", [], "stop", None),
 ]
 
 

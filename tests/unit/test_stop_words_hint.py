@@ -108,9 +108,22 @@ def test_a_stop_is_heard_where_half_the_words_after_it_are_the_hubs() -> None:
     assert [h.text for h in hits] == ["stop"]
 
 
-def test_a_stretch_that_ran_on_is_not_heard_while_the_hub_has_said_nothing() -> None:
+@pytest.mark.parametrize("said", [[], [ANNOUNCED]], ids=["ringing", "over the hub's words"])
+@pytest.mark.parametrize("untold", ["Stop, stop, stop.", "Stop it. Stop it. Stop it.", "Cancel, cancel."])
+def test_a_stop_said_again_and_again_is_a_stop_though_it_ran_on(untold: str, said: list[str]) -> None:
+    """Someone calling "stop, stop, stop" at a ringing alarm, with no pause between: too long for one stop."""
+    hits, hints = ran_on(untold, said)
+    assert [h.text for h in hits] == [untold] and hints == [""]
+
+
+def test_a_stretch_that_ran_on_while_the_hub_has_said_nothing_is_no_stop_with_other_words_in_it() -> None:
     hits, hints = ran_on("Stop your 5 seconds", [])
-    assert hits == [] and hints == []
+    assert hits == [] and hints == [""]  # heard once, untold
+
+
+def test_stops_the_hub_says_again_and_again_are_its_own() -> None:
+    hits, _ = ran_on("Stop, stop, stop.", ["Stop, stop, stop! That is what the sign says."])
+    assert hits == []
 
 
 @pytest.mark.parametrize(("untold", "said"), [
