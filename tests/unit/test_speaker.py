@@ -17,7 +17,7 @@ from appliance.audio import AudioChunk, read_wav
 from appliance.audio.playback import FADE_MS, Playback, WavSink
 from appliance.audio.speaker import REST_TRIALS, SpeakerSink
 from appliance.config import AudioConfig
-from tests.fixtures.waits import WAIT_S, wait_for
+from tests.fixtures.waits import WAIT_S, returns, wait_for
 
 RATE = 22050  # Hz, the voice's rate
 
@@ -254,11 +254,8 @@ def test_lost_speaker_is_logged_once_then_reopened(caplog: pytest.LogCaptureFixt
         lost = [r for r in caplog.records if r.levelno == logging.WARNING and "lost" in r.getMessage()]
         assert len(lost) == 1, [r.getMessage() for r in caplog.records]
         sink.play(chunk_of(sine(440, 1.0)))  # dropped, not queued for a device that is not there
-        drained: list[bool] = []
-        drainer = threading.Thread(target=lambda: drained.append(sink.drain(3600.0)), daemon=True)
-        drainer.start()
-        drainer.join(WAIT_S)
-        assert drained == [False]  # drain() does not wait out its hour for a device that is not there
+        # drain() does not wait out its hour for a device that is not there
+        assert returns(lambda: sink.drain(3600.0), "drain() of a lost speaker") is False
         assert sink.dropped_s == pytest.approx(1.0, abs=0.01)
         sd.dead, sd.unplugged = False, False
         # The keeper publishes the new stream (status "ok") before it logs and counts the reopen:
@@ -313,11 +310,8 @@ def test_a_resting_speaker_whose_device_went_away_says_so_at_the_next_sound_and_
         sink.play(chunk_of(sine(440, 0.5)))  # wakes it; the open fails
         wait_for(lambda: sink.status() != "ok", "the speaker to be lost")
         assert sink.status().startswith("Waiting for speaker")
-        drained: list[bool] = []
-        drainer = threading.Thread(target=lambda: drained.append(sink.drain(3600.0)), daemon=True)
-        drainer.start()
-        drainer.join(WAIT_S)
-        assert drained == [False]
+        # drain() does not wait out its hour for a device that is not there
+        assert returns(lambda: sink.drain(3600.0), "drain() of a lost speaker") is False
         assert sink.dropped_s == pytest.approx(0.5, abs=0.01)  # what it could not play is counted
         sd.unplugged = False
         wait_for(lambda: sink.reopens == 1, "the speaker to be back")
