@@ -122,6 +122,9 @@ class SpeakerSink(DeviceKeeper):
             return
         if not playback.push(self._to_device(chunk)):
             _LOGGER.warning("Speaker buffer stayed full for %.0f s; dropping audio", PLAY_BLOCK_TIMEOUT_S)
+        with self._lock:  # the device was lost as this was queued (the open that woke it failed): drop it too,
+            if self._stream is None and not self._waking and not self._resting:  # or it plays when the device is back
+                self._drop_queued()
 
     def stop(self) -> None:
         with self._lock:
@@ -360,8 +363,11 @@ class SpeakerSink(DeviceKeeper):
             self._wake.set()
 
     def _lost(self, reason: str) -> None:
+        self._drop_queued()  # what was queued for it (a sound that woke it from rest) is dropped too
+        self._note_lost(reason, "dropping speech and ")
+
+    def _drop_queued(self) -> None:
         playback = self._playback
-        if playback is not None:  # what was queued for it (a sound that woke it from rest) is dropped too
+        if playback is not None:
             self.dropped_s += playback.queued_samples / playback.rate
             playback.clear()
-        self._note_lost(reason, "dropping speech and ")
