@@ -109,7 +109,7 @@ class AsrConfig:
     one ends at once, an unfinished one waits up to unfinished_silence_s; off, silence alone decides
     (endpoint_silence_s)."""
     turn_model: str | None = _f(None, exists=True)
-    """Path to the turn detector's .onnx file; null takes it from the pipecat-ai package."""
+    """Path to the turn detector's .onnx file; null resolves it from the models folder."""
     turn_silence_s: float = _f(0.2, 0.05, 2.0)
     """Seconds of silence after speech when the turn detector is asked."""
     unfinished_silence_s: float = _f(1.5, 0.3, 5.0)

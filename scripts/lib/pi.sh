@@ -170,7 +170,7 @@ ensure_app_package() {
   # Build from a copy, so that no build files owned by root land in the owner's checkout.
   (cd "$ROOT" && source_files | xargs -0 cp --parents -t "$tmp")
   # Everything but llama.cpp, which is built and tried on the model later (step 7/8).
-  local requires=() extra=()
+  local requires=() extra=() retired=()
   mapfile -t requires < <(preflight project-requires "$ROOT/pyproject.toml" "" --except llama-cpp-python)
   if ! pip_install "$PI_VENV" --no-deps "$tmp" || ! pip_install "$PI_VENV" "${requires[@]}"; then
     rm -rf "$tmp"
@@ -179,7 +179,15 @@ ensure_app_package() {
   rm -rf "$tmp"
   mapfile -t extra < <(pins pi)
   pip_install "$PI_VENV" --no-deps "${extra[@]}"
-  if ! problems="$(check_requirements "$PI_VENV" "" --except llama-cpp-python "${PI_IMPORTS[@]}" 2>&1)"; then
+  # What an earlier install put in the venv and this one no longer has (pipecat-ai, whose turn model now
+  # comes in the models folder): removed, so that `pip check` finds the venv whole after an upgrade too.
+  mapfile -t retired < <(PREFLIGHT_PYTHON="$PI_VENV/bin/python" preflight retired-installed pi)
+  if [[ ${#retired[@]} -gt 0 ]]; then
+    info "removing what this version no longer uses: ${retired[*]}"
+    PIP_DISABLE_PIP_VERSION_CHECK=1 "$PI_VENV/bin/python" -m pip uninstall -y "${retired[@]}"
+  fi
+  if ! problems="$(check_requirements "$PI_VENV" "" --except llama-cpp-python "${PI_IMPORTS[@]}" 2>&1)" \
+    || ! problems="$(check_pins "$PI_VENV" pi 2>&1)"; then
     die "$EX_SOFTWARE" "the appliance venv is not usable after installing: $problems"
   fi
   [[ -f "$ROOT/README.md" ]] && install -m 0644 "$ROOT/README.md" "$PI_PREFIX/README.md"

