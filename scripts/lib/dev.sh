@@ -24,7 +24,9 @@ DEV_IMPORTS=(
   appliance llama_cpp vosk piper sounddevice soxr yaml numpy systemd.journal onnxruntime
   faster_whisper pytest hypothesis psutil matplotlib
 )
-DEV_LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF" # portable (AVX2/FMA/F16C on x86), whatever the CPU
+# Portable (AVX2/FMA/F16C on x86), whatever the CPU; without the multimodal library (libmtmd, which nothing
+# here loads: about a fifth of the compile).
+DEV_LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"
 DEV_WHEEL_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/appliance/wheels"
 DEV_LOG_FILE="$ROOT/.cache/install-dev.log"
 

@@ -111,7 +111,9 @@ cpu_identity() {
 }
 
 pi_llama_cmake_args() {
-  local args="-DGGML_NATIVE=ON"
+  # Built for this CPU; without llama-cpp-python's multimodal library (libmtmd), which the hub never
+  # loads and which is about a fifth of the compile.
+  local args="-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF"
   if [[ "$BLAS" == 1 ]]; then args+=" -DGGML_BLAS=ON -DGGML_BLAS_VENDOR=OpenBLAS"; fi
   printf '%s\n' "$args"
 }

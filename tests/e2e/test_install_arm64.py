@@ -84,6 +84,7 @@ NOT_PI5_FEATURES: Final = ("SVE", "MATMUL_INT8", "SME")
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.minutes,
     pytest.mark.skipif(os.environ.get("APPLIANCE_ARM64_E2E") != "1",
                        reason="very slow (1.5 hours the first time): set APPLIANCE_ARM64_E2E=1 to run "
                               f"install.sh in an emulated arm64 Debian ({RELEASE}) root"),

