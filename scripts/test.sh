@@ -19,8 +19,10 @@ export APPLIANCE_INSTALL_E2E="${APPLIANCE_INSTALL_E2E:-1}"
 export APPLIANCE_ROOM_E2E="${APPLIANCE_ROOM_E2E:-1}"
 
 # Tests start and stop the services they need themselves (PulseAudio, journald). They run side by side, a
-# process per core (at most 4), each test file whole in one of them; a test marked `alone` has the machine
-# to itself (tests/fixtures/alone.py); `-n 0` runs them one after another. The slowest tests are named
-# after every run, and the time of each tier and of the slowest files (tests/fixtures/durations.py), so a
-# suite that grows is seen to grow.
-exec "$ROOT/.venv/bin/python" -m pytest --numprocesses auto --maxprocesses 4 --dist loadfile --durations=25 "$@"
+# process per core (at most 4), each test file whole in one of them, taken in the order tests/conftest.py
+# gives (not pytest-xdist's, biggest file first); a test marked `alone` has the machine to itself
+# (tests/fixtures/alone.py); `-n 0` runs them one after another. The slowest tests are named after every
+# run, and the time of each tier and of the slowest files (tests/fixtures/durations.py), so a suite that
+# grows is seen to grow.
+exec "$ROOT/.venv/bin/python" -m pytest --numprocesses auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder \
+  --durations=25 "$@"
