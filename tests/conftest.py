@@ -29,7 +29,7 @@ BEGUN_AHEAD: Final = frozenset({"home_assistant", "satellite_venv"})
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "minutes: takes minutes of the CPU on its own (install.sh compiling "
-                                       "llama.cpp); started before the other tiers' files, which run beside it")
+                                       "llama.cpp); started right after the unit tier, so the other files run beside it")
 
 
 def _tier(item: pytest.Item) -> str:
