@@ -8,7 +8,6 @@ from typing import Final
 import pytest
 
 pytest_plugins = [
-    "tests.fixtures.alone",  # first: the fixtures below import it, and a plugin imported earlier is not rewritten
     "tests.fixtures.speech",
     "tests.fixtures.pulse",
     "tests.fixtures.journal",
@@ -18,6 +17,7 @@ pytest_plugins = [
     "tests.fixtures.wyoming_satellite",
     "tests.fixtures.debian_root",
     "tests.fixtures.durations",
+    "tests.fixtures.alone",
 ]
 
 ROOT = Path(__file__).resolve().parent.parent

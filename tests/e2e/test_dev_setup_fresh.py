@@ -16,7 +16,7 @@ from typing import Final
 
 import pytest
 
-from tests.fixtures.alone import LOW_PRIORITY
+from tests.fixtures import LOW_PRIORITY
 from tests.fixtures.checkout import built_llama_wheel, copy_checkout
 from tests.fixtures.waits import SLOW_WAIT_S
 
