@@ -235,6 +235,9 @@ sha256_file() { sha256sum "$1" | cut -d' ' -f1; }
 # are kept in a cache of our own, one folder per version, flags and (for native builds) CPU.
 LLAMA_VERSION="0.3.36" # within pyproject.toml's llama-cpp-python requirement (a unit test checks)
 LLAMA_FLAGS_FILE=".appliance-llama-cmake-args" # in the venv: the CMAKE_ARGS its llama.cpp was built with
+# Every build compiles only the libraries the bindings load (the file says how); the file's text is part
+# of each build's cache key, so changing it builds afresh.
+LLAMA_LIBRARY_ONLY="$ROOT/scripts/lib/llama-library-only.cmake"
 
 cached_wheel() {
   # cached_wheel DIR: the path of the llama_cpp_python wheel in DIR, or nothing (DIR may not exist).
@@ -242,7 +245,7 @@ cached_wheel() {
   if [[ -f "${found[0]}" ]]; then printf '%s\n' "${found[0]}"; fi
 }
 
-wheel_key() { printf '%s\n' "$@" | sha256sum | cut -c1-16; }
+wheel_key() { { printf '%s\n' "$@"; cat "$LLAMA_LIBRARY_ONLY"; } | sha256sum | cut -c1-16; }
 
 OS_RELEASE="${APPLIANCE_OS_RELEASE:-/etc/os-release}" # tests point this at made-up files
 
@@ -263,7 +266,8 @@ build_llama_wheel() {
   # build_llama_wheel DIR CMAKE_ARGS: the wheel, built into DIR (made whole or not at all).
   # APPLIANCE_LLAMA_WHEEL=FILE hands over a wheel built elsewhere instead (for instance on a faster
   # machine with the same flags); it is checked exactly like a wheel built here.
-  local dir="$1" cmake_args="$2" partial="$1.partial"
+  local dir="$1" cmake_args="$2" partial="$1.partial" library_only
+  library_only="-DCMAKE_PROJECT_llama.cpp_INCLUDE=$(printf '%q' "$LLAMA_LIBRARY_ONLY")"
   rm -rf "$partial"
   mkdir -p "$partial"
   if [[ -n "${APPLIANCE_LLAMA_WHEEL:-}" ]]; then
@@ -274,8 +278,8 @@ build_llama_wheel() {
     # Compiler jobs the memory can hold (about 0.8 GB each): a 2 GB Pi 5 compiles on 2 cores, not 4.
     local jobs
     jobs="$(preflight build-jobs "${MEMINFO:-/proc/meminfo}")"
-    info "building llama-cpp-python $LLAMA_VERSION with CMAKE_ARGS=\"$cmake_args\", $jobs compiler jobs (5-10 minutes on 2-4 cores)"
-    if ! CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" FORCE_CMAKE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV_FOR_BUILD/bin/python" \
+    info "building llama-cpp-python $LLAMA_VERSION with CMAKE_ARGS=\"$cmake_args\", only the libraries its bindings load, $jobs compiler jobs (a few minutes on 2-4 cores)"
+    if ! CMAKE_ARGS="$cmake_args $library_only" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" FORCE_CMAKE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV_FOR_BUILD/bin/python" \
       -m pip wheel --progress-bar off --no-cache-dir --no-deps -w "$partial" "llama-cpp-python==$LLAMA_VERSION"; then
       rm -rf "$partial"
       die "$EX_UNAVAILABLE" "llama-cpp-python $LLAMA_VERSION did not build (its output is above). build-essential and cmake are needed (the Debian packages step), and the package index must be reachable."

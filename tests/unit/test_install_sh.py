@@ -370,6 +370,15 @@ def test_pi_llama_build_is_checked_installed_then_recognised(tmp_path: Path) -> 
     assert "using the wheel handed over" in other_flags.stdout
 
 
+def test_the_built_wheel_carries_only_the_libraries_the_bindings_load() -> None:
+    # llama-cpp-python forces llama.cpp's "common" library on; scripts/lib/llama-library-only.cmake keeps it
+    # out, so it is neither compiled nor installed (the bindings load libllama and ggml, nothing else).
+    names = zipfile.ZipFile(built_llama_wheel()).namelist()
+    libraries = {Path(name).name.split(".so")[0] for name in names if ".so" in name}
+    assert {"libllama", "libggml", "libggml-base", "libggml-cpu"} <= libraries, libraries
+    assert not any("common" in library or "mtmd" in library for library in libraries), libraries
+
+
 def test_a_build_that_dies_on_a_real_prompt_is_refused_by_name_and_never_installed(tmp_path: Path) -> None:
     # A build whose kernels this CPU lacks dies with SIGILL in prompt processing (a native build on some
     # AVX-512 VMs did, after passing its feature check): here a wheel whose library does just that.
