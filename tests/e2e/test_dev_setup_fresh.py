@@ -1,6 +1,6 @@
 """`scripts/install.sh --dev` on a fresh copy of the checkout with an empty home and cache: as a new machine.
 
-The only thing handed over is the llama.cpp compile (5-10 minutes): the wheel this checkout's own
+The only thing handed over is the llama.cpp compile (minutes): the wheel this checkout's own
 set-up built goes in through APPLIANCE_LLAMA_WHEEL, the way a build lands in the wheel cache. The
 cache lookup, the cache folder, the venv, every pip download and the checks all run from nothing.
 """
