@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
@@ -26,6 +27,7 @@ from appliance.language import KNOWN as KNOWN_LANGUAGES
 SYSTEM_CONFIG: Final = Path("/etc/appliance/appliance.yaml")
 SHIPPED_CONFIG: Final = Path(__file__).resolve().parent.parent / "config" / "appliance.yaml"
 ENV_VAR: Final = "APPLIANCE_CONFIG"
+EMERGENCY_NUMBER: Final = re.compile(r"[0-9]{2,6}")
 
 
 @dataclass(frozen=True)
@@ -228,6 +230,10 @@ class ConversationConfig:
     prefill_pace_s: float = _f(0.4, 0.1, 5.0)
     """Seconds of speech between Whisper's partial transcripts for the prefill (each run takes the
     recognizer's threads for a moment; Vosk has a partial at every chunk for free)."""
+    emergency_number: str = "112"
+    """The number an emergency ("call an ambulance", "I've fallen") is told to call from a phone, for the
+    hub cannot call: 112 across Europe and on any mobile phone, 999 in the UK, 911 in North America,
+    000 in Australia, 111 in New Zealand."""
 
 
 @dataclass(frozen=True)
@@ -382,6 +388,9 @@ def loads(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
         if not ha.token_file:
             validator.add("home_assistant.token_file", "must name the file holding a long-lived access token "
                           "when home_assistant.enabled is true (HA: your profile -> Security)")
+    if cfg is not None and not EMERGENCY_NUMBER.fullmatch(cfg.conversation.emergency_number):
+        validator.add("conversation.emergency_number", "must be the emergency number people dial where the hub "
+                      f"is, in digits (112, 999, 911, 000...); got {cfg.conversation.emergency_number!r}")
     if cfg is not None and cfg.language not in KNOWN_LANGUAGES:
         validator.add("language", "must be a language the hub has words for: "
                       f"{', '.join(KNOWN_LANGUAGES)}; got {cfg.language!r}")

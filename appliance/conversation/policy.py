@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from appliance.config import Config
+from appliance.config import Config, ConversationConfig
 from appliance.contracts import Chat, HandleReply, Home, HomeReply, SkillReply, Skills, Transcript
 from appliance.conversation import claims
 from appliance.conversation.responder import Answer, Failed, HomeAnswered
@@ -141,7 +141,8 @@ class Policy:
     when nothing here can answer. Holds no state of a turn, so every way a question comes in shares it."""
 
     def __init__(self, skills: Skills | None, home: Home | None, fallback: str = "model", area: str = "",
-                 words: LanguagePack | None = None) -> None:
+                 words: LanguagePack | None = None,
+                 emergency_number: str = ConversationConfig.emergency_number) -> None:
         self.words = words or pack()
         """The sentences said and the requests told apart, in the hub's language."""
         self.skills = skills
@@ -151,12 +152,14 @@ class Policy:
         """home_assistant.fallback: 'home_assistant' lets its words answer whatever it says."""
         self.area = area
         """The hub's own room (home_assistant.area)."""
+        self.emergency_number = emergency_number
+        """The number an emergency is told to call from a phone (conversation.emergency_number)."""
 
     @classmethod
     def configured(cls, cfg: Config, skills: Skills | None, home: Home | None) -> Policy:
         """The policy the configuration asks for (skills.enabled is looked at here)."""
         return cls(skills if cfg.skills.enabled else None, home, cfg.home_assistant.fallback, cfg.home_assistant.area,
-                   pack(cfg.language))
+                   pack(cfg.language), cfg.conversation.emergency_number)
 
     def apology(self, outcome: str) -> str:
         """What the person hears when a turn ended in `outcome` ('timeout' or 'error') instead of an answer."""
@@ -172,6 +175,8 @@ class Policy:
         """The first step for a question: what answers it at once, or who is asked. `room`: a satellite's
         name, where a timer set now rings; `area`: where Home Assistant places it (default the hub's).
         A failing skill raises."""
+        if (urgent := self._emergency(text, f"in {room}" if room else "to the hub")) is not None:
+            return Say(urgent, SKILL)
         reply = self.skills.match(text, room) if self.skills is not None else None
         if reply is None and self.home is None:
             reply = (honesty.cannot_act(text, self.words) or self._unread(text)
@@ -229,6 +234,15 @@ class Policy:
         return (honesty.cannot_do(question, self.words, home=True) or honesty.offline(question, self.words)
                 or self._unread(question))
 
+    def _emergency(self, text: str, where: str) -> SkillReply | None:
+        """An emergency's one sentence, before anything else is asked, and a WARNING in the journal (without
+        the words, which stay private as every transcript does). `where`: "to the hub", "in kitchen"..."""
+        reply = honesty.emergency(text, self.emergency_number, self.words)
+        if reply is not None:
+            _LOGGER.warning("An emergency was said %s: told that the hub cannot call, and to call %s from a phone",
+                            where, self.emergency_number)
+        return reply
+
     def _unread(self, text: str) -> SkillReply | None:
         """One of the hub's own requests that no skill read is asked again, while skills are on."""
         return honesty.unread(text, self.words) if self.skills is not None else None
@@ -240,6 +254,8 @@ class Policy:
         replies = self.words.replies
         if not question.strip():
             return HandleReply(replies.nothing_heard, handled=False)
+        if (urgent := self._emergency(question, "through Home Assistant")) is not None:
+            return HandleReply(urgent.text, handled=True)
         try:
             text = "".join(chat.stream(question, cancel)).strip()
         except ModelBusy:

@@ -61,6 +61,8 @@ class SkillPhrases:
     patterns: Mapping[str, Pattern[str]] = field(default_factory=dict)
     skill: str = ""
     code: str = ""
+    words: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Sets of words by key, looked up one token at a time ("stop": words that say nothing of a topic)."""
 
     def say(self, key: str, **fields: object) -> str:
         """The reply `key`, its {fields} filled in."""
@@ -72,6 +74,11 @@ class SkillPhrases:
         if key not in self.patterns:
             raise MissingWords(self.skill, self.code, key)
         return self.patterns[key]
+
+    def word_set(self, key: str) -> frozenset[str]:
+        if key not in self.words:
+            raise MissingWords(self.skill, self.code, key)
+        return self.words[key]
 
 
 class Phrasing(Protocol):
@@ -437,6 +444,18 @@ class HonestyWords:
 
 
 @dataclass(frozen=True)
+class EmergencyWords:
+    """An emergency said to the hub, and the one sentence said back at once (thinking/honesty.py)."""
+
+    request: Pattern[str]
+    """An emergency ("call an ambulance", "I've fallen", "there's a fire"), matched at the start of a clause
+    of the plain words (as HonestyWords.acts are), politeness stripped; a clause that asks about one ("how
+    do I call an ambulance") is HonestyWords.about's, for the model."""
+    said: str
+    """With {number}: that the hub cannot call, and to call that number from a phone now."""
+
+
+@dataclass(frozen=True)
 class PromptWords:
     """The model's instructions."""
 
@@ -507,6 +526,7 @@ class LanguagePack:
     schedule: ScheduleWords
     """Alarms and reminders: times of day, days, requests and replies."""
     honesty: HonestyWords
+    emergency: EmergencyWords
     phrases: Mapping[str, SkillPhrases] = field(default_factory=dict)
     """The small skills' words, keyed by each skill's name (LanguagePack.skill)."""
 

@@ -22,7 +22,7 @@ from appliance.language import (
     en_lists,
 )
 from appliance.language.en_alarms import SCHEDULE
-from appliance.language.en_honesty import HONESTY
+from appliance.language.en_honesty import EMERGENCY, HONESTY
 from appliance.language.en_requests import REQUESTS
 
 # --------------------------------------------------------------------------------------
@@ -457,6 +457,6 @@ PHRASES: Final[dict[str, SkillPhrases]] = {
 PACK: Final = LanguagePack(
     code="en", name="English", say=English(), numbers=NUMBERS, skills=SKILLS, timers=TIMERS, clock=CLOCK,
     volume=VOLUME, requests=REQUESTS, replies=REPLIES, prompt=PROMPT, sentences=SENTENCES, speech=SPEECH,
-    schedule=SCHEDULE, honesty=HONESTY,
+    schedule=SCHEDULE, honesty=HONESTY, emergency=EMERGENCY,
     phrases=PHRASES,
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from appliance.language import Act, HonestyWords
+from appliance.language import Act, EmergencyWords, HonestyWords
 
 # --------------------------------------------------------------------------------------
 # Requests to act (matched on plain words: lower case, no apostrophes, no punctuation)
@@ -227,4 +227,43 @@ HONESTY: Final = HonestyWords(
     can_do="I can {abilities}.",
     claim=CLAIM,
     agreeing=AGREEING,
+)
+
+# --------------------------------------------------------------------------------------
+# Emergencies (matched on plain words, at the start of a clause, politeness stripped)
+
+_HELP: Final = (r"ambulance|police|cops|fire (?:brigade|department|service|engine)|firemen|fire ?fighters|paramedics|"
+                r"emergency services|999|911|112|000|nine nine nine|nine one one|one one two|coastguard|"
+                r"mountain rescue|help(?=$| now| quick| please)")
+_SOMEONE: Final = (r"i|ive|im|we|weve|were|she|shes|he|hes|they|theyve|theyre|someone|someones|somebody|somebodys|"
+                   r"(?:the |my |our )?(?:mum|mom|dad|nan|nana|gran|granny|grandma|grandad|grandpa|husband|wife|"
+                   r"partner|son|daughter|baby|child|kid|brother|sister|friend|neighbour|neighbor)s?")
+_STRUCK: Final = (r"(?:had|having) (?:a )?(?:fall|heart attack|stroke|seizure|allergic reaction)|"
+                  r"fallen(?! (?:in love|for|asleep|behind|out|off|through|short|apart|silent|ill|quiet))|"
+                  r"fell (?:down|over)(?! (?:laughing|asleep))|collapsed|passed out|fainted|blacked out|"
+                  r"(?:stopped|not) breathing|unconscious|unresponsive|choking|overdosed|"
+                  r"(?:cant|can not|cannot) (?:breathe\b|get up$|move$)|bleeding (?:badly|a lot|heavily|everywhere)|"
+                  r"(?:badly|really|seriously|very) (?:hurt|injured)|(?:hurt|injured)$|being attacked|drowning$")
+_BURNING: Final = (r"house|home|kitchen|flat|room|bedroom|lounge|building|garage|shed|roof|pan|chip pan|oven|toaster|"
+                   r"microwave|car|bin|curtains|sofa|bed|upstairs|downstairs|it|something|everything|the place")
+
+EMERGENCY: Final = EmergencyWords(
+    request=re.compile(
+        # "call an ambulance", "get the police", "ring nine nine nine", "send help"
+        rf"(?:(?:call|ring|phone|dial|get|fetch|send for|send|contact)(?: me| us| for)? (?:an? |the |some )?"
+        rf"(?:{_HELP})\b"
+        # "help, I've fallen", "my dad has collapsed", "she's not breathing", "I can't breathe"
+        rf"|(?:i think |i believe |i reckon )?(?:{_SOMEONE})(?: (?:has|have|is|are|just|been|had))* (?:{_STRUCK})"
+        # "there's a fire", "the kitchen is on fire", "fire!"
+        r"|(?:theres|there is) (?:a )?fire\b(?! (?:in the )?(?:drill|alarm|pit|place|fireplace|grate|hearth|stove|"
+        r"wood burner|log burner|burner|barbecue|bbq|exit|door|extinguisher|station|escape|safety|risk|going|"
+        r"lit|burning nicely))"
+        rf"|(?:the |my |our )?(?:\w+ )?(?:{_BURNING}) (?:is|are|has caught|caught|s) (?:on )?fire\b|fire$|fire fire\b"
+        # "help help", "somebody help", "it's an emergency", "there's an intruder"
+        r"|help help\b|(?:someone|somebody|anybody|anyone) help\b|(?:its|this is) an emergency\b"
+        r"|(?:medical|real) emergency\b|(?:theres|there is) (?:an intruder|someone in the house|a burglar)\b"
+        r"|(?:someone|somebody)(?:s| is) breaking in\b"
+        # "an ambulance!", "police, quick" (and "I need an ambulance", its politeness stripped)
+        r"|(?:an? |the )?(?:ambulance|paramedics|police|fire brigade)(?: now| please| quick| quickly)*$)"),
+    said="I can't make calls, so call {number} from a phone now.",
 )

@@ -6,6 +6,7 @@ conversation/claims.py says them instead of an action the model claims."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import Final
 
 from appliance.contracts import SkillReply
@@ -19,6 +20,8 @@ HOME_ASSISTANT_DOWN: Final = pack().replies.home_assistant_down
 HOME_ASSISTANT_REFUSED: Final = pack().replies.home_assistant_refused
 NO_INTERNET: Final = pack().replies.no_internet
 
+EMERGENCY: Final = "emergency"
+"""The intent of the one sentence an emergency gets."""
 CANNOT_DO: Final = "cannot_do"
 """The intent of the truth about a request to act that nothing here can do."""
 HOME_ASSISTANT: Final = "home_assistant"
@@ -68,17 +71,33 @@ def requested_act(text: str, words: LanguagePack | None = None, home: bool = Fal
     must start with it once the politeness is stripped; a request that starts by asking about
     something ("how do I...") has no other clause looked at."""
     words = words or pack()
-    honesty = words.honesty
-    plain = text.lower().replace("\u2019", "'").replace("'", "")
-    whole, *clauses = [plain, *honesty.clauses.split(plain)[1:]]
-    for n, clause in enumerate([whole, *clauses]):
-        clause = honesty.polite.sub("", " ".join(words.requests.not_plain.sub(" ", clause).split()), count=1)
-        for act in honesty.acts:
+    for clause in _requests(text, words):
+        for act in words.honesty.acts:
             if not (act.home and home) and act.request.match(clause):
                 return act
-        if n == 0 and honesty.about.match(clause):
-            return None
     return None
+
+
+def emergency(text: str, number: str, words: LanguagePack | None = None) -> SkillReply | None:
+    """An emergency ("call an ambulance", "help, I've fallen", "there's a fire") gets one sentence at once,
+    never the model's: the hub cannot call, so call `number` from a phone now. Asking about one ("how do I
+    call an ambulance abroad") is a question, for the model."""
+    words = words or pack()
+    if not any(words.emergency.request.match(clause) for clause in _requests(text, words)):
+        return None
+    return SkillReply(words.emergency.said.format(number=number), EMERGENCY, data={"number": number})
+
+
+def _requests(text: str, words: LanguagePack) -> Iterator[str]:
+    """The clauses of `text` a request may start ("..., so order some more"), in plain words with the
+    politeness stripped; none after a first clause that asks about something ("how do I...")."""
+    honesty = words.honesty
+    plain = text.lower().replace("\u2019", "'").replace("'", "")
+    for n, clause in enumerate([plain, *honesty.clauses.split(plain)[1:]]):
+        clause = honesty.polite.sub("", " ".join(words.requests.not_plain.sub(" ", clause).split()), count=1)
+        yield clause
+        if n == 0 and honesty.about.match(clause):
+            return
 
 
 def can_do(words: LanguagePack | None = None, home: bool = False) -> str:
