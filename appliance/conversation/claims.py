@@ -7,7 +7,7 @@ from typing import Final
 
 from appliance.language import LanguagePack, pack
 from appliance.speaking.sentences import CJK_TERMINATORS, CLOSERS, TERMINATORS, split_all
-from appliance.thinking.honesty import truth
+from appliance.thinking.honesty import is_request, truth
 
 PIECES_LOOKED_MAX: Final = 3  # pieces of an answer's start looked at for a claim ("Sure!" "I've added...")
 
@@ -18,7 +18,8 @@ class ClaimCheck:
     back the truth instead, and the rest of that answer goes unsaid. A first piece that only agrees
     ("Sure!") or ends mid-sentence keeps the next piece looked at; after that every piece passes at once.
 
-    The model never acts, so any action it claims is one the turn did not take.
+    The model never acts, so any action it claims is one the turn did not take; and to a request (not a
+    question) its "Sure, you can..." says yes to what nothing here did.
     """
 
     def __init__(self, question: str, words: LanguagePack | None = None) -> None:
@@ -26,6 +27,8 @@ class ClaimCheck:
         self.words = words or pack()
         self.open = True
         """Still looking: no piece has settled the answer's start yet."""
+        self._request = is_request(question, self.words)
+        """The question asks the hub to do something: "Sure, you can..." is then a claim."""
         self._looked = 0
         self._start = ""
         """The pieces looked at so far, joined: a claim may span them ("Your order | has been placed")."""
@@ -38,7 +41,8 @@ class ClaimCheck:
         said = piece.strip().lower().replace("\u2019", "'")
         self._start = f"{self._start} {said}".strip()
         honesty = self.words.honesty
-        if honesty.claim.search(said) or honesty.claim.search(self._start):
+        if honesty.claim.search(said) or honesty.claim.search(self._start) \
+                or (self._request and honesty.granting.search(self._start)):
             self.open = False
             return truth(self.question, self.words)
         self._looked += 1

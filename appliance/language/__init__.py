@@ -441,6 +441,13 @@ class HonestyWords:
     """The model's sentence claiming an action of its own ("I've added", "Turning on the lights now")."""
     agreeing: Pattern[str]
     """A first piece that only agrees ("Sure!", "Of course,"): the one after it is looked at too."""
+    granting: Pattern[str]
+    """An answer's start that agrees the person may do it ("Sure, you can get up at six"): a claim when
+    what was said is a request rather than a question (`about`, `permission`), for the model then says
+    yes to what nothing here did."""
+    permission: Pattern[str]
+    """A question asking whether one may ("can I freeze bread", "do I need a coat"), which "Sure, you
+    can..." answers truly."""
 
 
 @dataclass(frozen=True)

@@ -214,6 +214,17 @@ AGREEING: Final = re.compile(
     r"sounds good|(?:i'm |i am |i'd be |i would be )?(?:happy|glad) to help(?: (?:you )?with that)?|"
     r"i can help(?: you)?(?: with that)?|of course i can|yes i can|sure thing)[,.!\s]*)+")
 
+# Yes to a request, with nothing done: "Sure, you can get up at six", "I can make it louder" (said to a
+# question, "I can set timers" only says what the hub can do).
+_AGREED: Final = (r"(?:(?:sure|of course|certainly|absolutely|okay|ok|alright|all right|yes|yeah|no problem|great|"
+                  r"sounds good)[,.!]*\s+)")
+GRANTING: Final = re.compile(
+    rf"^{_AGREED}+(?:you (?:can|could|may|will|should|just)|that'?s (?:fine|no problem|done))\b"
+    rf"|^{_AGREED}*i can\s+{_PROMISING_ADVERBS}(?!{_TALKING}\b)[a-z]{{2,}}\b")
+# A question asking whether one may, on plain words: "can I freeze bread", "do I need a coat".
+_PERMISSION: Final = (r"^(?:can|could|may|might|shall|do|will|need|must) (?:i|we)\b"
+                      r"|^(?:is it|would it be|its) (?:ok|okay|alright|fine|safe|possible)\b")
+
 HONESTY: Final = HonestyWords(
     polite=re.compile(_POLITE),
     clauses=re.compile(_CLAUSES),
@@ -227,6 +238,8 @@ HONESTY: Final = HonestyWords(
     can_do="I can {abilities}.",
     claim=CLAIM,
     agreeing=AGREEING,
+    granting=GRANTING,
+    permission=re.compile(_PERMISSION),
 )
 
 # --------------------------------------------------------------------------------------

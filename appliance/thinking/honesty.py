@@ -88,6 +88,14 @@ def emergency(text: str, number: str, words: LanguagePack | None = None) -> Skil
     return SkillReply(words.emergency.said.format(number=number), EMERGENCY, data={"number": number})
 
 
+def is_request(text: str, words: LanguagePack | None = None) -> bool:
+    """Whether `text` asks the hub to do something ("make it louder", "I have to be up at six") rather than
+    asks a question ("how loud can it go", "can I freeze bread"): its first clause, politeness stripped."""
+    words = words or pack()
+    first = next(_requests(text, words), "")
+    return bool(first) and not (words.honesty.about.match(first) or words.honesty.permission.match(first))
+
+
 def _requests(text: str, words: LanguagePack) -> Iterator[str]:
     """The clauses of `text` a request may start ("..., so order some more"), in plain words with the
     politeness stripped; none after a first clause that asks about something ("how do I...")."""

@@ -208,3 +208,26 @@ def test_a_first_sentence_promising_or_claiming_any_errand_is_a_claim(first: str
 ])
 def test_a_first_sentence_that_talks_is_said(first: str) -> None:
     assert claims.ClaimCheck("Tell me something.", WORDS).look(first) is None
+
+
+@pytest.mark.parametrize(("request_", "first"), [
+    ("I have to be up at six tomorrow.", "Sure, you can get up at six tomorrow."),
+    ("Make it louder.", "Sure, I can make it louder."),
+    ("Bump the sound up a bit.", "I can turn it up for you."),
+    ("We need more bin bags.", "Okay, that's fine."),
+    ("Could you sort the heating out?", "Of course! You can just relax."),
+])
+def test_to_a_request_a_yes_with_nothing_done_is_a_claim(request_: str, first: str) -> None:
+    assert claims.ClaimCheck(request_, WORDS).look(first) is not None
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("Can I freeze bread?", "Sure, you can freeze bread for three months."),
+    ("How do I set an alarm on my phone?", "Sure, you can set one in the Clock app."),
+    ("What's a good timer for boiled eggs?", "I can recommend six minutes for a soft egg."),
+    ("Do I need a coat for a walk in November?", "Yes, you should take one."),
+    ("Tell me about Paris.", "Sure, I can tell you about Paris."),
+    ("Tell me a joke.", "Sure! Why did the chicken cross the road?"),
+])
+def test_to_a_question_a_yes_is_an_answer(question: str, first: str) -> None:
+    assert claims.ClaimCheck(question, WORDS).look(first) is None
