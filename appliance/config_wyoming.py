@@ -25,6 +25,9 @@ class SatelliteConfig:
     """What the journal calls its turns (SOURCE=); empty = its host."""
     area: str = ""
     """The room it stands in, e.g. 'kitchen' (logged with its turns)."""
+    facts: bool = True
+    """Whether people in its room may tell the hub things to remember and ask what it was told, as at the
+    hub itself; false answers such a request there with "What I'm told isn't shared in this room."."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,7 @@ class WyomingConfig:
     """Seconds a connection may stay silent (or leave an event half sent) before it is closed."""
     satellites: list[SatelliteConfig] = field(default_factory=list)
     """wyoming-satellite instances in other rooms the hub connects to and answers, each
-    {uri: tcp://HOST:PORT, name, area}; empty = none, nothing connects."""
+    {uri: tcp://HOST:PORT, name, area, facts}; empty = none, nothing connects."""
     satellite_wait_s: float = _f(20.0, 0.0, 300)
     """Seconds a satellite's question may wait for the language model (another room's answer, or the
     hub's own microphone, first); after that it is told the hub is busy."""

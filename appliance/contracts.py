@@ -200,6 +200,9 @@ class SkillReply:
     end_turn: bool = False
     """True for 'stop' / 'never mind': silence, no follow-up."""
     data: dict = field(default_factory=dict)
+    private: bool = False
+    """The words asked and said are the owner's (what the hub was told to remember): the turn's entry in
+    the journal holds neither, whatever logging.transcripts says."""
 
 
 @runtime_checkable

@@ -106,7 +106,7 @@ class Journal:
     def turn(self, record: TurnRecord) -> None:
         if self.echo:
             _LOGGER.info("%s", record.summary())
-            if self.with_text:
+            if self.with_text and not record.private:
                 _LOGGER.info("Heard %r; answered %r", record.transcript, record.answer)
         self._send(record.summary(), 6 if record.outcome != "error" else 4, record.journal_fields(self.with_text))
 

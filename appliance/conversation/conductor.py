@@ -237,7 +237,7 @@ class Conductor:
             self._fail("skills", exc, now)
             return
         if isinstance(step, Say):
-            turn.route, turn.intent = step.route, step.reply.intent
+            turn.route, turn.intent, turn.private = step.route, step.reply.intent, step.reply.private
             turn.first_token_at = turn.answer_done_at = self.clock()
             if step.reply.end_turn:
                 self._safe(self.sink.stop)

@@ -203,7 +203,7 @@ class Rooms:
                 return self._play(caller, turn, responder.say([step.reply.text], caller.sink, route=step.route))
         elif isinstance(step, Say):
             claim.stop_reading()
-            turn.route, turn.intent = step.route, step.reply.intent
+            turn.route, turn.intent, turn.private = step.route, step.reply.intent, step.reply.private
             turn.first_token_at = turn.answer_done_at = self.clock()
             if step.reply.end_turn:
                 return "answered"

@@ -56,6 +56,8 @@ class TurnRecord:
     route: str = ""
     """'skill', 'llm', or '' when no question was heard."""
     intent: str = ""
+    private: bool = False
+    """The words are the owner's (SkillReply.private): the journal holds neither question nor answer."""
     outcome: str = ""
     error: str = ""
     transcript: str = ""
@@ -164,7 +166,7 @@ class TurnRecord:
             fields["PREEMPTIVE"] = "1"
         if self.interrupted:
             fields["INTERRUPTED"] = "1"
-        if with_text:
+        if with_text and not self.private:
             fields["TRANSCRIPT"] = self.transcript
             fields["ANSWER"] = self.answer
         return fields

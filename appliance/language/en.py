@@ -19,6 +19,7 @@ from appliance.language import (
     SpeechWords,
     TimerWords,
     VolumeWords,
+    en_facts,
     en_lists,
 )
 from appliance.language.en_alarms import SCHEDULE
@@ -53,7 +54,8 @@ NUMBERS: Final = NumberWords(
         (r"\b(today|tomorrow|yesterday)'?s\b", r"\1"),
         (r"\bwhat's\b|\bwhats\b", "what is"), (r"\bthat's\b|\bthats\b", "that is"),
         (r"\bit's\b", "it is"), (r"\bhow's\b", "how is"), (r"\bhere's\b", "here is"),
-        (r"\bthere's\b", "there is"), (r"\btime's\b", "time is"), (r"\bi've\b", "i have"),
+        (r"\bthere's\b", "there is"), (r"\bwhere's\b|\bwheres\b", "where is"), (r"\bwho's\b", "who is"),
+        (r"\bwhen's\b", "when is"), (r"\btime's\b", "time is"), (r"\bi've\b", "i have"),
         (r"\bwhat're\b", "what are"), (r"\blet's\b", "let us"),
         *en_lists.CONTRACTIONS,
     ],
@@ -452,6 +454,7 @@ SPEECH: Final = SpeechWords(
 
 PHRASES: Final[dict[str, SkillPhrases]] = {
     "lists": en_lists.LISTS,
+    "facts": en_facts.FACTS,
 }
 
 PACK: Final = LanguagePack(

@@ -37,7 +37,7 @@ PATTERNS: Final = {
     "note": re.compile(
         rf"{_LEAD}(?:make|take|write|leave|add|create|jot|put|save)(?: me| down)? (?:a |another |one )?"
         r"note(?: down)?(?: for me)?(?: to self)?(?: that| to| saying| of| about| reading)? (?P<items>.+)$"
-        r"|^note(?: to self)?(?: down)?(?: that)? (?P<items2>.+)$"
+        r"|^(?!note that )note(?: to self)?(?: down)?(?: that)? (?P<items2>.+)$"  # "note that ...": a fact to keep
         r"|^(?:jot|write) down(?: that)? (?P<items3>.+)$"),
     "clear": re.compile(
         rf"{_LEAD}(?:clear|empty|wipe|erase|delete|reset|clean|scrap)(?: out| off)?(?: all(?: of)?)? {_ref(1)}"

@@ -7,8 +7,8 @@ no list to extend anywhere else.
 
 The order is the order the skills are asked in, lowest first, and the first reply wins. The
 skills that ship ask in this order: stop, the volume, the alarms, the reminders, the timers (with
-their question back), the clock, the lists; a new one takes a free number among them (after the
-lists: above LISTS).
+their question back), the clock, the lists, what the hub was told (the facts); a new one takes a free
+number among them.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from appliance.audio.volume import Volume
 from appliance.config import SkillsConfig
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack
+from appliance.thinking.facts import FactStore
 from appliance.thinking.lists import Lists
 from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.timers import Clock, Timers
@@ -41,6 +42,9 @@ TIMERS: Final = 30
 CLOCK: Final = 40
 LISTS: Final = 50
 """After the clock: "what is on my list" is never the time."""
+FACTS: Final = 60
+"""Last: a question about the household that no other skill reads is answered from what the hub was told
+("what's on my list" is the list's), or "you haven't told me"."""
 
 SKILL_SUFFIX: Final = "_skill"
 """The ending of the module names `discover` imports."""
@@ -71,6 +75,10 @@ class SkillKit:
     """The volume of a room ('' the hub's own); None where the hub has no volume to change."""
     lists: Lists | None = None
     """The named lists (the shopping list Home Assistant's when it is configured); None: no lists skill."""
+    facts: FactStore | None = None
+    """What the hub was told to remember; None: no facts skill."""
+    facts_closed: frozenset[str] = frozenset()
+    """The rooms (satellites' names) that may not tell the hub things to remember nor ask what it was told."""
 
 
 SkillFactory = Callable[[SkillKit], Skill | None]

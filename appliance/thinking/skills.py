@@ -1,4 +1,5 @@
-"""Local skills answered at once without the model: time, date, timers, alarms, reminders, lists, volume, stop.
+"""Local skills answered at once without the model: time, date, timers, alarms, reminders, lists, volume, stop
+and what the hub was told to remember.
 
 Each skill but the timers is its own `*_skill.py` module, found by skillkit.discover and asked in
 its order; the timers are asked here, at skillkit.TIMERS, for their question back is kept per room
@@ -19,9 +20,10 @@ from typing import TYPE_CHECKING, Final
 
 from appliance.audio.volume import Volume
 from appliance.audio.volume import shared as shared_volume
-from appliance.config import SkillsConfig, WakeConfig
+from appliance.config import SkillsConfig, WakeConfig, satellite_name
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, pack
+from appliance.thinking.facts import FactStore
 from appliance.thinking.intents import understanding
 from appliance.thinking.list_skill import book as list_book
 from appliance.thinking.lists import Lists
@@ -54,7 +56,8 @@ class LocalSkills:
     def __init__(self, config: SkillsConfig, timers: Timers, clock: Clock = time.time,
                  tz: tzinfo | None = None, wake: tuple[str, ...] = wake_words(WakeConfig().model),
                  volume_of: Callable[[str], Volume] | None = None, words: LanguagePack | None = None,
-                 lists: Lists | None = None) -> None:
+                 lists: Lists | None = None, facts: FactStore | None = None,
+                 facts_closed: frozenset[str] = frozenset()) -> None:
         self.config = config
         self.words = words or pack()
         self.parse = SkillParser(self.words)
@@ -74,7 +77,8 @@ class LocalSkills:
         """The question the room now asking was asked, while its turn is matched."""
         self._asked: _Pending | None = None
         self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
-        kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of, lists=lists)
+        kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of, lists=lists, facts=facts,
+                       facts_closed=facts_closed)
         asked = [(TIMERS, "timers", self._timer_turn)]
         for entry in discover():
             skill = entry.make(kit)
@@ -305,14 +309,16 @@ class LocalSkills:
 
 
 def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> LocalSkills:
-    """The skills in cfg.language, with their timers, lists and the rooms' volumes kept in cfg.service.state_dir
-    (the shopping list in Home Assistant when cfg.home_assistant is enabled)."""
+    """The skills in cfg.language, with their timers, lists, facts and the rooms' volumes kept in
+    cfg.service.state_dir (the shopping list in Home Assistant when cfg.home_assistant is enabled); the
+    satellites with `facts: false` may not tell or ask what the hub remembers."""
     state_dir = Path(cfg.service.state_dir)
     words = pack(cfg.language)
     return LocalSkills(cfg.skills, Timers(state_dir, cfg.skills, clock, words=words), clock, tz,
                        wake=wake_words(cfg.wake.model),
                        volume_of=lambda room: shared_volume(state_dir, room), words=words,
-                       lists=list_book(state_dir, cfg.home_assistant, words))
+                       lists=list_book(state_dir, cfg.home_assistant, words), facts=FactStore(state_dir),
+                       facts_closed=frozenset(satellite_name(sat) for sat in cfg.wyoming.satellites if not sat.facts))
 
 
 def _strip(tokens: list[str], fillers: frozenset[str], leading: list[tuple[str, ...]],

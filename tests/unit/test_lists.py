@@ -139,7 +139,7 @@ def test_notes_are_made_read_counted_and_deleted(tmp_path: Path) -> None:
     hub = local(tmp_path)
     note = say(hub, "make a note to call the plumber")
     assert (note.intent, note.text, note.data["list"]) == ("list_add", "Noted: call the plumber.", "notes")
-    assert say(hub, "note that the boiler code is 1234").text == "Noted: the boiler code is 1234."
+    assert say(hub, "make a note that the boiler code is 1234").text == "Noted: the boiler code is 1234."
     assert say(hub, "read my notes").text == "You have 2 notes. Call the plumber. The boiler code is 1234."
     assert say(hub, "how many notes do I have").text == "You have 2 notes."
     assert say(hub, "delete all my notes").text == "I've deleted your notes."
