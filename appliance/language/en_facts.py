@@ -8,7 +8,8 @@ say nothing of a topic (`stop`), and what makes a question one about the househo
 - it asks about something of yours: "my" or "our" within the first words of the question ("where's my
   passport", "what is our wifi password", "how old is my nephew"), or what you did ("where did I put
   the spare key", "when did we last service the boiler");
-- or it names one of the few things a home is told about (`home`: "the spare key", "the boiler", "the bins").
+- or it names one of the few things a home is told about (`home`: "the spare key", "the boiler", "the bins"),
+  and asks nothing general of it (`general`: "who invented the boiler", "how does the boiler work").
 A question about the household that nothing kept answers gets "You haven't told me."; any other question
 that nothing kept answers is the model's ("where is Paris", "how does a boiler work").
 """
@@ -61,9 +62,11 @@ PATTERNS: Final = {
     "period:month": re.compile(r"^this month$"),
     # Forgetting
     "forget_all": re.compile(
-        r"^(?:please )?(?:forget|erase|delete|wipe|clear|remove)(?: about)? (?:everything|all)(?: of it)?"
+        r"^(?:please )?forget (?:about )?(?:everything|all)(?: of it)?"
         r"(?: (?:that )?(?:you remember|you know|you have been told|youve been told|i (?:have |ve )?told you"
         r"|we (?:have )?told you|i said|you were told))?$"
+        r"|^(?:please )?(?:erase|delete|wipe|clear|remove) (?:everything|all)(?: (?:that )?(?:you remember"
+        r"|you have been told|youve been told|i (?:have |ve )?told you|we (?:have )?told you))$"
         r"|^(?:clear|erase|wipe|delete|empty|reset) (?:your|the) memory$"),
     "forget": re.compile(
         r"^(?:please )?(?:forget|stop remembering) (?:about |what i (?:have )?(?:told you|said) about "
@@ -82,10 +85,11 @@ PATTERNS: Final = {
         r"\bthe (?:spare keys?|house keys?|car keys?|front door keys?|back door keys?|boiler|wifi password"
         r"|wi fi password|(?:alarm|door|gate|garage|safe|lock) (?:code|pin)|bins?|bin day|recycling|neighbours?"
         r"|neighbors?|landlord|plumber|babysitter)\b"),
-    # General knowledge, when nothing of yours is asked about: "where is a good place to hide a key"
+    # General knowledge, when nothing of yours is asked about ("my", "our"): "where is a good place to hide a
+    # key", "who invented the boiler"
     "general": re.compile(
-        r"\b(?:a|an|any)\b|^(?:why|how (?:do|does|can|should|to|is|are|did|would))\b"
-        r"|^what (?:does|do) .+ (?:mean|do|stand for)$"),
+        r"\b(?:a|an|any|invent\w*|discover\w*|history|made of|work|works)\b"
+        r"|^(?:why|how (?:do|does|can|should|to|is|are|did|would))\b|^what (?:does|do) .+ (?:mean|do|stand for)$"),
     # What a fact is about, before its verb: "the spare key" in "the spare key is under the blue pot"
     "topic": re.compile(
         r"^(?P<topic>.+?) (?:is|are|was|were|has|have|had|will|would|goes|go|comes|come|lives|live|works|work"

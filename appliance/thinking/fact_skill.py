@@ -9,7 +9,11 @@ older one; "forget about the spare key" forgets it, "forget everything you remem
 the next words said in that room answer. The words of every turn here are the owner's: the reply is
 marked private, so the journal never holds them.
 
-Asked last of the skills (skillkit.FACTS): "what's on my list" and "when is my alarm" are their skills'.
+The skill is asked in two parts. The first, before every other skill (skillkit.REMEMBER), takes what is
+said with a clear cue: a telling ("remember that the alarm code is 1234" is no alarm), asking what was told,
+forgetting what was (a "forget the pasta timer" that names nothing kept goes on to the timers), and the
+answer to "should I forget everything?". The second, after every other skill (skillkit.FACTS), answers
+questions: "what's on my list" and "when is my alarm" are their skills'.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from appliance.contracts import SkillReply
 from appliance.language import SkillPhrases
 from appliance.thinking.facts import Fact, FactError, FactIndex, FactStore, alike, words_of
 from appliance.thinking.requests import controls_device, needs_internet
-from appliance.thinking.skillkit import FACTS, SkillKit, local_skill
+from appliance.thinking.skillkit import FACTS, REMEMBER, SkillKit, local_skill
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -37,10 +41,14 @@ PERIODS: Final = ("today", "yesterday", "week", "last_week", "month")
 
 
 class FactSkill:
-    """Keeps, finds and forgets the facts of `store`; rooms in `closed` may not tell or ask."""
+    """Keeps, finds and forgets the facts of `store`; rooms in `closed` may not tell or ask. `asking`: the
+    second part, which answers questions (and says when nothing kept names what is to be forgotten); else
+    the first, which takes tellings, recalls and forgetting."""
 
-    def __init__(self, kit: SkillKit, store: FactStore, closed: frozenset[str] = frozenset()) -> None:
+    def __init__(self, kit: SkillKit, store: FactStore, closed: frozenset[str] = frozenset(),
+                 asking: bool = False) -> None:
         self.kit = kit
+        self.asking = asking
         self.store = store
         self.closed = closed
         self.w: SkillPhrases = kit.words.skill(NAME)
@@ -58,6 +66,8 @@ class FactSkill:
 
     def match(self, text: str, room: str = "") -> SkillReply | None:
         """The reply to a telling, a question about what was told or a forgetting in `text`, or None."""
+        if self.asking:
+            return self._asked_part(text, room)
         w = self.w
         waiting = self._asked.pop(room, None)
         if waiting is not None and waiting >= self.kit.clock():
@@ -76,7 +86,15 @@ class FactSkill:
         if w.pattern("forget_all").match(text):
             return self._guard(room) or self._ask_forget_all(room)
         if m := w.pattern("forget").match(text):
-            return self._guard(room) or self._forget(m.group("topic"))
+            return self._forget(m.group("topic"), room)
+        return None
+
+    def _asked_part(self, text: str, room: str) -> SkillReply | None:
+        """A question, or a forgetting of what nothing kept names (no other skill took it either)."""
+        if m := self.w.pattern("forget").match(text):
+            topic = m.group("topic")
+            return self._guard(room) or self._reply("nothing_about", "fact_forget", {"forgotten": []},
+                                                    topic=self._back(topic)) if words_of(topic, self.stop) else None
         return self._question(text, room)
 
     def _guard(self, room: str) -> SkillReply | None:
@@ -114,8 +132,10 @@ class FactSkill:
         asked = w.pattern("lead").sub("", text)
         if not w.pattern("asks").match(asked):
             return None
-        household = bool(w.pattern("household").search(asked) or w.pattern("home").search(asked))
-        if not household and w.pattern("general").search(asked):
+        general = bool(w.pattern("general").search(asked))
+        household = bool(w.pattern("household").search(asked)) or (
+            not general and bool(w.pattern("home").search(asked)))
+        if not household and general:
             return None
         words = words_of(asked, self.stop)
         chosen = [f for f in self.index().find(words) if f.covered >= COVERED and (
@@ -173,7 +193,8 @@ class FactSkill:
 
     # ---- forgetting ----------------------------------------------------------------
 
-    def _forget(self, topic: str) -> SkillReply | None:
+    def _forget(self, topic: str, room: str) -> SkillReply | None:
+        """The facts `topic` names forgotten; None when it names none (the later skills may know it)."""
         words = words_of(topic, self.stop)
         if not words:
             return None
@@ -181,7 +202,9 @@ class FactSkill:
         whole = [f for f in found if f.covered >= WHOLE]
         chosen = {f.fact for f in (whole or found[:1])}
         if not chosen:
-            return self._reply("nothing_about", "fact_forget", {"forgotten": []}, topic=self._back(topic))
+            return None
+        if (guarded := self._guard(room)) is not None:
+            return guarded
         gone = self.store.forget(lambda fact: fact in chosen)
         data = {"forgotten": [f.json() for f in gone]}
         if len(gone) == 1:
@@ -287,8 +310,15 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+@local_skill("remember", REMEMBER)
+def _build_first(kit: SkillKit) -> FactSkill | None:
+    """The first part (tellings, recalls, forgetting), with the facts' words; None without a store to keep
+    facts in: the words are then left for the model."""
+    return None if kit.facts is None else FactSkill(kit, kit.facts, kit.facts_closed)
+
+
 @local_skill(NAME, FACTS)
 def _build(kit: SkillKit) -> FactSkill | None:
-    """None without a store to keep facts in: the words are then left for the model."""
-    return None if kit.facts is None else FactSkill(kit, kit.facts, kit.facts_closed)
+    """The second part: questions answered from what was told."""
+    return None if kit.facts is None else FactSkill(kit, kit.facts, kit.facts_closed, asking=True)
 

@@ -6,8 +6,8 @@ is its own module, its words in the language pack (`LanguagePack.skill(name)`) a
 no list to extend anywhere else.
 
 The order is the order the skills are asked in, lowest first, and the first reply wins. The
-skills that ship ask in this order: stop, the volume, the alarms, the reminders, the timers (with
-their question back), the clock, the lists, what the hub was told (the facts); a new one takes a free
+skills that ship ask in this order: what the hub is told to remember (and told to forget), stop, the volume, the alarms, the reminders, the timers (with
+their question back), the clock, the lists, questions about what the hub was told (the facts); a new one takes a free
 number among them.
 """
 
@@ -29,6 +29,10 @@ from appliance.thinking.lists import Lists
 from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.timers import Clock, Timers
 
+REMEMBER: Final = 5
+"""First of all: "remember that the alarm code is 1234" is a fact to keep, never an alarm; "forget about the
+spare key" forgets what was told (what nothing kept names is left to the skills after), and the answer to
+"should I forget everything?" is heard before anything else (fact_skill.py: the facts' first part)."""
 STOP: Final = 10
 """First: "stop" silences a ringing timer whatever else the words could mean."""
 VOLUME: Final = 20
