@@ -29,7 +29,8 @@ class Check:
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     from appliance.cli import add_common
 
-    parser = sub.add_parser("doctor", help="check Python, config, models, audio, CPU, llama.cpp, memory and disk")
+    parser = sub.add_parser("doctor", help="check Python, config, models, audio, CPU, llama.cpp, memory, disk and "
+                                           "the facts kept")
     parser.add_argument("--checksums", action="store_true",
                         help="also compute sha256 of model files (reads every byte; slower)")
     add_common(parser)
@@ -67,6 +68,7 @@ def run_checks(config_path: str | None, checksums: bool = False) -> list[Check]:
     checks.append(_guard("llama.cpp build", check_llama))
     checks.append(_guard("memory", check_memory))
     checks += check_disk(cfg)
+    checks.append(_guard("facts", lambda: check_facts(cfg)))
     if cfg.home_assistant.enabled:
         checks.append(_guard("home assistant", lambda: check_home_assistant(cfg)))
     if cfg.wyoming.services:
@@ -334,6 +336,18 @@ def check_memory() -> Check:
     if status == "warn":
         detail += f"; the appliance needs about {preflight.MIN_AVAILABLE_MEMORY_MB} MB"
     return Check("memory", status, detail)
+
+
+def check_facts(cfg) -> Check:  # noqa: ANN001 - Config
+    """How many facts the hub was told to remember are kept (only the count: what they say is the owner's)."""
+    from appliance.thinking.facts import STATE_FILE, count_kept
+
+    path = Path(cfg.service.state_dir) / STATE_FILE
+    try:
+        count = count_kept(Path(cfg.service.state_dir))
+    except ValueError as exc:
+        return Check("facts", "warn", f"{exc}; the hub will set it aside as {path.name}.bad and start with none")
+    return Check("facts", "ok", f"{count} kept in {path}" if count else f"none kept yet ({path})")
 
 
 def check_disk(cfg) -> list[Check]:

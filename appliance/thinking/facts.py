@@ -12,7 +12,7 @@ Only counts are logged: what was told is the owner's.
 
 Finding (FactIndex) works on any language's words: a fact and a question are split into words by a
 pattern, the language pack's words that say nothing of a topic are dropped, and a question's word
-matches a fact's when one begins like the other (a shared beginning of at least 60% of the longer:
+matches a fact's when one begins like the other (a shared beginning of at least 70% of the longer:
 "key" and "keys", "serviced" and "service"). Each word counts by how rare it is among the kept facts
 (BM25's inverse document frequency), so "the spare key" is found by "spare" and "key", not by "the".
 """
@@ -39,7 +39,7 @@ LOCK_FILE: Final = "facts.lock"
 FORMAT_VERSION: Final = 1
 MAX_FACTS: Final = 2000  # facts kept at once
 MAX_FACT_CHARS: Final = 300  # characters in one fact
-SAME_WORD: Final = 0.6  # share of the longer word two words must begin alike to match
+SAME_WORD: Final = 0.7  # share of the longer word two words must begin alike to match
 MIN_SHARED: Final = 3  # letters at least two different words must begin alike with
 WORD: Final = re.compile(r"[^\W_]+")
 """A word, in any script: letters and digits."""
@@ -177,8 +177,9 @@ def count_kept(state_dir: Path) -> int:
 
 
 def words_of(text: str, stop: frozenset[str]) -> list[str]:
-    """The words of `text` that may say what it is about: lower case, the `stop` words left out."""
-    return [w for w in WORD.findall(text.lower()) if w not in stop]
+    """The words of `text` that may say what it is about: lower case, the `stop` words and single letters left
+    out (the "s" of "sam's"), numbers kept."""
+    return [w for w in WORD.findall(text.lower()) if w not in stop and (len(w) > 1 or w.isdigit())]
 
 
 def alike(a: str, b: str) -> float:

@@ -262,13 +262,30 @@ def test_the_setting_is_checked_like_every_other(tmp_path: Path) -> None:
 
 
 def test_a_thousand_facts_the_right_one_is_found(tmp_path: Path) -> None:
-    store = FactStore(tmp_path)
-    for n in range(999):
-        store.add(f"box {n} holds the item number {n} of the shed", SUNDAY + n)
-    store.add("the spare key is under the blue pot", SUNDAY + 2000)
-    facts, _ = store.all()
+    (tmp_path / STATE_FILE).write_text(json.dumps({"version": 1, "facts": [
+        *({"said": f"box {n} holds the item number {n} of the shed", "told": "2025-06-01T10:00:00+00:00"}
+          for n in range(999)),
+        {"said": "the spare key is under the blue pot", "told": "2025-06-02T10:00:00+00:00"}]}))
+    facts, _ = FactStore(tmp_path).all()
     stop = frozenset({"the", "is", "of", "where"})
     index = FactIndex(facts, stop, lambda said: [])
     assert index.find(words_of("where is the spare key", stop))[0].fact.said == "the spare key is under the blue pot"
     assert index.find(words_of("box 417", stop))[0].fact.said == "box 417 holds the item number 417 of the shed"
     assert count_kept(tmp_path) == 1000 and count_kept(tmp_path / "none") == 0
+
+
+def test_doctor_counts_the_facts_kept_and_names_a_damaged_file(tmp_path: Path, clock: ManualClock) -> None:
+    from appliance.commands.doctor import check_facts
+
+    cfg = dataclasses.replace(Config(), service=ServiceConfig(state_dir=str(tmp_path)))
+    assert (check_facts(cfg).status, check_facts(cfg).detail) == ("ok", f"none kept yet ({tmp_path / STATE_FILE})")
+    h = hub(tmp_path, clock)
+    say(h, "remember that the spare key is under the blue pot")
+    say(h, "remember that my neighbour's name is Priya")
+    found = check_facts(cfg)
+    assert (found.status, found.detail) == ("ok", f"2 kept in {tmp_path / STATE_FILE}")
+    assert "spare" not in found.line() and "facts" in found.line()
+    (tmp_path / STATE_FILE).write_text("{not json")
+    damaged = check_facts(cfg)
+    assert damaged.status == "warn" and str(tmp_path / STATE_FILE) in damaged.detail and ".bad" in damaged.detail
+    assert (tmp_path / STATE_FILE).read_text() == "{not json"  # doctor only looks
