@@ -79,6 +79,7 @@ PATTERNS: Final = {
     "asks": re.compile(rf"^{_Q}\b|^(?:is|are|was|were|did|do|does|have|has|had) (?:my|our|the|i|we)\b"),
     "household": re.compile(
         rf"^{_Q}(?: \w+){{0,2}}? (?:my|our|mine|ours)\b"
+        r"|^what is the (?:name|number|address|date|day|time|code|colour|size|make|model) of (?:my|our)\b"
         rf"|^{_Q}(?: \w+)? (?:did|have|had) (?:i|we)\b"
         r"|^(?:is|are|was|were|did|do|does|have|has|had) (?:my|our)\b|^(?:did|have|had) (?:i|we)\b"),
     "home": re.compile(
@@ -107,12 +108,15 @@ _STOP_TEXT: Final = (
     "about into onto up down off out over under there here "
     "can could will would shall should may might must "
     "remember remembered note tell told telling said say know knew kept keep put left leave "
-    "called named time day date year month long often much many old ago last "
+    "time day date year month long often much many old ago last back "
+    "go goes going gone went "
     "thing things something anything everything stuff")
 
 WORDS: Final = {
     # Words that say nothing of what a fact or a question is about
     "stop": frozenset(_STOP_TEXT.split()),
+    # Words of a question or a fact that stand for another ("what's my neighbour called": its name)
+    "alias:name": frozenset({"called", "named", "names"}),
 }
 
 REPLIES: Final = {

@@ -24,7 +24,7 @@ from typing import Final
 
 from appliance.contracts import SkillReply
 from appliance.language import SkillPhrases
-from appliance.thinking.facts import Fact, FactError, FactIndex, FactStore, alike, words_of
+from appliance.thinking.facts import Fact, FactError, FactIndex, FactStore, Found, alike, words_of
 from appliance.thinking.requests import controls_device, needs_internet
 from appliance.thinking.skillkit import FACTS, REMEMBER, SkillKit, local_skill
 
@@ -35,7 +35,8 @@ NAME: Final = "facts"
 PENDING_S: Final = 30.0  # seconds "should I forget everything?" waits for its answer
 JUST_NOW_S: Final = 120.0  # seconds after a telling that it was told "just now"
 READ_MAX: Final = 3  # facts read out one by one; more are counted
-COVERED: Final = 0.5  # share of a question's words (by rarity) a fact must hold to answer it
+COVERED: Final = 0.6  # share of a question's words (by rarity) a fact must hold to answer it
+TOPIC: Final = 0.6  # share of a fact's topic a question must name (more than half), unless it holds all its words
 WHOLE: Final = 0.999  # a share that is all of it
 PERIODS: Final = ("today", "yesterday", "week", "last_week", "month")
 
@@ -53,6 +54,8 @@ class FactSkill:
         self.closed = closed
         self.w: SkillPhrases = kit.words.skill(NAME)
         self.stop = self.w.word_set("stop")
+        self.alias = {said: meant.removeprefix("alias:") for meant, words in self.w.words.items()
+                      if meant.startswith("alias:") for said in words}
         self._swaps = sorted(((k.removeprefix("swap:").split(), v.split()) for k, v in self.w.replies.items()
                               if k.startswith("swap:")), key=lambda kv: -len(kv[0]))
         self._then = sorted(((k.removeprefix("then:").split(), v.split()) for k, v in self.w.replies.items()
@@ -123,7 +126,7 @@ class FactSkill:
 
     def _topic(self, said: str) -> list[str]:
         m = self.w.pattern("topic").match(said)
-        return words_of(m.group("topic"), self.stop) if m is not None else []
+        return words_of(m.group("topic"), self.stop, self.alias) if m is not None else []
 
     # ---- asking --------------------------------------------------------------------
 
@@ -137,9 +140,8 @@ class FactSkill:
             not general and bool(w.pattern("home").search(asked)))
         if not household and general:
             return None
-        words = words_of(asked, self.stop)
-        chosen = [f for f in self.index().find(words) if f.covered >= COVERED and (
-            household or f.topic >= WHOLE or (f.covered >= WHOLE and len(set(words)) >= 2))]
+        words = words_of(asked, self.stop, self.alias)
+        chosen = [f for f in self.index().find(words) if self._answers(f, household, len(set(words)))]
         if not chosen:
             if not household or controls_device(text, self.kit.words) or needs_internet(text, self.kit.words):
                 return None
@@ -156,6 +158,15 @@ class FactSkill:
                                fact=self._back(best.fact.said, best.fact.told),
                                when2=self._when(second.told), fact2=self._back(second.said, second.told))
         return self._answer_one(best.fact, data)
+
+    def _answers(self, found: Found, household: bool, words: int) -> bool:
+        """Whether a fact found answers the question: it holds most of its words (by rarity) and the question
+        names what it is about, or holds all of two or more; and the question is about the household, or
+        names all of what the fact is about."""
+        whole = found.covered >= WHOLE and words >= 2
+        if found.covered < COVERED or (found.has_topic and found.topic < TOPIC and not whole):
+            return False
+        return household or found.topic >= WHOLE or whole
 
     def _answer_one(self, fact: Fact, data: dict) -> SkillReply:
         if self._day(fact.told) == self._day(self.kit.clock()):
@@ -175,7 +186,7 @@ class FactSkill:
         return self._read(facts, "fact_recall", period=said)
 
     def _about(self, topic: str) -> SkillReply:
-        found = self.index().find(words_of(topic, self.stop))
+        found = self.index().find(words_of(topic, self.stop, self.alias))
         facts = [f.fact for f in found if f.covered >= COVERED]
         if not facts:
             return self._reply("nothing_about", "fact_recall", {"facts": []}, topic=self._back(topic))
@@ -195,7 +206,7 @@ class FactSkill:
 
     def _forget(self, topic: str, room: str) -> SkillReply | None:
         """The facts `topic` names forgotten; None when it names none (the later skills may know it)."""
-        words = words_of(topic, self.stop)
+        words = words_of(topic, self.stop, self.alias)
         if not words:
             return None
         found = [f for f in self.index().find(words) if f.covered >= COVERED]
@@ -234,7 +245,7 @@ class FactSkill:
         """The kept facts by their words, built anew only when they changed."""
         facts, version = self.store.all()
         if self._index is None or version != self._version:
-            self._index = FactIndex(facts, self.stop, self._topic)
+            self._index = FactIndex(facts, self.stop, self._topic, self.alias)
             self._version = version
         return self._index
 

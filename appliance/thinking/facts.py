@@ -12,9 +12,11 @@ Only counts are logged: what was told is the owner's.
 
 Finding (FactIndex) works on any language's words: a fact and a question are split into words by a
 pattern, the language pack's words that say nothing of a topic are dropped, and a question's word
-matches a fact's when one begins like the other (a shared beginning of at least 70% of the longer:
-"key" and "keys", "serviced" and "service"). Each word counts by how rare it is among the kept facts
-(BM25's inverse document frequency), so "the spare key" is found by "spare" and "key", not by "the".
+matches a fact's when one begins like the other (a shared beginning of at least 70% of the longer,
+or the whole of a shorter word of four letters or more: "key" and "keys", "serviced" and "service",
+"park" and "parked"). A few question words stand for a fact's word (the pack's `alias:` sets: "called"
+for "name"). Each word counts by how rare it is among the kept facts (BM25's inverse document
+frequency), so "the spare key" is found by "spare" and "key", not by "the".
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ MAX_FACTS: Final = 2000  # facts kept at once
 MAX_FACT_CHARS: Final = 300  # characters in one fact
 SAME_WORD: Final = 0.7  # share of the longer word two words must begin alike to match
 MIN_SHARED: Final = 3  # letters at least two different words must begin alike with
+MIN_PREFIX: Final = 4  # letters at least of a word that matches a longer one it begins ("park", "parked")
+TOPIC_WEIGHT: Final = 0.5  # what the share of a fact's topic a question names counts beside the share of its words
 WORD: Final = re.compile(r"[^\W_]+")
 """A word, in any script: letters and digits."""
 
@@ -176,10 +180,13 @@ def count_kept(state_dir: Path) -> int:
 # Finding
 
 
-def words_of(text: str, stop: frozenset[str]) -> list[str]:
-    """The words of `text` that may say what it is about: lower case, the `stop` words and single letters left
-    out (the "s" of "sam's"), numbers kept."""
-    return [w for w in WORD.findall(text.lower()) if w not in stop and (len(w) > 1 or w.isdigit())]
+def words_of(text: str, stop: frozenset[str], alias: dict[str, str] | None = None) -> list[str]:
+    """The words of `text` that may say what it is about: lower case, each `alias` word as the word it stands
+    for, the `stop` words and single letters left out (the "s" of "sam's"), numbers kept."""
+    words = WORD.findall(text.lower())
+    if alias:
+        words = [alias.get(w, w) for w in words]
+    return [w for w in words if w not in stop and (len(w) > 1 or w.isdigit())]
 
 
 def alike(a: str, b: str) -> float:
@@ -187,6 +194,8 @@ def alike(a: str, b: str) -> float:
     0.0 below SAME_WORD or MIN_SHARED letters."""
     if a == b:
         return 1.0
+    if min(len(a), len(b)) >= MIN_PREFIX and (a.startswith(b) or b.startswith(a)):
+        return max(SAME_WORD, min(len(a), len(b)) / max(len(a), len(b)))
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
@@ -205,15 +214,18 @@ class Found:
     """Share (0-1) of the question's words, each counted by its rarity, that the fact holds."""
     topic: float
     """Share (0-1) of the fact's topic words (what it is about) that the question holds; 0 without a topic."""
+    has_topic: bool = True
+    """The fact says what it is about (its words before the verb, the pack's `topic` pattern)."""
 
 
 class FactIndex:
     """The kept facts, by their words: built once per version of the store, asked many times."""
 
-    def __init__(self, facts: Iterable[Fact], stop: frozenset[str], topic_of: Callable[[str], list[str]]) -> None:
+    def __init__(self, facts: Iterable[Fact], stop: frozenset[str], topic_of: Callable[[str], list[str]],
+                 alias: dict[str, str] | None = None) -> None:
         self.facts = list(facts)
         self.stop = stop
-        self._words: list[set[str]] = [set(words_of(f.said, stop)) for f in self.facts]
+        self._words: list[set[str]] = [set(words_of(f.said, stop, alias)) for f in self.facts]
         self._topics: list[list[str]] = [topic_of(f.said) for f in self.facts]
         postings: dict[str, list[int]] = {}
         for i, words in enumerate(self._words):
@@ -227,8 +239,8 @@ class FactIndex:
         self._idf = {w: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for w, p in postings.items()}
 
     def _alike(self, word: str) -> list[tuple[str, float]]:
-        """The kept words that `word` matches, and how much: only those that begin with its first
-        ceil(SAME_WORD * len) letters can, found by bisection in the sorted words."""
+        """The kept words that `word` matches, and how much: those that begin with its first
+        ceil(SAME_WORD * len) letters, found by bisection in the sorted words, and its own beginnings."""
         head = word[: max(1, math.ceil(SAME_WORD * len(word)))]
         start = bisect.bisect_left(self._vocabulary, head)
         out = []
@@ -238,12 +250,15 @@ class FactIndex:
             score = alike(word, kept)
             if score:
                 out.append((kept, score))
+        for n in range(MIN_PREFIX, len(head)):  # "park" kept, "parked" asked
+            if word[:n] in self._postings:
+                out.append((word[:n], alike(word, word[:n])))
         return out
 
     def find(self, words: list[str]) -> list[Found]:
-        """The facts holding any of the question's `words` (stop words already out), best first:
-        by the share of the words they hold, then by how much of their topic the question names,
-        then the newest."""
+        """The facts holding any of the question's `words` (stop words already out), best first: by the
+        share of the words they hold and, half as much, the share of their topic the question names; then
+        the newest."""
         wanted = list(dict.fromkeys(words))
         if not wanted or not self.facts:
             return []
@@ -260,8 +275,9 @@ class FactIndex:
                         best[i] = weight
             for i, weight in best.items():
                 gained[i] = gained.get(i, 0.0) + weight
-        found = [Found(self.facts[i], gain / total, self._topic_share(i, wanted)) for i, gain in gained.items()]
-        found.sort(key=lambda f: (-round(f.covered, 6), -f.topic, -f.fact.told))
+        found = [Found(self.facts[i], gain / total, self._topic_share(i, wanted), bool(self._topics[i]))
+                 for i, gain in gained.items()]
+        found.sort(key=lambda f: (-round(f.covered + TOPIC_WEIGHT * f.topic, 6), -f.fact.told))
         return found
 
     def _topic_share(self, i: int, wanted: list[str]) -> float:
