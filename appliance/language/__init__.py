@@ -213,6 +213,10 @@ class TimerWords:
     left_re: Pattern[str]
     left_alone_re: Pattern[str]
     generic_re: Pattern[str]
+    state_re: Pattern[str]
+    """A question about the owner's own timers ("is there a timer on?", "have I got a timer going?"); any
+    other question naming a timer or an alarm that asks nothing of the time left ("how do I set an alarm
+    on my phone?") is the model's."""
     """A question about timers in general ("what is a timer") is for the model."""
     list_re: Pattern[str]
     name_stop: frozenset[str]

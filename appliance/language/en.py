@@ -22,7 +22,7 @@ from appliance.language import (
     en_facts,
     en_lists,
 )
-from appliance.language.en_alarms import SCHEDULE
+from appliance.language.en_alarms import SCHEDULE, TIMER_STATE_QUESTION
 from appliance.language.en_honesty import EMERGENCY, HONESTY
 from appliance.language.en_requests import REQUESTS
 
@@ -227,6 +227,7 @@ TIMERS: Final = TimerWords(
         r"|^(?:time|how much) (?:left|longer)$|^how much longer$"
         r"|^(?:what is the )?time (?:left|remaining)(?: on \w+)?$"),
     generic_re=re.compile(r"\b(?:a|an) (?:\w+ )?timer\b|\b(?:work|invent\w*|history|buy|best|app)\b"),
+    state_re=TIMER_STATE_QUESTION,
     list_re=re.compile(
         r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"
         r"|\b(?:do i have|are there|is there|have i got|got) any (?:\w+ )?timers?\b|\bhow many timers\b"

@@ -74,11 +74,20 @@ _LIST: Final = r"\b(?:what|which) {kinds}\b|\b(?:when|what time) (?:is|are|does|
     r"|\b(?:do i have|are there|is there|have i got|got|any) (?:any )?(?:\w+ )?{kinds}?\b(?! (?:to|about|for|at) )" \
     r"|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? {kinds}\b" \
     r"|\bhow many {kinds}\b|^(?:my |the |all )?{kinds}$|\bis (?:my|an|the) {kind} set\b|\bwhat are my {kinds}\b"
+# A question about the owner's own alarms, reminders or timers, on the normalised words: it opens as a
+# question of fact and says whose ("my", "I", "any", "is there"; for a running timer also "the": "is the
+# timer still going?"); "how do I set an alarm on my phone?" opens otherwise.
+_OPENS: Final = r"^(?:is|are|do|does|did|have|has|when|whens|what time|which|what|whats|any|got)\b"
+_WHOSE: Final = r"my|our|i|we|me|us|any|the next|there"
+_ELSEWHERE: Final = r"(?!.*\b(?:phone|app|watch|tablet|computer|laptop|clock radio)\b)"
+STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE})\b){_ELSEWHERE}")
+TIMER_STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE}|the)\b){_ELSEWHERE}")
 _CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|dismiss|turn off|switch off"
                   r"|get rid of|unset|drop)\b")
 
 ALARMS: Final = AlarmWords(
     alarm_words=frozenset({"alarm", "alarms"}),
+    state_re=STATE_QUESTION,
     # "wait me up": how Whisper tiny hears "wake me up" through a room at times; it means nothing else
     wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bwait (?:me|us) up\b|\bget (?:me|us) up\b"
                        r"|\bwake[ -]?up (?:alarm|call)\b"),
@@ -108,6 +117,8 @@ REMINDERS: Final = ReminderWords(
                          r"(?:a |an |me a )?reminder|reminder|dont let me forget)\b"),
     about=frozenset({"to", "about", "that", "of"}),
     reminder_words=frozenset({"reminder", "reminders"}),
+    asked_words=frozenset({"reminder", "reminders", "remind", "reminding", "reminded"}),
+    state_re=STATE_QUESTION,
     cancel_re=re.compile(_CANCEL),
     list_re=re.compile(_LIST.format(kind="reminder", kinds="reminders")),
     all_words=frozenset({"all", "every", "both", "everything"}),

@@ -84,6 +84,9 @@ class AlarmWords:
     """Alarms at a time of day: asked for, listed, cancelled, and rung."""
 
     alarm_words: frozenset[str]
+    state_re: Pattern[str]
+    """A question about the owner's own alarms ("is my alarm on for tomorrow?", "when's my next alarm?"): answered
+    with the alarms kept, never with a question back; one about alarms in general is the model's."""
     wake_re: Pattern[str]
     """'wake me up', 'get me up': an alarm asked for by what it does."""
     cancel_re: Pattern[str]
@@ -130,6 +133,12 @@ class ReminderWords:
     about: frozenset[str]
     """Words that start what to be reminded of ('to', 'about', 'that')."""
     reminder_words: frozenset[str]
+    asked_words: frozenset[str]
+    """Words a question about the reminders names ("what have I asked you to remind me about?"): a question
+    about the owner's own (`state_re`) with one of them is answered with the reminders kept."""
+    state_re: Pattern[str]
+    """A question about the owner's own alarms or reminders ("is my alarm on for tomorrow?", "what have I
+    asked you to remind me about?"), not about alarms in general ("how do I set an alarm on my phone?")."""
     cancel_re: Pattern[str]
     list_re: Pattern[str]
     all_words: frozenset[str]

@@ -14,6 +14,7 @@ import logging
 from appliance.contracts import SkillReply
 from appliance.errors import TimerError
 from appliance.thinking.alarms import ALARM, Alarm
+from appliance.thinking.honesty import is_request
 from appliance.thinking.schedule import Asked, Questions, Schedule
 from appliance.thinking.skillkit import ALARMS, SkillKit, local_skill
 from appliance.thinking.stop_skill import stopped
@@ -45,8 +46,10 @@ class AlarmSkill:
             return None
         if w.cancel_re.match(text):
             return self._cancel(tokens, room)
-        if w.list_re.search(text):
-            return self._list()
+        if w.list_re.search(text) or w.state_re.match(text):
+            return self._list()  # "is my alarm on for tomorrow?": the alarms kept, never a question back
+        if not is_request(text, self.kit.words):
+            return None  # "how do I set an alarm on my phone?": a question for the model
         when = self.schedule.when.time_of_day(tokens)
         if when is None and self.kit.parse.find_durations(tokens):
             return None  # a length of time: a timer

@@ -44,8 +44,8 @@ class ReminderSkill:
         named = bool(w.reminder_words & set(tokens))
         if named and w.cancel_re.match(text):
             return self._cancel(tokens, room)
-        if named and w.list_re.search(text):
-            return self._list()
+        if (named and w.list_re.search(text)) or (w.asked_words & set(tokens) and w.state_re.match(text)):
+            return self._list()  # "what have I asked you to remind me about?": the reminders kept, never a guess
         m = w.remind_re.match(text)
         if m is None:
             return None

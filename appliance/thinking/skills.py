@@ -24,6 +24,7 @@ from appliance.config import SkillsConfig, WakeConfig, satellite_name
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, pack
 from appliance.thinking.facts import FactStore
+from appliance.thinking.honesty import is_request
 from appliance.thinking.intents import understanding
 from appliance.thinking.list_skill import book as list_book
 from appliance.thinking.lists import Lists
@@ -149,6 +150,9 @@ class LocalSkills:
             return self._cancel(tokens, spans)
         if has_timer and w.list_re.search(text) and not spans:
             return self._report("timer_list", None)
+        if has_timer and not is_request(text, self.words) and not (
+                w.state_re.match(text) or w.left_re.search(text) or w.left_alone_re.search(text)):
+            return None  # "how do I set an alarm on my phone?": a question about timers in general, the model's
         wants_set = (first in w.set_verbs or text.startswith(w.set_starts)
                      or bool(w.set_start_re.match(text)) or bool(w.remind_re.search(text)))
         asks_left = (has_timer and (w.left_re.search(text) or first in w.is_words)) \
