@@ -16,6 +16,7 @@ pytest_plugins = [
     "tests.fixtures.home_assistant",
     "tests.fixtures.wyoming_satellite",
     "tests.fixtures.debian_root",
+    "tests.fixtures.fresh_setup",
     "tests.fixtures.durations",
     "tests.fixtures.alone",
 ]
@@ -23,8 +24,8 @@ pytest_plugins = [
 ROOT = Path(__file__).resolve().parent.parent
 
 
-BEGUN_AHEAD: Final = frozenset({"home_assistant", "satellite_venv"})
-"""Fixtures whose venv tests/fixtures/ahead.py begins at collection: their files run last of their tier."""
+BEGUN_AHEAD: Final = frozenset({"home_assistant", "satellite_venv", "fresh_set_up"})
+"""Fixtures whose set-up tests/fixtures/ahead.py begins at collection: their files run last of their tier."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -3,24 +3,21 @@
 The only thing handed over is the llama.cpp compile (minutes): the wheel this checkout's own
 set-up built goes in through APPLIANCE_LLAMA_WHEEL, the way a build lands in the wheel cache. The
 cache lookup, the cache folder, the venv, every pip download and the checks all run from nothing.
+The first run is begun as the tests are collected, beside the others (tests/fixtures/fresh_setup.py).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 import pytest
 
-from tests.fixtures import LOW_PRIORITY
-from tests.fixtures.checkout import built_llama_wheel, copy_checkout
+from tests.fixtures.fresh_setup import FreshSetUp, install
 from tests.fixtures.waits import SLOW_WAIT_S
 
-FIRST_RUN_TIMEOUT_S: Final = 1800  # a fresh venv: every package downloaded (about 1 GB) and installed
 AGAIN_TIMEOUT_S: Final = 300
 BROKEN_TIMEOUT_S: Final = 600
 DEAD_INDEX: Final = "http://127.0.0.1:9/simple/"  # the discard port: nothing listens, refused at once
@@ -28,30 +25,9 @@ DEAD_INDEX: Final = "http://127.0.0.1:9/simple/"  # the discard port: nothing li
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
-    base = tmp_path_factory.mktemp("fresh-machine")
-    home, checkout = base / "home", base / "checkout"
-    home.mkdir()
-    copy_checkout(checkout)
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("PIP_CACHE", "VIRTUAL_ENV", "APPLIANCE_", "PYTEST", "XDG_"))}
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), APPLIANCE_LLAMA_WHEEL=str(built_llama_wheel()))
-    yield checkout, env
-
-
-def install(checkout: Path, env: dict[str, str], timeout_s: float) -> subprocess.CompletedProcess[str]:
-    """install.sh --dev at the lowest CPU priority: a venv from nothing beside tests timed on real time."""
-    return subprocess.run([*LOW_PRIORITY, str(checkout / "scripts/install.sh"), "--dev"], capture_output=True,
-                          text=True, timeout=timeout_s, env=env, check=False, cwd=checkout)
-
-
-def test_set_up_from_nothing_then_again_then_with_a_dead_index(fresh: tuple[Path, dict[str, str]]) -> None:
-    checkout, env = fresh
+def test_set_up_from_nothing_then_again_then_with_a_dead_index(fresh_set_up: FreshSetUp) -> None:
+    checkout, env, first = fresh_set_up.checkout, fresh_set_up.env, fresh_set_up.first
     cache = Path(env["XDG_CACHE_HOME"])
-    assert not cache.exists() and not (checkout / ".venv").exists()
-
-    first = install(checkout, env, FIRST_RUN_TIMEOUT_S)
     out = first.stdout + first.stderr
     assert first.returncode == 0, out[-4000:]
     assert ("no llama-cpp-python wheel built with these flags on this system yet "
