@@ -1,7 +1,8 @@
 """How well the hub understands everyday requests: every line of the understanding corpus
 (tests/corpus/understanding_*.yaml) through the hub's real deciding path, in one run.
 
-    .venv/bin/python -m bench.understanding [--language en] [--show] [--json] [--model [qwen|smollm2|PATH]]
+    .venv/bin/python -m bench.understanding [--language en] [--every N] [--show] [--json]
+                                            [--model [qwen|smollm2|PATH]]
 
 Each line is said to a fresh household (the corpus's `household`: its timers, alarms, reminders, lists
 and volume, in a state folder of its own, the clock at the corpus's `now`) through Policy.begin, as
@@ -516,11 +517,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true",
                         help="also print every line not done right, with the reply")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--every", type=int, default=1, metavar="N",
+                        help="only every Nth line of the corpus (a quicker run, with --model above all)")
     parser.add_argument("--model", nargs="?", const="qwen", default=None,
                         help="also ask this model (qwen, the default; smollm2; a GGUF path) the lines "
                              "that reach it")
     args = parser.parse_args(argv)
     corpus = load(args.language)
+    if args.every > 1:
+        corpus = dataclasses.replace(corpus, lines=corpus.lines[::args.every])
     results = run(corpus)
     if args.model:
         ask_model(results, args.model)
