@@ -6,8 +6,9 @@ share (thinking/facts.py), not by these patterns: they only say what kind of req
 say nothing of a topic (`stop`), and what makes a question one about the household:
 
 - it asks about something of yours: "my" or "our" within the first words of the question ("where's my
-  passport", "what is our wifi password", "how old is my nephew"), or what you did ("where did I put
-  the spare key", "when did we last service the boiler");
+  passport", "what is our wifi password", "how old is my nephew"; not "what do my texts say", which asks
+  for what the hub cannot read), or what you did ("where did I put the spare key", "when did we last
+  service the boiler");
 - or it names one of the few things a home is told about (`home`: "the spare key", "the boiler", "the bins"),
   and asks nothing general of it (`general`: "who invented the boiler", "how does the boiler work").
 A question about the household that nothing kept answers gets "You haven't told me."; any other question
@@ -78,7 +79,7 @@ PATTERNS: Final = {
         r"|i (?:forgot|forget|cant remember|dont remember|wonder)|remind me)(?: again)? (?=\w)"),
     "asks": re.compile(rf"^{_Q}\b|^(?:is|are|was|were|did|do|does|have|has|had) (?:my|our|the|i|we)\b"),
     "household": re.compile(
-        rf"^{_Q}(?: \w+){{0,2}}? (?:my|our|mine|ours)\b"
+        rf"^{_Q}(?: (?!do\b|does\b)\w+){{0,2}}? (?:my|our|mine|ours)\b"  # not "what do my texts say"
         r"|^what is the (?:name|number|address|date|day|time|code|colour|size|make|model) of (?:my|our)\b"
         rf"|^{_Q}(?: \w+)? (?:did|have|had) (?:i|we)\b"
         r"|^(?:is|are|was|were|did|do|does|have|has|had) (?:my|our)\b|^(?:did|have|had) (?:i|we)\b"),

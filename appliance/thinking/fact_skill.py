@@ -141,7 +141,7 @@ class FactSkill:
         if not household and general:
             return None
         words = words_of(asked, self.stop, self.alias)
-        chosen = [f for f in self.index().find(words) if self._answers(f, household, len(set(words)))]
+        chosen = [f for f in self.index().find(words) if self._answers(f, household)]
         if not chosen:
             if not household or controls_device(text, self.kit.words) or needs_internet(text, self.kit.words):
                 return None
@@ -159,11 +159,11 @@ class FactSkill:
                                when2=self._when(second.told), fact2=self._back(second.said, second.told))
         return self._answer_one(best.fact, data)
 
-    def _answers(self, found: Found, household: bool, words: int) -> bool:
+    def _answers(self, found: Found, household: bool) -> bool:
         """Whether a fact found answers the question: it holds most of its words (by rarity) and the question
         names what it is about, or holds all of two or more; and the question is about the household, or
         names all of what the fact is about."""
-        whole = found.covered >= WHOLE and words >= 2
+        whole = found.whole and found.asked >= 2
         if found.covered < COVERED or (found.has_topic and found.topic < TOPIC and not whole):
             return False
         return household or found.topic >= WHOLE or whole
@@ -210,7 +210,7 @@ class FactSkill:
         if not words:
             return None
         found = [f for f in self.index().find(words) if f.covered >= COVERED]
-        whole = [f for f in found if f.covered >= WHOLE]
+        whole = [f for f in found if f.whole]
         chosen = {f.fact for f in (whole or found[:1])}
         if not chosen:
             return None

@@ -22,6 +22,7 @@ frequency), so "the spare key" is found by "spare" and "key", not by "the".
 from __future__ import annotations
 
 import bisect
+import json
 import logging
 import math
 import re
@@ -163,8 +164,6 @@ def count_kept(state_dir: Path) -> int:
     ValueError saying why when it cannot be read."""
     path = Path(state_dir) / STATE_FILE
     try:
-        import json
-
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return 0
@@ -216,6 +215,15 @@ class Found:
     """Share (0-1) of the fact's topic words (what it is about) that the question holds; 0 without a topic."""
     has_topic: bool = True
     """The fact says what it is about (its words before the verb, the pack's `topic` pattern)."""
+    held: int = 0
+    """How many of the question's words the fact holds (alike or the same)."""
+    asked: int = 0
+    """How many different words the question has."""
+
+    @property
+    def whole(self) -> bool:
+        """The fact holds every word of the question."""
+        return self.held >= self.asked > 0
 
 
 class FactIndex:
@@ -264,6 +272,7 @@ class FactIndex:
             return []
         total = 0.0
         gained: dict[int, float] = {}
+        held: dict[int, int] = {}
         for word in wanted:
             matches = self._alike(word)
             total += max((self._idf[kept] for kept, _ in matches), default=self._unknown)
@@ -275,8 +284,9 @@ class FactIndex:
                         best[i] = weight
             for i, weight in best.items():
                 gained[i] = gained.get(i, 0.0) + weight
-        found = [Found(self.facts[i], gain / total, self._topic_share(i, wanted), bool(self._topics[i]))
-                 for i, gain in gained.items()]
+                held[i] = held.get(i, 0) + 1
+        found = [Found(self.facts[i], gain / total, self._topic_share(i, wanted), bool(self._topics[i]), held[i],
+                       len(wanted)) for i, gain in gained.items()]
         found.sort(key=lambda f: (-round(f.covered + TOPIC_WEIGHT * f.topic, 6), -f.fact.told))
         return found
 
