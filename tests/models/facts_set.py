@@ -229,7 +229,7 @@ QUESTIONS: Final[list[tuple[str, str, str]]] = [
     ("What do cats eat?", GENERAL, ""),
     ("When is the best time to cut a hedge?", GENERAL, ""),
     ("How long does it take to boil an egg?", GENERAL, ""),
-    ("Who is the president of France?", GENERAL, ""),
+    ("What is the largest ocean?", GENERAL, ""),
     ("What is peanut butter made of?", GENERAL, ""),
     ("Where is the Eiffel tower?", GENERAL, ""),
     ("What does MOT stand for?", GENERAL, ""),

@@ -34,8 +34,9 @@ def asked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (state / "facts.json").write_text(json.dumps({"version": 1, "facts": [
         {"said": said, "told": told.isoformat(timespec="seconds")} for said in SEEDED]}, indent=1), encoding="utf-8")
     config = folder / "appliance.yaml"
-    config.write_text(f"llm:\n  seed: 1234\nlogging:\n  level: WARNING\nservice:\n  state_dir: {state}\n",
-                      encoding="utf-8")
+    # A short answer is enough: who answers is decided before the model says a word.
+    config.write_text(f"llm:\n  seed: 1234\n  max_new_tokens: 16\nlogging:\n  level: WARNING\n"
+                      f"service:\n  state_dir: {state}\n", encoding="utf-8")
     said = [*TELLINGS, *(q for q, _kind, _what in QUESTIONS), *(s for s, _intent in STEPS)]
     questions = folder / "said.txt"
     questions.write_text("\n".join(said) + "\n", encoding="utf-8")
