@@ -1,5 +1,7 @@
 """An alarm and a reminder asked for by voice ring from `appliance run` after it restarts: into
-PulseAudio's null sink, and into a real journald.
+PulseAudio's null sink, and into a real journald. What the hub was told by voice before the restart
+("the spare key is under the blue pot, remember that") is answered by voice after it, from the state
+folder, and neither turn's words reach the journal.
 
 Both are for half past seven in the morning, a few minutes ahead in real time: the daemon is given a
 system zone (TZ, a POSIX rule with a whole-minute offset) in which 7:30 AM falls as far ahead as two
@@ -20,8 +22,9 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +41,12 @@ from tests.fixtures.speech import SpeechMaker, load
 from tests.fixtures.waits import LOAD_WAIT_S, SLOW_WAIT_S
 
 RESTART_MARGIN_S: Final = 60.0  # seconds beyond two starts of the daemon and two spoken turns before the minute
+FACT_TURNS_S: Final = 30.0  # seconds the telling before the restart and the question after it add
+TOLD: Final = "The spare key is under the blue pot, remember that."
+"""Told with the cue last: the wake chime may fall on the first syllable ("Remember that..." heard as "Member
+that..." would be no telling), and the words kept lose nothing by it."""
+ASKED: Final = "Where is the spare key?"
+ANSWER_HEARD_S: Final = 10.0  # seconds recorded after the question: the answer, about 3 s, once it starts
 RING_CLOCK: Final = (7, 30)  # the wall-clock time both are for, in the zone the daemon is given
 HEARD_BEFORE_S: Final = 3.0  # seconds recorded before the alarm's minute
 HEARD_S: Final = 25.0  # seconds recorded: the earcon, the alarm, the reminder, and the first repeat
@@ -58,6 +67,14 @@ class Rung:
     """The journal entries of the spoken turns for the alarm and for the reminder."""
     asked: list[dict]
     """`appliance ask --json`'s answers to "what alarms do I have" and "what reminders do I have"."""
+    told: Entry
+    """The first daemon's journal entry for the spoken telling."""
+    kept: list[dict]
+    """facts.json's facts after the first daemon stopped."""
+    answered: Entry
+    """The restarted daemon's journal entry for the spoken question about it."""
+    answer_wav: Path
+    """What was said into the sink after the question (transcribed by the test, once the daemon is gone)."""
 
 
 def _transcribe(samples: np.ndarray) -> str:
@@ -121,15 +138,22 @@ def _ask(config: Path, question: str, tz: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def _turn(daemon: Daemon, pulse: Pulse, journal: Journal, speech: SpeechMaker, request: str) -> Entry:
+def _turn(daemon: Daemon, pulse: Pulse, journal: Journal, speech: SpeechMaker, request: str,
+          then: Callable[[], threading.Thread] | None = None) -> Entry:
     """`request` spoken after the wake word, once the daemon is back to listening for it, and the daemon's
-    journal entry for that turn."""
+    journal entry for that turn; `then` is started as soon as the request has been played (a recording of
+    the answer), and waited for."""
     daemon.wait(listening_now)
     since = time.time()
-    pulse.play(speech.join([speech("hey jarvis"), 0.4, speech(request), 1.0]))
-    return journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "turn"
-                            and int(e["__REALTIME_TIMESTAMP"]) / 1e6 >= since, pid=daemon.proc.pid,
-                            timeout=SLOW_WAIT_S)[0]
+    pulse.play(speech.join([speech("hey jarvis"), 0.4, speech(request), 1.0 if then is None else 0.1]))
+    after = then() if then is not None else None
+    entry = journal.wait_for(lambda e: e.get("APPLIANCE_EVENT") == "turn"
+                             and int(e["__REALTIME_TIMESTAMP"]) / 1e6 >= since, pid=daemon.proc.pid,
+                             timeout=SLOW_WAIT_S)[0]
+    if after is not None:
+        after.join(ANSWER_HEARD_S + SLOW_WAIT_S)
+        assert not after.is_alive(), "the recording did not end"
+    return entry
 
 
 @pytest.fixture(scope="module")
@@ -148,20 +172,25 @@ def rung(pulse: Pulse, journal: Journal, speech: SpeechMaker,
         load_s = time.monotonic() - started
     finally:
         _stop(timing)
-    ring_at = math.ceil((time.time() + 2 * load_s + RESTART_MARGIN_S) / 60) * 60
+    ring_at = math.ceil((time.time() + 2 * load_s + RESTART_MARGIN_S + FACT_TURNS_S) / 60) * 60
     tz = _zone(ring_at)
     first = _start(tmp_path, "first", config, state, pulse, tz)
     try:
         first.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
         turns = [_turn(first, pulse, journal, speech, request)
                  for request in ("set an alarm for 7:30", "set a reminder for 7:30 to water the plants")]
+        told = _turn(first, pulse, journal, speech, TOLD)
     finally:
         _stop(first)
+    kept = json.loads((state / "facts.json").read_text())["facts"] if (state / "facts.json").exists() else []
     asked = [_ask(config, question, tz) for question in ("what alarms do I have", "what reminders do I have")]
     second = _start(tmp_path, "second", config, state, pulse, tz)
     try:
         second.wait(lambda ls: "READY=1" in ls, LOAD_WAIT_S)
         second.wait(listening)
+        answer_wav = tmp_path / "answer.wav"
+        answered = _turn(second, pulse, journal, speech, ASKED,
+                         lambda: pulse.start_recording(ANSWER_HEARD_S, answer_wav))
         assert time.time() < ring_at - HEARD_BEFORE_S, "the restart took longer than the margin allowed for"
         time.sleep(max(0.0, ring_at - HEARD_BEFORE_S - time.time()))
         recorder = pulse.start_recording(HEARD_S, tmp_path / "heard.wav")
@@ -169,7 +198,8 @@ def rung(pulse: Pulse, journal: Journal, speech: SpeechMaker,
                                 timeout=ring_at - time.time() + SLOW_WAIT_S)[0]
         recorder.join(HEARD_S + SLOW_WAIT_S)
         assert not recorder.is_alive(), "the recording did not end"
-        yield Rung(ring_at, ring, _transcribe(load(tmp_path / "heard.wav")), turns, asked)
+        yield Rung(ring_at, ring, _transcribe(load(tmp_path / "heard.wav")), turns, asked, told, kept, answered,
+                   answer_wav)
     finally:
         _stop(second)
 
@@ -201,3 +231,18 @@ def test_the_speaker_says_the_alarm_and_the_reminders_words(rung: Rung) -> None:
     assert "this is your alarm" in heard, rung.heard
     assert "while i was off" not in heard, "it rang as missed, not at its time"
     assert "reminder" in heard and "water the plants" in heard, rung.heard
+
+
+def test_told_by_voice_then_asked_by_voice_after_the_restart_is_answered_from_it(rung: Rung) -> None:
+    assert (rung.told["ROUTE"], rung.told.get("INTENT")) == ("skill", "fact_told"), rung.told
+    assert [_words(f["said"]) for f in rung.kept] == ["the spare key is under the blue pot"], rung.kept
+    assert (rung.answered["ROUTE"], rung.answered.get("INTENT")) == ("skill", "fact_answer"), rung.answered
+    heard = _words(_transcribe(load(rung.answer_wav)))
+    assert "spare key is under the blue pot" in heard and "you told me" in heard, heard
+
+
+def test_what_was_told_and_asked_stays_out_of_the_journal_though_transcripts_are_on(rung: Rung) -> None:
+    assert "TRANSCRIPT" in rung.turns[0] and "ANSWER" in rung.turns[0]  # logging.transcripts: true
+    for entry in (rung.told, rung.answered):
+        assert not {"TRANSCRIPT", "ANSWER"} & set(entry), entry
+        assert "pot" not in json.dumps(entry) and "spare" not in json.dumps(entry)
