@@ -455,6 +455,29 @@ class HonestyWords:
 
 
 @dataclass(frozen=True)
+class FollowUpWords:
+    """Short follow-ups to what a room's last request did (thinking/followups.py), matched on the whole of
+    the normalised words, and the full requests each stands for."""
+
+    cancel: Pattern[str]
+    """Undo what was just done: "cancel that", "scrap it"."""
+    change: Pattern[str]
+    """A new value for what was just set, in the group `rest`: "actually make it fifteen"."""
+    also: Pattern[str]
+    """One more of the same, in the group `rest`: "and eggs"."""
+    say: Mapping[str, Mapping[str, Sequence[str]]]
+    """By the intent of the last reply, by kind ("cancel", "change", "also"): the requests a follow-up stands
+    for, asked in turn, with {timer} (its name, or `length`), {name} (its name and a space, or nothing),
+    {rest} (the follow-up's new words), {time} and {text} (an alarm's or reminder's), {list} and {items}."""
+    length: str
+    """A timer without a name, by its length: {length} is Phrasing.duration_label ("5 minute")."""
+    hours: str
+    minutes: str
+    seconds: str
+    """The unit a bare number takes after a timer of whole hours, minutes or seconds."""
+
+
+@dataclass(frozen=True)
 class EmergencyWords:
     """An emergency said to the hub, and the one sentence said back at once (thinking/honesty.py)."""
 
@@ -538,6 +561,7 @@ class LanguagePack:
     """Alarms and reminders: times of day, days, requests and replies."""
     honesty: HonestyWords
     emergency: EmergencyWords
+    follow_ups: FollowUpWords
     phrases: Mapping[str, SkillPhrases] = field(default_factory=dict)
     """The small skills' words, keyed by each skill's name (LanguagePack.skill)."""
 

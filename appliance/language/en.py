@@ -9,6 +9,7 @@ from typing import Final
 
 from appliance.language import (
     ClockWords,
+    FollowUpWords,
     LanguagePack,
     NumberWords,
     PromptWords,
@@ -458,9 +459,31 @@ PHRASES: Final[dict[str, SkillPhrases]] = {
     "facts": en_facts.FACTS,
 }
 
+# Follow-ups to the last request, on normalised words (lower case, no punctuation).
+_NOW: Final = r"(?:(?:actually|no|oh|sorry|wait|hang on|um|er|erm|ok|okay|right|please)\s+)*"
+FOLLOW_UPS: Final = FollowUpWords(
+    cancel=re.compile(rf"{_NOW}(?:cancel|scrap|scratch|undo|delete|remove|forget|bin|drop|kill|stop|ditch) "
+                      r"(?:that|it|this|the last one)(?: one)?(?: please| then| again)?"),
+    change=re.compile(rf"{_NOW}(?:make (?:it|that)|change (?:it|that) to|set it (?:to|for)|(?:i )?meant|"
+                      r"no make it|can you make it|could you make it) (?P<rest>.+?)(?: instead| please)?"),
+    also=re.compile(r"(?:and|also|oh and|and also|plus|and some|and a|and an|oh and some)\s+(?P<rest>.+?)"
+                    r"(?: too| as well| please)?"),
+    say={
+        "timer_set": {"cancel": ("cancel the {timer} timer",),
+                      "change": ("cancel the {timer} timer", "set a {name}timer for {rest}")},
+        "alarm_set": {"cancel": ("cancel the {time} alarm",)},
+        "reminder_set": {"cancel": ("cancel the reminder to {text}",)},
+        "list_add": {"cancel": ("take {items} off the {list} list",), "also": ("add {rest} to the {list} list",)},
+    },
+    length="{length}",
+    hours="hours",
+    minutes="minutes",
+    seconds="seconds",
+)
+
 PACK: Final = LanguagePack(
     code="en", name="English", say=English(), numbers=NUMBERS, skills=SKILLS, timers=TIMERS, clock=CLOCK,
     volume=VOLUME, requests=REQUESTS, replies=REPLIES, prompt=PROMPT, sentences=SENTENCES, speech=SPEECH,
-    schedule=SCHEDULE, honesty=HONESTY, emergency=EMERGENCY,
+    schedule=SCHEDULE, honesty=HONESTY, emergency=EMERGENCY, follow_ups=FOLLOW_UPS,
     phrases=PHRASES,
 )

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Final
 
 from appliance.audio.volume import Volume
 from appliance.audio.volume import shared as shared_volume
-from appliance.config import SkillsConfig, WakeConfig, satellite_name
+from appliance.config import ConversationConfig, SkillsConfig, WakeConfig, satellite_name
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, pack
 from appliance.thinking.facts import FactStore
+from appliance.thinking.followups import FollowUps
 from appliance.thinking.honesty import is_request
 from appliance.thinking.intents import understanding
 from appliance.thinking.list_skill import book as list_book
@@ -58,7 +59,8 @@ class LocalSkills:
                  tz: tzinfo | None = None, wake: tuple[str, ...] = wake_words(WakeConfig().model),
                  volume_of: Callable[[str], Volume] | None = None, words: LanguagePack | None = None,
                  lists: Lists | None = None, facts: FactStore | None = None,
-                 facts_closed: frozenset[str] = frozenset()) -> None:
+                 facts_closed: frozenset[str] = frozenset(),
+                 follow_up_s: float = ConversationConfig.idle_reset_s) -> None:
         self.config = config
         self.words = words or pack()
         self.parse = SkillParser(self.words)
@@ -78,6 +80,8 @@ class LocalSkills:
         """The question the room now asking was asked, while its turn is matched."""
         self._asked: _Pending | None = None
         self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
+        self.follow_ups = FollowUps(self.words.follow_ups, self.parse, follow_up_s, clock)
+        """Each room's last request, for "cancel that", "actually make it fifteen", "and eggs"."""
         kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of, lists=lists, facts=facts,
                        facts_closed=facts_closed)
         asked = [(TIMERS, "timers", self._timer_turn)]
@@ -113,16 +117,35 @@ class LocalSkills:
             return None
 
     def _match(self, transcript: str, room: str) -> SkillReply | None:
-        tokens = _strip(self.parse.normalize(transcript), self._fillers, self._leading, self._trailing)
+        words = self.parse.normalize(transcript)
+        tokens = _strip(words, self._fillers, self._leading, self._trailing)
         if not tokens:
             return None
         text = " ".join(tokens)
         with self._lock:
-            self._waiting, self._asked = self._pending.pop(room, None), None
-            reply = next((r for match in self._skills if (r := match(text, room)) is not None), None)
-            if self._asked is not None:  # a question back, answered next in that room only
-                self._pending[room] = self._asked
+            # "cancel that", "actually make it fifteen": before the skills, which would take them otherwise
+            said = self.follow_ups.said_as(text, room, ("cancel", "change"))
+            reply = self._follow(said, room) if said is not None else self._ask(text, room)
+            if reply is None:  # "and eggs", which no skill reads, looked at before its "and" is stripped
+                said = self.follow_ups.said_as(" ".join(words), room, ("also",))
+                reply = self._follow(said, room) if said is not None else None
+            self.follow_ups.keep(room, reply)
             return reply
+
+    def _follow(self, said: list[str], room: str) -> SkillReply | None:
+        """The reply to the last of the full requests a follow-up stands for, each asked in turn."""
+        reply = None
+        for request in said:
+            reply = self._ask(" ".join(self.parse.normalize(request)), room)
+        return reply
+
+    def _ask(self, text: str, room: str) -> SkillReply | None:
+        """The first skill's reply to `text` (normalised words), the room's question back kept for its answer."""
+        self._waiting, self._asked = self._pending.pop(room, None), None
+        reply = next((r for match in self._skills if (r := match(text, room)) is not None), None)
+        if self._asked is not None:  # a question back, answered next in that room only
+            self._pending[room] = self._asked
+        return reply
 
     # ---- timers --------------------------------------------------------------------
 
@@ -322,7 +345,8 @@ def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> Lo
                        wake=wake_words(cfg.wake.model),
                        volume_of=lambda room: shared_volume(state_dir, room), words=words,
                        lists=list_book(state_dir, cfg.home_assistant, words), facts=FactStore(state_dir),
-                       facts_closed=frozenset(satellite_name(sat) for sat in cfg.wyoming.satellites if not sat.facts))
+                       facts_closed=frozenset(satellite_name(sat) for sat in cfg.wyoming.satellites if not sat.facts),
+                       follow_up_s=cfg.conversation.idle_reset_s)
 
 
 def _strip(tokens: list[str], fillers: frozenset[str], leading: list[tuple[str, ...]],
