@@ -289,3 +289,17 @@ def test_doctor_counts_the_facts_kept_and_names_a_damaged_file(tmp_path: Path, c
     damaged = check_facts(cfg)
     assert damaged.status == "warn" and str(tmp_path / STATE_FILE) in damaged.detail and ".bad" in damaged.detail
     assert (tmp_path / STATE_FILE).read_text() == "{not json"  # doctor only looks
+
+
+def test_a_folder_that_cannot_be_written_is_said_so_and_nothing_claimed(tmp_path: Path, clock: ManualClock,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    folder = tmp_path / "state"
+    h = hub(folder, clock)
+    if folder.exists():
+        folder.rmdir()
+    folder.write_text("not a folder")  # the state folder is a file: nothing can be saved in it
+    with caplog.at_level(logging.WARNING, logger="appliance"):
+        reply = say(h, "remember that the spare key is under the blue pot")
+    assert (reply.intent, reply.text) == ("fact_error", "Something went wrong keeping that, so I couldn't remember it.")
+    assert [r.getMessage() for r in caplog.records if "facts" in r.getMessage() and "spare" not in r.getMessage()]
+    assert say(h, "where is my spare key").text == "You haven't told me."
