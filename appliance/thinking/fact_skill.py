@@ -25,6 +25,7 @@ from typing import Final
 from appliance.contracts import SkillReply
 from appliance.language import SkillPhrases
 from appliance.thinking.facts import Fact, FactError, FactIndex, FactStore, Found, alike, words_of
+from appliance.thinking.honesty import requested_act
 from appliance.thinking.requests import controls_device, needs_internet
 from appliance.thinking.skillkit import FACTS, REMEMBER, SkillKit, local_skill
 
@@ -143,8 +144,9 @@ class FactSkill:
         words = words_of(asked, self.stop, self.alias)
         chosen = [f for f in self.index().find(words) if self._answers(f, household)]
         if not chosen:
-            if not household or controls_device(text, self.kit.words) or needs_internet(text, self.kit.words):
-                return None
+            if not household or controls_device(text, self.kit.words) or needs_internet(text, self.kit.words) \
+                    or requested_act(text, self.kit.words) is not None:
+                return None  # a device, the internet, or what the hub cannot see ("what's on my calendar?")
             return self._guard(room) or self._reply("not_told", "fact_not_told", {"facts": []})
         if (guarded := self._guard(room)) is not None:
             return guarded
