@@ -235,7 +235,8 @@ def test_the_speaker_says_the_alarm_and_the_reminders_words(rung: Rung) -> None:
 
 def test_told_by_voice_then_asked_by_voice_after_the_restart_is_answered_from_it(rung: Rung) -> None:
     assert (rung.told["ROUTE"], rung.told.get("INTENT")) == ("skill", "fact_told"), rung.told
-    assert [_words(f["said"]) for f in rung.kept] == ["the spare key is under the blue pot"], rung.kept
+    # the words that matter: Whisper tiny hears the first word after the wake chime as "the" or "this"
+    assert len(rung.kept) == 1 and "spare key is under the blue pot" in _words(rung.kept[0]["said"]), rung.kept
     assert (rung.answered["ROUTE"], rung.answered.get("INTENT")) == ("skill", "fact_answer"), rung.answered
     heard = _words(_transcribe(load(rung.answer_wav)))
     assert "spare key is under the blue pot" in heard and "you told me" in heard, heard
