@@ -28,6 +28,7 @@ from appliance.thinking.facts import Fact, FactError, FactIndex, FactStore, Foun
 from appliance.thinking.honesty import requested_act
 from appliance.thinking.requests import controls_device, needs_internet
 from appliance.thinking.skillkit import FACTS, REMEMBER, SkillKit, local_skill
+from appliance.thinking.skillparse import swap_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -256,17 +257,7 @@ class FactSkill:
         swaps = self._swaps
         if told is not None and self._day(told) != self._day(self.kit.clock()):
             swaps = self._then + swaps
-        words, out, i = said.split(), [], 0
-        while i < len(words):
-            for before, after in swaps:
-                if words[i: i + len(before)] == before:
-                    out.extend(after)
-                    i += len(before)
-                    break
-            else:
-                out.append(words[i])
-                i += 1
-        return " ".join(out)
+        return swap_words(said.split(), swaps)
 
     def _local(self, t: float) -> datetime:
         return datetime.fromtimestamp(t, self.kit.tz)

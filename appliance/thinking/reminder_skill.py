@@ -16,6 +16,7 @@ from appliance.errors import TimerError
 from appliance.thinking.alarms import REMINDER, Alarm
 from appliance.thinking.schedule import Asked, Questions, Schedule
 from appliance.thinking.skillkit import REMINDERS, SkillKit, local_skill
+from appliance.thinking.skillparse import swap_words
 from appliance.thinking.stop_skill import stopped
 from appliance.thinking.whenparse import DaySpec, TimeOfDay, local, zone_key
 
@@ -97,18 +98,7 @@ class ReminderSkill:
             words.pop(0)
         while words and (words[-1] in w.after or words[-1] in w.about):
             words.pop()
-        out: list[str] = []
-        i = 0
-        while i < len(words):
-            for said, back in self._swaps:
-                if tuple(words[i: i + len(said)]) == said:
-                    out.extend(back)
-                    i += len(said)
-                    break
-            else:
-                out.append(words[i])
-                i += 1
-        return " ".join(out)
+        return swap_words(words, self._swaps)
 
     def _set_at(self, when: TimeOfDay, days: DaySpec, what: str, room: str) -> SkillReply:
         now = self.kit.clock()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
@@ -313,3 +314,20 @@ def ordinal(day: int) -> str:
 def say_time(now: datetime, style: str, clock: int) -> str:
     """'7:20 PM' / '19:20' (digits) or 'twenty past seven' / 'nineteen twenty' (words)."""
     return pack().say.time(now, style, clock)
+
+
+def swap_words(words: Sequence[str], swaps: Iterable[tuple[Sequence[str], Sequence[str]]]) -> str:
+    """`words` said back to the listener: each run of words that starts a pair of `swaps` ("my") becomes its
+    second ("your"); the first pair that fits at a place wins, so a longer run is listed before a shorter."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for said, back in swaps:
+            if tuple(words[i: i + len(said)]) == tuple(said):
+                out.extend(back)
+                i += len(said)
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return " ".join(out)
