@@ -47,11 +47,10 @@ class FollowUps:
 
     def keep(self, room: str, reply: SkillReply | None) -> None:
         """Remember what `reply` did in `room` when a follow-up can refer to it; any other reply (an answer, a
-        question back) leaves nothing to refer to, for "cancel that" then means something else."""
-        if reply is None:
-            return
+        question back) or none (the turn went on to Home Assistant or the model) leaves nothing to refer to,
+        for "cancel that" then means something else."""
         with self._lock:
-            if reply.intent in self.words.say:
+            if reply is not None and reply.intent in self.words.say:
                 self._last[room] = Done(reply.intent, reply.data, self.clock())
             else:
                 self._last.pop(room, None)

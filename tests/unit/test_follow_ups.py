@@ -74,3 +74,5 @@ def test_what_ended_the_last_request_leaves_nothing_to_undo(skills: LocalSkills)
     assert said(skills, "set a timer for 5 minutes", "cancel that", "cancel that")[2][0] != "timer_cancel"
     said(skills, "set a pasta timer for ten minutes", "what time is it")
     assert said(skills, "cancel that")[0][0] != "timer_cancel" and len(skills.timers.all()) == 1
+    said(skills, "set a pasta timer for ten minutes", "why is the sky blue")  # no skill's: the model's turn
+    assert said(skills, "cancel that")[0][0] != "timer_cancel" and len(skills.timers.all()) == 2
