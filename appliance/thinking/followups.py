@@ -76,10 +76,6 @@ class FollowUps:
                 return None
         return None
 
-    def forget(self, room: str) -> None:
-        with self._lock:
-            self._last.pop(room, None)
-
     def _fields(self, last: Done, rest: str) -> dict[str, str] | None:
         """What the pack's templates are filled with: the last reply's timer, alarm, reminder or list, and the
         new words (a bare number takes the unit of the timer's length: "make it fifteen" after ten minutes)."""
