@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
@@ -20,6 +20,8 @@ class AudioChunk:
     rate: int  # Hz
     width: int = SAMPLE_WIDTH  # bytes per sample: 1 (uint8), 2 (int16), 3 (24-bit) or 4 (int32)
     channels: int = 1
+    captured_at: float | None = field(default=None, compare=False)
+    """time.monotonic() when a microphone captured its first sample (None: not from a microphone)."""
 
     @property
     def frames(self) -> int:

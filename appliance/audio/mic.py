@@ -7,6 +7,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Self
 
@@ -16,7 +17,7 @@ from appliance.audio import PIPELINE_RATE, SAMPLE_WIDTH, AudioChunk, Converter, 
 from appliance.audio.asound import PROC
 from appliance.audio.device import CLOSE_TIMEOUT_S, OPEN_GRACE_S, DeviceKeeper
 from appliance.audio.echo import EchoCanceller
-from appliance.audio.stream_clock import StreamClock
+from appliance.audio.stream_clock import CLOCK_JUMP_S, StreamClock
 from appliance.config import AudioConfig
 from appliance.contracts import EventLog
 
@@ -24,24 +25,38 @@ _LOGGER = logging.getLogger(__name__)
 
 
 class _Reblocker:
-    """Cuts a stream of mono int16 samples into chunks of exactly `size` samples."""
+    """Cuts a stream of mono int16 samples into chunks of exactly `size` samples, each stamped with when
+    its first sample was captured. The samples are counted from the first block's time, as StreamClock
+    counts a device's frames: a resampler hands on a block's samples partly with the next one's (by up to
+    30 ms here), so a block's own time is taken only when the count is off by more than CLOCK_JUMP_S
+    (the clock itself jumped: frames lost, a reopened stream)."""
 
     def __init__(self, size: int, rate: int) -> None:
         self.size = size
         self.rate = rate
         self._buffer = np.zeros(0, dtype="<i2")
+        self._start_at: float | None = None  # when the buffer's first sample was captured
 
-    def push(self, samples: np.ndarray) -> None:
+    def push(self, samples: np.ndarray, captured_at: float | None = None) -> None:
+        """Add samples whose first was captured at `captured_at` (None: not known)."""
+        if captured_at is not None:
+            counted = self._start_at + len(self._buffer) / self.rate if self._start_at is not None else None
+            if counted is None or abs(captured_at - counted) > CLOCK_JUMP_S:
+                self._start_at = captured_at - len(self._buffer) / self.rate
         self._buffer = np.concatenate([self._buffer, samples.astype("<i2", copy=False)])
 
     def pop(self) -> AudioChunk | None:
         if len(self._buffer) < self.size:
             return None
         out, self._buffer = self._buffer[: self.size], self._buffer[self.size:]
-        return AudioChunk.from_int16(out, self.rate)
+        at = self._start_at
+        if at is not None:
+            self._start_at = at + self.size / self.rate
+        return replace(AudioChunk.from_int16(out, self.rate), captured_at=at)
 
     def clear(self) -> None:
         self._buffer = np.zeros(0, dtype="<i2")
+        self._start_at = None
 
 
 class WavSource:
@@ -182,7 +197,7 @@ class MicSource(DeviceKeeper):
             samples = self._converter.convert(raw).to_int16()
             if self.echo is not None:
                 samples = self.echo.cancel(samples, captured_at)
-            self._reblock.push(samples)
+            self._reblock.push(samples, captured_at)
 
     def status(self) -> str:
         """'ok' once the open stream has delivered audio; else what it is waiting for."""

@@ -312,6 +312,8 @@ class Conductor:
         detector = self.stages.stop
         if detector is None or not detector.armed:
             return False
+        if chunk is not None and not self._heard_over_answer(chunk):
+            chunk = None
         try:
             hit = detector.process(chunk)
         except Exception as exc:
@@ -338,6 +340,18 @@ class Conductor:
         self._report.turn(stop_word_turn(self.turns, hit.text, reply, now))
         self._arm_stop()  # stopped while idle between a timer's repeats: nothing rings any more
         return True
+
+    def _heard_over_answer(self, chunk: AudioChunk) -> bool:
+        """Whether `chunk` was captured once the answer playing began to be heard: a stop word is meant for
+        what the hub says, so what the microphone took in before (the end of the question itself, read late
+        while the loop was busy, or said while an early answer was still held back) is never one. Chunks
+        with no capture time (a file's) are judged as they come, and so is all of a ringing: its chime is
+        heard before its words, and no question came before it."""
+        answer, turn = self.answers.current, self._turn
+        if chunk.captured_at is None or answer is None or (turn is not None and turn.route == "timer"):
+            return True
+        since = answer.sounding_since()
+        return since is not None and chunk.captured_at >= since
 
     # ---------------------------------------------------------------- endings
 

@@ -7,7 +7,7 @@ import dataclasses
 from appliance.assembly import load_stop_words
 from appliance.config import Config
 from appliance.conversation.conductor import State
-from tests.fixtures.fakes import FakeChat, FakeStop, Harness
+from tests.fixtures.fakes import FakeChat, FakeStop, Harness, chunk
 from tests.fixtures.waits import WAIT_S
 
 
@@ -66,6 +66,38 @@ def test_a_plain_stop_silences_a_ringing_timer() -> None:
     assert stopped.intent == "stop" and stopped.route == "skill"
     (event,) = [f for name, f in h.events if name == "stop_word"]
     assert event["stopped"] == "ringing"
+
+
+def captured(text: str, at: float):  # type: ignore[no-untyped-def]
+    """A chunk as the microphone gives it: stamped with when it was captured."""
+    return dataclasses.replace(chunk(text), captured_at=at)
+
+
+def test_what_was_captured_before_the_answer_sounded_is_never_a_stop() -> None:
+    stop = FakeStop()
+    h = Harness(stop=stop, chat=FakeChat("One. Two. Three. Four. Five. Six. Seven. Eight.", delay_s=0.05))
+    h.ask()
+    h.wait(lambda: h.c.state is State.SPEAKING and h.sink.first_audio_at() is not None)
+    sounded = h.sink.first_audio_at()
+    assert sounded is not None
+    h.clock.t += 0.08  # the end of the question, read late: captured before a word of the answer was heard
+    h.c.tick(captured("STOP", sounded - 0.3), h.clock.t)
+    assert h.c.state is State.SPEAKING and "STOP" not in stop.seen
+    h.clock.t += 0.08  # said over the answer
+    h.c.tick(captured("STOP", sounded + 0.2), h.clock.t)
+    assert h.c.state is State.IDLE and stop.seen == ["STOP"]
+    assert [r.outcome for r in h.records] == ["cancelled", "answered"]
+
+
+def test_a_stop_over_a_ringing_chime_counts_before_its_words_sound() -> None:
+    stop = FakeStop()
+    h = Harness(stop=stop)
+    h.timers.pending = ["Your 5 minute timer is done."]
+    h.feed("SIL")
+    assert h.c.state is State.SPEAKING and stop.armed
+    h.clock.t += 0.08
+    h.c.tick(captured("STOP", h.clock.t - 1.0), h.clock.t)
+    assert h.c.state is State.IDLE and stop.seen[-1] == "STOP"
 
 
 def test_a_stop_heard_after_playback_ended_does_nothing() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import wave
 from typing import Any
 
@@ -171,3 +172,21 @@ def test_overflows_are_counted_when_the_reader_falls_behind() -> None:
     with MicSource(AudioConfig(queue_chunks=4), sd_module=sd) as mic:
         wait_for(lambda: mic.overflows > 0, "an overflow")  # nobody reads: the bounded queue fills up
         assert mic.read(1.0) is not None  # and reading still works
+
+
+def test_each_chunk_says_when_it_was_captured(monkeypatch) -> None:
+    class RealTime(FakeStream):  # blocks as a device gives them: one every 80 ms
+        def step(self) -> bool | None:
+            time.sleep(self.block / self.rate)
+            return super().step()
+
+    sd = FakeSd()
+    sd.present = True
+    monkeypatch.setattr(sd, "RawInputStream", lambda **kwargs: RealTime(sd, **kwargs))
+    with MicSource(AudioConfig(), sd_module=sd) as mic:
+        chunks = [mic.read(WAIT_S) for _ in range(6)]
+        read_at = time.monotonic()
+    stamps = [c.captured_at for c in chunks]
+    assert all(s is not None and read_at - 1.0 < s <= read_at for s in stamps), (stamps, read_at)
+    # One after another, each 80 ms after the one before: the samples' own time, not when they were read.
+    assert np.diff(stamps) == pytest.approx([0.08] * 5, abs=0.002)
