@@ -232,6 +232,42 @@ class TimerWords:
     """Words between two timers in one request ("and", "then")."""
     piece_starts: frozenset[str]
     """Words that start the next timer of a request ("another")."""
+    # a change to a timer that runs (or rings): more time, less, or a new length
+    more_verbs: frozenset[str]
+    """Verbs that add an amount to a timer ("add five minutes", "extend the timer by ten minutes")."""
+    off_verbs: frozenset[str]
+    """Verbs that take an amount off a timer with one of `off_words` ("take two minutes off", "knock a minute
+    off"); without one they say something else ("take five minutes")."""
+    less_verbs: frozenset[str]
+    """Verbs that take an amount off by themselves ("shorten the timer by five minutes")."""
+    off_words: frozenset[str]
+    more_words: frozenset[str]
+    """Said with an amount, make it more time whatever the verb ("five more minutes", "another two minutes",
+    "a minute longer", "put an extra minute on the pasta")."""
+    fewer_words: frozenset[str]
+    """After an amount, make it less time ("two minutes less", "five minutes shorter")."""
+    to_verbs: frozenset[str]
+    """Verbs that give a timer a new length with one of `to_words` before it ("change the pasta timer to twelve
+    minutes", "shorten it to five minutes")."""
+    to_words: frozenset[str]
+    to_if_running: frozenset[str]
+    """Verbs that give a new length only while a timer runs ("set the timer to twelve minutes"); with none they
+    set one, as ever."""
+    make_verbs: frozenset[str]
+    """Verbs that give a new length to a timer said as `definite` ("make it fifteen minutes", "make the timer
+    fifteen minutes")."""
+    definite: frozenset[str]
+    """'it', 'that', 'the', 'my': a timer already there."""
+    instead_words: frozenset[str]
+    """'fifteen minutes instead': a new length."""
+    length_for: frozenset[str]
+    """Before an amount, make it a new timer's length ("add a timer for five minutes", "set a timer for five
+    more minutes")."""
+    change_after: frozenset[str]
+    """What may follow the amount in a change ("add five minutes to the timer"); another word makes it no
+    amount of time ("add five minute rice to my list")."""
+    not_changed: frozenset[str]
+    """Nouns a change of minutes is never for ("add five minutes to my alarm": an alarm is at a time of day)."""
     # replies
     how_long: str
     how_long_again: str
@@ -278,6 +314,22 @@ class TimerWords:
     """The announcement: {label}."""
     ended_while_off: str
     """With {label} and {ago}."""
+    changed_more: str
+    """With {duration} (added), {label} and {remaining}."""
+    changed_less: str
+    """With {duration} (taken off), {label} and {remaining}."""
+    changed_to: str
+    """With {Label} (capitalised; how it was known before) and {duration} (its new length)."""
+    change_none: str
+    """No timer to change: nothing is set instead."""
+    change_too_short: str
+    """With {label}, {remaining} and {duration}: more was asked off than is left."""
+    change_out_of_range: str
+    """With {label} and {longest}."""
+    change_which_one: str
+    """With {label}: the only timer, is it that one."""
+    change_which_many: str
+    """With {count} and {listed} (empty or {which_listed})."""
 
 
 @dataclass(frozen=True)

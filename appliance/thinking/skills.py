@@ -44,12 +44,26 @@ PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
 REPORT_MAX: Final = 4  # timers read out one by one; more are counted
 
 
+@dataclass(frozen=True)
+class _Change:
+    """A change asked of a timer already there: `by_s` more time (less when negative), or `to_s` from now."""
+
+    by_s: float = 0.0
+    to_s: float | None = None
+    name: str | None = None
+    """The timer's name as said ("add five minutes to the pasta timer"); None: not said."""
+    length_s: float | None = None
+    """The timer said by its length ("change the 10 minute timer to 12 minutes")."""
+
+
 @dataclass
 class _Pending:
     kind: str
-    """'set' (waiting for a duration) or 'cancel' (waiting for which timer)."""
+    """'set' (waiting for a duration), 'cancel' or 'change' (waiting for which timer)."""
     name: str | None
     expires_at: float
+    change: _Change | None = None
+    """What a 'change' does to the timer its answer names."""
 
 
 class LocalSkills:
@@ -161,6 +175,9 @@ class LocalSkills:
 
     def _timer_intent(self, tokens: list[str], room: str = "") -> SkillReply | None:
         w, parse = self._w, self.parse
+        change = self._change_asked(tokens)
+        if change is not None:  # before the cancel: "remove two minutes from the timer" keeps the timer
+            return self._change(change)
         spans = parse.find_durations(tokens)
         tokens = self._repair_timer_word(tokens, spans)
         text = " ".join(tokens)
@@ -246,6 +263,127 @@ class LocalSkills:
                 w.cancelled_some.format(count=len(gone), labels=self._say.join([self._label(t) for t in gone]))
         return SkillReply(text, "timer_cancel", data={"cancelled": [t.id for t in gone]})
 
+    def _change_asked(self, tokens: list[str]) -> _Change | None:
+        """A change of a timer already there, when the words ask one ("add five minutes to the pasta timer",
+        "take two minutes off", "give it five more minutes", "make the timer fifteen minutes instead"), else
+        None: the words are read as ever ("add a timer for five minutes", "put five minutes on the timer" set
+        one). Read whether or not a timer runs, so that with none the hub says so rather than set one."""
+        w, parse = self._w, self.parse
+        if not tokens or w.not_changed & set(tokens) or tokens[0] in w.question_start:
+            return None
+        tokens, more = self._more_marked(tokens)
+        spans = parse.find_durations(tokens)
+        labels = [s for s in spans if s.end < len(tokens) and tokens[s.end] in w.timer_words]  # "the 10 minute timer"
+        amounts = [s for s in spans if s not in labels]
+        if len(amounts) != 1 or len(labels) > 1:
+            return None
+        amount = amounts[0]
+        before = tokens[amount.start - 1] if amount.start > 0 else ""
+        after = tokens[amount.end] if amount.end < len(tokens) else ""
+        if after and after not in w.change_after:
+            return None  # "add five minute rice to my list": no amount of time
+        verb, said = tokens[0], set(tokens)
+        more = more or before in w.more_words or after in w.more_words
+        definite = len(tokens) > 1 and tokens[1] in w.definite
+        by_s: float | None = None
+        to_s: float | None = None
+        if after in w.fewer_words or verb in w.less_verbs or (verb in w.off_verbs and w.off_words & said):
+            to_s, by_s = (amount.seconds, None) if before in w.to_words and verb in w.to_verbs else \
+                (None, -amount.seconds)
+        elif verb in w.more_verbs and before not in w.length_for:
+            to_s, by_s = (amount.seconds, None) if before in w.to_words else (None, amount.seconds)
+        elif more and before not in w.length_for:
+            by_s = amount.seconds
+        elif ((w.instead_words & said and (before not in w.length_for or definite))
+              or (before in w.to_words and verb in w.to_verbs)
+              or (definite and verb in w.make_verbs and before not in w.length_for)
+              or (definite and before in w.to_words and verb in w.to_if_running and self.timers.all())):
+            to_s = amount.seconds
+        if (by_s is None and to_s is None) or not is_request(" ".join(tokens), self.words):
+            return None
+        return _Change(by_s or 0.0, to_s, self._changed_name(tokens, amount, labels),
+                       labels[0].seconds if labels else None)
+
+    def _more_marked(self, tokens: list[str]) -> tuple[list[str], bool]:
+        """The tokens with a word saying "more" taken out of an amount, so that the amount reads as one ("five
+        more minutes" -> "five minutes", "another minute" -> "a minute"), and whether one was."""
+        w, parse = self._w, self.parse
+        article = min(self.words.numbers.articles)  # "a": the article that counts as one
+        out: list[str] = []
+        more = False
+        for k, tok in enumerate(tokens):
+            unit_next = k + 1 < len(tokens) and parse.unit_of(tokens[k + 1]) is not None
+            if tok in w.more_words and unit_next:
+                counted = bool(out) and (out[-1] in self.words.numbers.articles
+                                         or parse.parse_number(out[-1:], 0) is not None)
+                more = True
+                if not counted:
+                    out.append(article)
+                continue
+            out.append(tok)
+        return out, more
+
+    def _changed_name(self, tokens: list[str], amount: Span, labels: list[Span]) -> str | None:
+        """The name of the timer a change is for: said with the word timer ("the pasta timer"), or alone
+        ("give the pasta five more minutes"); None when only "it" or "the timer" is said."""
+        w = self._w
+        spans = [amount, *labels]
+        if w.timer_words & set(tokens):
+            return self.parse.timer_name(tokens, spans)
+        vocabulary = (w.more_verbs | w.off_verbs | w.less_verbs | w.off_words | w.more_words | w.fewer_words
+                      | w.to_verbs | w.to_words | w.to_if_running | w.make_verbs | w.instead_words | w.change_after)
+        words = [t for i, t in enumerate(tokens) if not any(s.start <= i < s.end for s in spans)
+                 and t not in vocabulary and t not in self.parse.name_stop]
+        return " ".join(words) if 0 < len(words) <= 3 else None
+
+    def _change(self, change: _Change) -> SkillReply:
+        """The timer a change is for, changed, or the question which one it is; never a new timer."""
+        w = self._w
+        timers = self.timers.all()
+        if not timers:
+            return SkillReply(w.change_none, "timer_change", data={"timers": []})
+        if change.name:
+            chosen = self._timers_named(change.name)
+            if not chosen:
+                which = self._which(timers, w.change_which_one, w.change_which_many)
+                return self._clarify(w.not_found.format(name=change.name, which=which), "change", None, change)
+        elif change.length_s is not None:
+            chosen = [t for t in timers if abs(t.duration_s - change.length_s) < 1.0]
+        elif len(timers) == 1:
+            chosen = timers
+        else:
+            chosen = self.timers.ringing()  # "give it two more minutes" while one rings: that one
+        if len(chosen) != 1:
+            return self._clarify(self._which(timers, w.change_which_one, w.change_which_many), "change", None, change)
+        return self._changed(chosen[0], change)
+
+    def _changed(self, timer: Timer, change: _Change) -> SkillReply:
+        w, say = self._w, self._say
+        now = self.clock()
+        label = self._label(timer)
+        if change.by_s < 0 and timer.remaining(now) + change.by_s < MIN_DURATION_S:
+            text = w.change_too_short.format(label=label, remaining=say.remaining(timer.remaining(now)),
+                                             duration=say.duration(-change.by_s))
+            return SkillReply(text, "timer_change", data={"timers": [_timer_data(timer, now)]})
+        try:
+            new = self.timers.change(timer.id, change.by_s, change.to_s)
+        except TimerError as exc:
+            _LOGGER.info("Timer %d not changed: %s", timer.id, exc)
+            text = w.change_out_of_range.format(label=label, longest=say.duration(MAX_DURATION_S))
+            return SkillReply(text, "timer_change", data={"timers": [_timer_data(timer, now)]})
+        data: dict = {"timers": [_timer_data(new, now)]}
+        left = new.remaining(now)  # to the second when seconds were said ("take off thirty seconds")
+        remaining = say.remaining(left) if change.by_s % 60 == 0 else say.duration(left)
+        if change.to_s is not None:
+            text = w.changed_to.format(Label=label.capitalize(), duration=say.duration(change.to_s))
+        elif change.by_s > 0:
+            text = w.changed_more.format(duration=say.duration(change.by_s), label=label, remaining=remaining)
+        else:
+            text = w.changed_less.format(duration=say.duration(-change.by_s), label=label, remaining=remaining)
+        if change.to_s is None:
+            data["change_s"] = change.by_s
+        return SkillReply(text, "timer_change", data=data)
+
     def _report(self, intent: str, name: str | None) -> SkillReply:
         w = self._w
         now = self.clock()
@@ -279,8 +417,8 @@ class LocalSkills:
         close = set(difflib.get_close_matches(name, names, n=3, cutoff=0.75))
         return [t for t in timers if t.name in close]
 
-    def _clarify(self, text: str, kind: str, name: str | None) -> SkillReply:
-        self._asked = _Pending(kind, name, self.clock() + PENDING_S)
+    def _clarify(self, text: str, kind: str, name: str | None, change: _Change | None = None) -> SkillReply:
+        self._asked = _Pending(kind, name, self.clock() + PENDING_S, change)
         return SkillReply(text, "timer_clarify", data={"waiting_for": kind})
 
     def _answer_pending(self, pending: _Pending, tokens: list[str], room: str = "") -> SkillReply | None:
@@ -294,6 +432,13 @@ class LocalSkills:
                 self._set([DURATION_MARK, w.name_for, *pending.name.split()], [Span(0, 1, seconds)], room)
         if pending.kind == "set" and any(self.parse.parse_number(tokens, i) for i in range(len(tokens))):
             return self._clarify(w.how_long_again, "set", pending.name)
+        if pending.kind == "change" and pending.change is not None:
+            timers = self.timers.all()
+            if tokens[0] in self._yes and len(timers) == 1:
+                return self._changed(timers[0], pending.change)
+            chosen = self._timers_named(self.parse.rest_name(tokens)) or \
+                [t for t in timers if spans and abs(t.duration_s - spans[0].seconds) < 1.0]
+            return self._changed(chosen[0], pending.change) if len(chosen) == 1 else None
         if pending.kind == "cancel":
             if tokens[0] in self._yes and len(self.timers.all()) == 1:
                 return self._cancel([w.cancel_word, w.timer_word], [])
@@ -318,14 +463,15 @@ class LocalSkills:
                 out[i] = w.timer_word
         return out
 
-    def _which(self, timers: list[Timer]) -> str:
-        """The question after an unclear cancel: names the timers when there are few."""
+    def _which(self, timers: list[Timer], one: str | None = None, many: str | None = None) -> str:
+        """The question after an unclear cancel (or change, with its `one` and `many`): names the timers when
+        there are few."""
         w = self._w
         if len(timers) == 1:
-            return w.which_one.format(label=self._label(timers[0]))
+            return (one or w.which_one).format(label=self._label(timers[0]))
         listed = w.which_listed.format(labels=self._say.join([w.which_piece.format(label=self._label(t))
                                                                 for t in timers])) if len(timers) <= 4 else ""
-        return w.which_many.format(count=len(timers), listed=listed)
+        return (many or w.which_many).format(count=len(timers), listed=listed)
 
     def _label(self, timer: Timer) -> str:
         return self._say.timer_label(timer.name, timer.duration_s)

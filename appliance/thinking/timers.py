@@ -7,6 +7,7 @@ The conductor's part, all with wall-clock seconds (time.time(), or the injected 
         play the timer earcon, then say a.text (mid-answer: after the current sentence)
     timers.next_due_in()             # seconds until due() has something: a wait timeout
     timers.acknowledge()             # the owner said "stop": every ringing timer falls silent
+    timers.change(id, by_s=300)      # "add five minutes": the same timer ends later (to_s: a new length)
 
 due() returns each ended timer once, then again every skills.timer_repeat_interval_s until it is
 acknowledged (or cancelled), for skills.timer_repeat_s after its first announcement; then it is
@@ -20,7 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -166,6 +167,32 @@ class Timers(SharedState[_State]):
         for t in gone:
             _LOGGER.info("Timer %d cancelled: %s", t.id, t.label)
         return gone
+
+    def change(self, timer_id: int, by_s: float = 0.0, to_s: float | None = None) -> Timer:
+        """Move a timer's end, so that "five more minutes" keeps the timer people know (its name, its room)
+        rather than start a second one: `by_s` seconds later (earlier when negative) than it would have
+        ended, counted from now for one that already rings; or, with `to_s`, that long from now, as if it
+        had just been set for it. Its length becomes what it now runs for in all, its ringing stops until
+        its new end. TimerError when it is gone or what would be left is out of range (nothing changes)."""
+        say = self.words.say
+        with self._locked(write=True):
+            now = self.clock()
+            old = next((t for t in self._state.timers if t.id == timer_id), None)
+            if old is None:
+                raise TimerError(f"timer {timer_id} is no longer set")
+            if to_s is not None:
+                new = replace(old, duration_s=float(to_s), ends_at=now + to_s, created_at=now)
+            else:
+                ends_at = max(old.ends_at, now) + by_s
+                new = replace(old, duration_s=ends_at - old.created_at, ends_at=ends_at)
+            left = new.ends_at - now
+            if not MIN_DURATION_S <= left <= MAX_DURATION_S:
+                raise TimerError(f"a timer must run between {say.duration(MIN_DURATION_S)} and "
+                                 f"{say.duration(MAX_DURATION_S)}, not {say.duration(max(0.0, left))}")
+            self._state.timers = [new if t.id == timer_id else t for t in self._state.timers]
+            self._rings.pop(timer_id, None)
+        _LOGGER.info("Timer %d changed: %s, %.0f s left", new.id, new.label, left)
+        return new
 
     def acknowledge(self, ids: list[int] | None = None) -> list[Timer]:
         """Silence ringing timers (all of them, or those ids) and forget them."""

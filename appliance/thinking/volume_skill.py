@@ -58,8 +58,8 @@ class VolumeSkill:
             if pattern.match(text):
                 return self._stepped(self.volume_of(room), by)
         m = w.set_re.match(text)
-        if m is None:
-            return None
+        if m is None or self._parse.find_durations((m["level"] or m["level2"]).split()):
+            return None  # "change it to 12 minutes": a length of time is a timer's, never a level
         volume = self.volume_of(room)
         level = self._level(m["level"] or m["level2"])
         if level is None or not MIN_LEVEL <= level <= MAX_LEVEL:

@@ -34,9 +34,21 @@ def said(skills: LocalSkills, *requests: str, room: str = "") -> list[tuple[str,
 
 def test_a_timers_length_is_changed_with_the_unit_it_had(skills: LocalSkills) -> None:
     assert said(skills, "set a pasta timer for ten minutes", "actually make it fifteen")[1] == \
-        ("timer_set", "Pasta timer set for 15 minutes.")
+        ("timer_change", "Pasta timer changed to 15 minutes.")
     assert [(t.name, t.duration_s) for t in skills.timers.all()] == [("pasta", 900)]  # one timer, not two
-    assert said(skills, "set a timer for 2 hours", "no, make it three")[1][1] == "Timer set for 3 hours."
+    assert said(skills, "set a timer for 2 hours", "no, make it three")[1][1] == "2 hour timer changed to 3 hours."
+    assert sorted(t.duration_s for t in skills.timers.all()) == [900, 3 * 3600]
+
+
+def test_the_changed_timer_is_the_same_one_and_can_be_changed_again(skills: LocalSkills) -> None:
+    said(skills, "set a timer for 5 minutes", room="kitchen")
+    (timer,) = skills.timers.all()
+    skills.clock.advance(60)  # type: ignore[attr-defined]
+    assert said(skills, "make it ten", "no, make it twenty", room="kitchen") == [
+        ("timer_change", "5 minute timer changed to 10 minutes."),
+        ("timer_change", "10 minute timer changed to 20 minutes.")]
+    (changed,) = skills.timers.all()
+    assert (changed.id, changed.room, changed.remaining(skills.clock())) == (timer.id, "kitchen", 1200)
 
 
 def test_cancel_that_undoes_the_last_of_each_kind(skills: LocalSkills) -> None:
