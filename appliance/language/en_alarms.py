@@ -28,6 +28,7 @@ WHEN: Final = WhenWords(
     past=frozenset({"past", "after"}),
     to=frozenset({"to", "till", "til", "before", "of"}),
     half=frozenset({"half"}),
+    half_hour=frozenset({"half"}),
     quarter=frozenset({"quarter"}),
     oclock=frozenset({"oclock"}),
     oh=frozenset({"oh", "o", "zero"}),

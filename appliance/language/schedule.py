@@ -20,6 +20,9 @@ class WhenWords:
     to: frozenset[str]
     """'quarter to seven'."""
     half: frozenset[str]
+    half_hour: frozenset[str]
+    """Said straight before an hour, half past it: "half six" is 6:30 in British English. A language whose
+    words for it mean half an hour before the hour (German "halb sechs", 5:30) leaves this empty."""
     quarter: frozenset[str]
     oclock: frozenset[str]
     oh: frozenset[str]

@@ -123,7 +123,7 @@ class WhenParser:
                 return None
             end = i + 1 + (1 if tokens[i + 1: i + 2] and tokens[i + 1] in w.oclock else 0)
             return hour, minute, end, None, 1 <= hour <= 12 and not m[1].startswith("0")
-        # 'half past six', 'quarter to seven', 'twenty past six', 'ten minutes to seven'
+        # 'half past six', 'half six', 'quarter to seven', 'twenty past six', 'ten minutes to seven'
         minutes: int | None = None
         j = i
         if tok in w.half:
@@ -137,6 +137,11 @@ class WhenParser:
                 minutes, j = number
                 if j < n and tokens[j] in w.minute_words:
                     j += 1
+        if tok in w.half_hour and j < n and tokens[j] not in w.past | w.to:  # 'half six': half past six
+            hour = self._number(tokens, j)
+            after = hour[1] if hour is not None else n
+            if hour is not None and 1 <= hour[0] <= 12 and not (after < n and self.parse.unit_of(tokens[after])):
+                return hour[0], 30, after + (1 if after < n and tokens[after] in w.oclock else 0), None, True
         if minutes is not None and j < n and tokens[j] in w.past | w.to:
             hour = self._number(tokens, j + 1)
             if hour is not None and 1 <= hour[0] <= 12 and not (tok in w.half and tokens[j] in w.to):

@@ -67,6 +67,13 @@ REPLIES = [
     ("set an alarm for midnight", "Alarm set for 12 AM tomorrow."),
     ("hey jarvis wake me up at seven o'clock please", "Alarm set for 7 AM tomorrow."),
     ("Wait me up at half past 7.", "Alarm set for 7:30 AM tomorrow."),  # "wake" as Whisper tiny hears it at times
+    # the clock as it is said in Britain: "half six" is half past six
+    ("set an alarm for half six tomorrow", "Alarm set for 6:30 AM tomorrow."),
+    ("wake me up at half seven", "Alarm set for 7:30 AM tomorrow."),
+    ("set an alarm for half nine on saturday", "Alarm set for 9:30 AM on Saturday."),
+    ("set an alarm for half eight", "Alarm set for 8:30 PM today."),  # the next 8:30 to come, as "eight thirty"
+    ("set an alarm for quarter past eight tomorrow", "Alarm set for 8:15 AM tomorrow."),
+    ("set an alarm for twenty to nine tomorrow morning", "Alarm set for 8:40 AM tomorrow."),
     ("set an alarm", "What time should the alarm be for?"),
     ("wake me up tomorrow morning", "What time should the alarm be for?"),
     ("what alarms do I have", "You don't have any alarms."),

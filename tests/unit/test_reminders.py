@@ -51,6 +51,10 @@ REPLIES = [
      "feed the cat", at(2026, 3, 4, 7, 0)),
     ("remind me about the parcel at noon", "Reminder set for 12 PM tomorrow: the parcel.", "the parcel",
      at(2026, 3, 4, 12, 0)),
+    ("remind me to ring the garage at half nine tomorrow", "Reminder set for 9:30 AM tomorrow: ring the garage.",
+     "ring the garage", at(2026, 3, 4, 9, 30)),
+    ("remind me at half ten to lock the back door", "Reminder set for 10:30 PM today: lock the back door.",
+     "lock the back door", at(2026, 3, 3, 22, 30)),
 ]
 
 
