@@ -378,6 +378,29 @@ class ClockWords:
     """With {answer}, {lead} and {weekday}."""
     is_day_leads: Mapping[str, str]
     """Per day_offsets key, the lead of is_day_reply."""
+    date_of_res: Sequence[Pattern[str]]
+    """Asking the date of another day, said in the group `when` ("what's the date next Friday", "what date is
+    the day after tomorrow"); a group `past` when it is asked of a day gone ("what was the date...")."""
+    day_of_res: Sequence[Pattern[str]]
+    """Asking the weekday of another day or of a date, said in the group `when` ("what day is it the day after
+    tomorrow", "what day of the week is the 20th"), a group `past` as in date_of_res."""
+    offset_leads: Mapping[int, str]
+    """Per day from today that day_offsets has no word for, the lead of date_reply and day_reply ("The day after
+    tomorrow is")."""
+    in_days_lead: str
+    """With {count}: the lead for a day said as an amount of days ahead ("In 3 days it's")."""
+    weekday_reply: str
+    """With {weekday}, {month} and {day} (an ordinal): the date of a weekday said ("Friday is June 12th.")."""
+    month_day_is: str
+    """With {date} (the_day, month_day or month_day_year) and {weekday}: "The 20th is a Saturday."."""
+    month_day_was: str
+    """As month_day_is, of a day gone."""
+    the_day: str
+    """With {day} (an ordinal): a day of the month said without its month ("The 20th")."""
+    month_day: str
+    """With {month} and {day}."""
+    month_day_year: str
+    """With {month}, {day} and {year}: a date in another year."""
 
 
 @dataclass(frozen=True)

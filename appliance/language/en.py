@@ -309,7 +309,8 @@ CLOCK: Final = ClockWords(
         rf"^(?:what is )?(?:the )?(?:date|(?P<ref1>{_REF}) date)(?: (?P<ref2>{_REF})| now)?(?: please)?$",
         rf"\bwhat is (?:the )?(?:date|(?P<ref1>{_REF}) date)(?: (?P<ref2>{_REF})| now)?$",
         rf"\bwhat date is it(?: (?P<ref1>{_REF}))?$", rf"\bwhat date is (?P<ref1>{_REF})$",
-        rf"\b(?:tell|give) me (?:the|(?P<ref1>{_REF})) date\b", r"\bwhat day of the month is it\b")],
+        rf"\b(?:tell|give) me (?:the|(?P<ref1>{_REF})) date(?: (?P<ref2>{_REF})| now)?$",
+        r"\bwhat day of the month is it\b")],
     day_res=[re.compile(p) for p in (
         (rf"\b(?:what|which) day (?:of the week )?(?:is it|is (?P<ref1>{_REF})|was (?P<ref2>{_REF})"
          rf"|will it be (?P<ref3>{_REF}))(?: (?P<ref4>{_REF}))?$"), rf"^what is (?P<ref1>{_REF})$",
@@ -337,6 +338,23 @@ CLOCK: Final = ClockWords(
     no="No",
     is_day_reply="{answer}, {lead} {weekday}.",
     is_day_leads={"today": "it's", "tomorrow": "tomorrow is"},
+    date_of_res=[re.compile(p) for p in (
+        r"^(?:what (?:is|will be)|(?P<past>what was)|tell me|give me) (?:the )?date (?:for )?(?P<when>.+)$",
+        r"^what date (?:is it|will it be|is|will be|would it be|would be|(?P<past>was it|was)) (?P<when>.+)$",
+        r"^what will the date be (?P<when>.+)$", r"^when is (?P<when>.+)$")],
+    day_of_res=[re.compile(p) for p in (
+        (r"^(?:what|which) (?:day|day of the week|weekday) "
+         r"(?:is it|will it be|is|will be|would it be|would be|(?P<past>was it|was)) (?P<when>.+)$"),
+        (r"^(?:what|which) (?:day|day of the week|weekday) (?:does|will|(?P<past>did)) (?P<when>.+?) "
+         r"(?:fall on|fall|land on|be on|be)$"))],
+    offset_leads={2: "The day after tomorrow is", -2: "The day before yesterday was"},
+    in_days_lead="In {count} days it's",
+    weekday_reply="{weekday} is {month} {day}.",
+    month_day_is="{date} is a {weekday}.",
+    month_day_was="{date} was a {weekday}.",
+    the_day="The {day}",
+    month_day="{month} {day}",
+    month_day_year="{month} {day}, {year}",
 )
 
 # --------------------------------------------------------------------------------------

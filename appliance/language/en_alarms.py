@@ -9,6 +9,8 @@ from appliance.language.schedule import AlarmWords, ReminderWords, ScheduleWords
 
 _DAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NAMES: Final = tuple(day.capitalize() for day in _DAYS)
+_MONTHS: Final = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                  "november", "december")
 
 
 def _clock(hour: int, minute: int, clock: int) -> str:
@@ -54,6 +56,17 @@ WHEN: Final = WhenWords(
     every=frozenset({"every", "each"}),
     day_word=frozenset({"day"}),
     day_fillers=frozenset({"on", "next", "this", "and", "at", "the", "coming"}),
+    offsets={("yesterday",): -1, ("day", "after", "tomorrow"): 2, ("day", "before", "yesterday"): -2},
+    in_days=frozenset({"in"}),
+    day_units={"day": 1, "days": 1, "week": 7, "weeks": 7, "fortnight": 14, "fortnights": 14},
+    from_now=(("from", "now"), ("from", "today"), ("time",)),
+    ordinals={word: i + 1 for i, word in enumerate((
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split())} | {"thirtieth": 30},
+    ordinal_ends=frozenset({"st", "nd", "rd", "th"}),
+    months={**{month: i + 1 for i, month in enumerate(_MONTHS)},
+            **{month[:3]: i + 1 for i, month in enumerate(_MONTHS) if month != "may"}, "sept": 9},
+    of=frozenset({"of"}),
 )
 
 SAID: Final = WhenSaid(

@@ -6,7 +6,7 @@ alarm and reminder skills. English fills them in appliance/language/en_alarms.py
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from re import Pattern
 
@@ -54,6 +54,22 @@ class WhenWords:
     """'every day'."""
     day_fillers: frozenset[str]
     """Words around a day that go with it ('on', 'next', 'this', 'and')."""
+    offsets: Mapping[tuple[str, ...], int]
+    """Other days said by their distance from today: ('yesterday',) -1, ('day', 'after', 'tomorrow') 2."""
+    in_days: frozenset[str]
+    """Before an amount of days: 'in 3 days'."""
+    day_units: Mapping[str, int]
+    """Each word for a number of days -> the days it is: 'days' 1, 'week' 7."""
+    from_now: Sequence[tuple[str, ...]]
+    """After an amount of days: '3 days from now', 'in 2 weeks time'."""
+    ordinals: Mapping[str, int]
+    """A day of the month in words: 'first' 1 ... 'thirtieth' 30 ('twenty first' is a tens word and 'first')."""
+    ordinal_ends: frozenset[str]
+    """What follows a day of the month in digits: '20th', written apart as '20 th'."""
+    months: Mapping[str, int]
+    """Each month's name (and its short forms) -> 1 for January ... 12."""
+    of: frozenset[str]
+    """'the 20th of June'."""
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,18 @@ time here is known: "what time is it in Tokyo" is answered with the local time, 
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
+from typing import Final
 
 from appliance.config import SkillsConfig
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, pack
 from appliance.thinking.skillkit import CLOCK, SkillKit, local_skill
+from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.timers import Clock
+from appliance.thinking.whenparse import DAYS_IN_WEEK, WhenParser
+
+MONTHS_LOOKED: Final = 49  # months a day of the month is looked for in, either way: 4 years, for February 29th
 
 
 class ClockSkill:
@@ -26,6 +31,8 @@ class ClockSkill:
         self.tz = tz
         """None: the system's time zone."""
         self.words = words or pack()
+        self.when = WhenParser(SkillParser(self.words), self.words.schedule.when)
+        """Reads another day said ("next Friday", "the day after tomorrow", "the 20th")."""
 
     def _now(self) -> datetime:
         now = datetime.fromtimestamp(self.clock(), tz=self.tz)
@@ -47,6 +54,12 @@ class ClockSkill:
             if rest and rest not in w.here_words:
                 continue
             return SkillReply(w.time_reply.format(time=spoken), "time", data=data)
+        for intent, patterns in (("date", w.date_of_res), ("day", w.day_of_res)):  # another day, said in full
+            for pattern in patterns:
+                m = pattern.match(text)
+                past = bool(m and m.groupdict().get("past"))
+                if m is not None and (reply := self._other_day(intent, m["when"].split(), past)):
+                    return reply
         for intent, patterns in (("date", w.date_res), ("day", w.day_res)):
             for pattern in patterns:
                 m = pattern.search(text)
@@ -72,10 +85,79 @@ class ClockSkill:
     def _day(self, ref: str) -> datetime:
         return self._now() + timedelta(days=self.words.clock.day_offsets[ref])
 
-    def _day_reply(self, intent: str, ref: str) -> SkillReply:
+    def _other_day(self, intent: str, tokens: list[str], past: bool) -> SkillReply | None:
+        """The date or the weekday of the day `tokens` say ("next Friday", "the day after tomorrow", "in 3 days",
+        "the 20th"); None unless every word is part of it ("what's the date of Easter next year" is the model's)."""
         w = self.words.clock
-        day = self._day(ref)
-        lead, weekday = w.day_leads[ref], w.weekdays[day.weekday()]
+        days = self.when.days(tokens)
+        if days.said and not days.repeat and self._all_of(tokens, days.used):
+            if days.offset is not None:
+                return self._offset_reply(intent, days.offset)
+            assert days.weekday is not None
+            # A weekday named is the first such day after today, "next" or "this" said or not: "next Friday"
+            # said on a Wednesday is in two days (as an alarm for it rings), "next Wednesday" in a week.
+            now = self._now()
+            day = now + timedelta(days=(days.weekday - now.weekday()) % DAYS_IN_WEEK or DAYS_IN_WEEK)
+            text = w.weekday_reply.format(weekday=w.weekdays[day.weekday()], month=w.months[day.month - 1],
+                                          day=self.words.say.ordinal(day.day))
+            return SkillReply(text, intent, data={"date": day.date().isoformat(), "weekday": day.strftime("%A")})
+        found = self.when.date_of_month(tokens)
+        if found is None or not self._all_of(tokens, found[2]):
+            return None
+        day_of_month, month, _ = found
+        on = self._month_day(day_of_month, month, past)
+        if on is None:
+            return None  # "the 31st of April"
+        today, ordinal = self._now().date(), self.words.say.ordinal(on.day)
+        if on.year != today.year:
+            said = w.month_day_year.format(month=w.months[on.month - 1], day=ordinal, year=on.year)
+        elif month is not None or on.month != today.month:  # "the 31st" asked in June is July's: said so
+            said = w.month_day.format(month=w.months[on.month - 1], day=ordinal)
+        else:
+            said = w.the_day.format(day=ordinal)
+        text = (w.month_day_was if past else w.month_day_is).format(date=said, weekday=w.weekdays[on.weekday()])
+        return SkillReply(text, intent, data={"date": on.isoformat(), "weekday": on.strftime("%A")})
+
+    def _all_of(self, tokens: list[str], used: frozenset[int]) -> bool:
+        """Whether every word is part of the day said, or one of the words that go with a day ("on", "the")."""
+        fillers = self.words.schedule.when.day_fillers
+        return all(i in used or tok in fillers for i, tok in enumerate(tokens))
+
+    def _offset_reply(self, intent: str, offset: int) -> SkillReply | None:
+        """The date or weekday `offset` days from today, led as the pack says that day."""
+        w = self.words.clock
+        ref = next((name for name, days in w.day_offsets.items() if days == offset), None)
+        if ref is not None:
+            return self._day_reply(intent, ref)
+        lead = w.offset_leads.get(offset) or (w.in_days_lead.format(count=offset) if offset > 0 else None)
+        return None if lead is None else self._dated(intent, self._now() + timedelta(days=offset), lead)
+
+    def _month_day(self, day: int, month: int | None, past: bool) -> date | None:
+        """The date a day of the month said is: the next to come (today counts), or with `past` the last gone;
+        in the month said, else in the first month that has that day."""
+        today = self._now().date()
+        step = -1 if past else 1
+        at = today.year * 12 + today.month - 1
+        for _ in range(MONTHS_LOOKED):
+            year, index = divmod(at, 12)
+            at += step
+            if month is not None and index + 1 != month:
+                continue
+            try:
+                on = date(year, index + 1, day)
+            except ValueError:  # the 31st of a month of 30 days
+                continue
+            if (on <= today) if past else (on >= today):
+                return on
+        return None
+
+    def _day_reply(self, intent: str, ref: str) -> SkillReply:
+        return self._dated(intent, self._day(ref), self.words.clock.day_leads[ref])
+
+    def _dated(self, intent: str, day: datetime, lead: str) -> SkillReply:
+        """The date (or the weekday) of `day`, after its lead ("Tomorrow is")."""
+        w = self.words.clock
+        weekday = w.weekdays[day.weekday()]
         if intent == "date":
             text = w.date_reply.format(lead=lead, weekday=weekday, month=w.months[day.month - 1],
                                        day=self.words.say.ordinal(day.day), year=day.year)

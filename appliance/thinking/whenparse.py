@@ -178,7 +178,8 @@ class WhenParser:
         return i > 0 and tokens[i - 1] in self.w.cues
 
     def days(self, tokens: list[str]) -> DaySpec:
-        """The days said: today, tomorrow, one weekday, or those it repeats on ("on weekdays", "every Monday")."""
+        """The days said: today, tomorrow, another day by its distance ("the day after tomorrow", "in 3 days"),
+        one weekday, or those it repeats on ("on weekdays", "every Monday")."""
         w = self.w
         offset: int | None = None
         named: list[int] = []
@@ -186,9 +187,16 @@ class WhenParser:
         used: set[int] = set()
         every = False
         part_words = {word for words in w.parts for word in words}
+        apart = self._offset(tokens)
         for i, tok in enumerate(tokens):
             nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if tok in w.today or tok in w.tonight:
+            if apart is not None and i in apart[1]:
+                if i == min(apart[1]):
+                    offset = apart[0]
+                    used |= apart[1]
+                else:
+                    continue
+            elif tok in w.today or tok in w.tonight:
                 offset = 0
             elif tok in w.tomorrow:
                 offset = 1
@@ -214,6 +222,61 @@ class WhenParser:
         if repeat or len(named) > 1:
             return DaySpec(None, None, tuple(sorted(repeat | set(named))), frozenset(used))
         return DaySpec(offset, named[0] if named else None, (), frozenset(used))
+
+    def _offset(self, tokens: list[str]) -> tuple[int, set[int]] | None:
+        """(days from today, the tokens' indices) of a day said by its distance: one of `offsets` ("the day
+        after tomorrow", "yesterday") or an amount of days ahead ("in 3 days", "a week from now")."""
+        w = self.w
+        for words, days in sorted(w.offsets.items(), key=lambda kv: -len(kv[0])):
+            for i in range(len(tokens) - len(words) + 1):
+                if tuple(tokens[i: i + len(words)]) == words:
+                    return days, set(range(i, i + len(words)))
+        articles = self.parse.words.numbers.articles
+        for i, tok in enumerate(tokens):
+            number = (1, i + 1) if tok in articles else self._number(tokens, i)
+            if number is None or number[1] >= len(tokens) or tokens[number[1]] not in w.day_units:
+                continue
+            end = number[1] + 1
+            ahead = number[0] * w.day_units[tokens[number[1]]]
+            after = next((k for k in w.from_now if tuple(tokens[end: end + len(k)]) == k), None)
+            if i > 0 and tokens[i - 1] in w.in_days:
+                return ahead, set(range(i - 1, end + len(after or ())))
+            if after is not None:
+                return ahead, set(range(i, end + len(after)))
+        return None
+
+    def date_of_month(self, tokens: list[str]) -> tuple[int, int | None, frozenset[int]] | None:
+        """(day, month or None, the tokens' indices) of a day of the month said ("the 20th", "the twentieth of
+        June", "June the 20th"); None without one. Which month and year it is in is the asker's to decide."""
+        w, n = self.w, len(tokens)
+        tens = self.parse.words.numbers.tens
+        for i, tok in enumerate(tokens):
+            nxt = tokens[i + 1] if i + 1 < n else ""
+            if tok.isdigit() and nxt in w.ordinal_ends:
+                day, end = int(tok), i + 2
+            elif tok in tens and nxt in w.ordinals and w.ordinals[nxt] < 10:
+                day, end = tens[tok] + w.ordinals[nxt], i + 2
+            elif tok in w.ordinals:
+                day, end = w.ordinals[tok], i + 1
+            else:
+                continue
+            if not 1 <= day <= 31:
+                return None
+            used = set(range(i, end))
+            month: int | None = None
+            if end + 1 < n and tokens[end] in w.of and tokens[end + 1] in w.months:  # "the 20th of June"
+                month = w.months[tokens[end + 1]]
+                used |= {end, end + 1}
+            elif end < n and tokens[end] in w.months:  # "the 20th June"
+                month = w.months[tokens[end]]
+                used.add(end)
+            else:  # "June 20th", "June the 20th"
+                k = i - 1 - (1 if i > 1 and tokens[i - 1] in w.day_fillers else 0)
+                if k >= 0 and tokens[k] in w.months:
+                    month = w.months[tokens[k]]
+                    used |= set(range(k, i))
+            return day, month, frozenset(used)
+        return None
 
 
 # --------------------------------------------------------------------------------------

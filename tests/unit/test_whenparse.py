@@ -52,6 +52,10 @@ def test_time_of_day(text: str, time_of_day: tuple | None) -> None:
     ("daily", None, None, tuple(range(7))), ("every morning", None, None, tuple(range(7))),
     ("every monday", None, None, (0,)), ("mondays", None, None, (0,)),
     ("every monday and friday", None, None, (0, 4)), ("", None, None, ()),
+    ("yesterday", -1, None, ()), ("the day after tomorrow", 2, None, ()), ("the day before yesterday", -2, None, ()),
+    ("in 3 days", 3, None, ()), ("in a week", 7, None, ()), ("two weeks from now", 14, None, ()),
+    ("in ten days time", 10, None, ()), ("a week from today", 7, None, ()), ("this saturday", None, 5, ()),
+    ("every day after work", None, None, tuple(range(7))), ("in the morning", None, None, ()),
 ])
 def test_days(text: str, offset: int | None, weekday: int | None, repeat: tuple) -> None:
     days = WHEN.days(PARSE.normalize(text))
