@@ -288,7 +288,7 @@ def given(reply: SkillReply, corpus: Corpus, seeded: Seeded) -> dict[str, Any]:
         got.update(_when(made, corpus.now))
         if "text" in made:
             got["text"] = made["text"]
-    elif intent in ("date", "day"):
+    elif intent in ("date", "day", "alarm_list", "reminder_list"):  # a list asked of one day says which
         got.update(_when({"date": data.get("date")}, corpus.now))
     elif intent == "volume":
         level, muted = data.get("level"), data.get("muted")

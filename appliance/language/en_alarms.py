@@ -124,6 +124,10 @@ ALARMS: Final = AlarmWords(
     cannot_set="Sorry, I couldn't set that alarm: {error}.",
     ring="It's {time}. This is your alarm.",
     ring_missed="Your {time} alarm was due while I was off, {ago} ago.",
+    on_day="{Day} you have {alarms}.",
+    one_at="an alarm at {time}",
+    many_at="{count} alarms, at {times}",
+    none_on_day="You have no alarms {day}.",
 )
 
 REMINDERS: Final = ReminderWords(
@@ -159,6 +163,16 @@ REMINDERS: Final = ReminderWords(
     ring="Reminder: {what}.",
     ring_bare="It's {time}. This is your reminder.",
     ring_missed="A reminder was due while I was off, {ago} ago: {what}.",
+    whats_on_res=[re.compile(p) for p in (
+        (r"^(?:what is|what have i got|what do i have|what have we got|what do we have|anything) on "
+         r"(?:for )?(?P<when>.+)$"),
+        r"^(?:is there|have i got|do i have|have we got|do we have) anything(?: on)?(?: for)? (?P<when>.+)$")],
+    on_day="{Day} you have {reminders}.",
+    one_of="one reminder: {item}",
+    many_of="{count} reminders: {items}",
+    none_on_day="You have no reminders {day}.",
+    both_on_day="{Day} you have {alarms}, and {reminders}.",
+    nothing_on_day="You have no alarms or reminders {day}.",
 )
 
 SCHEDULE: Final = ScheduleWords(when=WHEN, said=SAID, alarms=ALARMS, reminders=REMINDERS)

@@ -141,6 +141,14 @@ class AlarmWords:
     """With {time}."""
     ring_missed: str
     """With {time} and {ago}."""
+    on_day: str
+    """With {Day} (a day as WhenSaid says it, capitalised) and {alarms} (one_at or many_at): asked of one day."""
+    one_at: str
+    """With {time}."""
+    many_at: str
+    """With {count} and {times}."""
+    none_on_day: str
+    """With {day}: none that day, while there are alarms on others."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +208,21 @@ class ReminderWords:
     """With {time}."""
     ring_missed: str
     """With {what} and {ago}."""
+    whats_on_res: Sequence[Pattern[str]]
+    """A question about what a day holds, the day in the group `when` ("what's on for Saturday", "have I got
+    anything on tomorrow"): answered with that day's alarms and reminders."""
+    on_day: str
+    """With {Day} (capitalised) and {reminders} (one_of or many_of): asked of one day."""
+    one_of: str
+    """With {item}."""
+    many_of: str
+    """With {count} and {items}."""
+    none_on_day: str
+    """With {day}: none that day, while there are reminders on others."""
+    both_on_day: str
+    """With {Day}, {alarms} (AlarmWords.one_at or many_at) and {reminders}: what a day holds."""
+    nothing_on_day: str
+    """With {day}: a day without alarms or reminders."""
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ class AlarmSkill:
         if w.cancel_re.match(text):
             return self._cancel(tokens, room)
         if w.list_re.search(text) or w.state_re.match(text):
-            return self._list()  # "is my alarm on for tomorrow?": the alarms kept, never a question back
+            return self._list(tokens)  # "is my alarm on for tomorrow?": the alarms kept, never a question back
         if not is_request(text, self.kit.words):
             return None  # "how do I set an alarm on my phone?": a question for the model
         when = self.schedule.when.time_of_day(tokens)
@@ -91,12 +91,21 @@ class AlarmSkill:
         return SkillReply(self.w.set.format(when=self.schedule.said_when(alarm, now)), "alarm_set",
                           data={"alarms": [self.schedule.data(alarm)]})
 
-    def _list(self) -> SkillReply:
+    def _list(self, tokens: list[str]) -> SkillReply:
+        """The alarms kept; asked of one day ("what alarms do I have tomorrow"), those of that day only."""
         w, now = self.w, self.kit.clock()
         alarms = self.alarms.all(ALARM)
-        data = {"alarms": [self.schedule.data(a) for a in alarms]}
+        data: dict = {"alarms": [self.schedule.data(a) for a in alarms]}
         if not alarms:
             return SkillReply(w.none, "alarm_list", data=data)
+        day = self.schedule.day_asked(self.schedule.when.days(tokens), now, self.tz)
+        if day is not None:
+            chosen = self.schedule.on_day(alarms, day)
+            said = self.schedule.said_date(day, now, self.tz)
+            data = {"alarms": [self.schedule.data(a) for a in chosen], "date": day.isoformat()}
+            text = w.on_day.format(Day=said[:1].upper() + said[1:], alarms=self.schedule.alarms_at(chosen)) \
+                if chosen else w.none_on_day.format(day=said)
+            return SkillReply(text, "alarm_list", data=data)
         if len(alarms) == 1:
             return SkillReply(w.one.format(when=self.schedule.said_when(alarms[0], now)), "alarm_list", data=data)
         return SkillReply(w.many.format(count=len(alarms), whens=self._whens(alarms)), "alarm_list", data=data)

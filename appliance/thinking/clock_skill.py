@@ -90,7 +90,7 @@ class ClockSkill:
         "the 20th"); None unless every word is part of it ("what's the date of Easter next year" is the model's)."""
         w = self.words.clock
         days = self.when.days(tokens)
-        if days.said and not days.repeat and self._all_of(tokens, days.used):
+        if days.said and not days.repeat and self.when.only(tokens, days.used):
             if days.offset is not None:
                 return self._offset_reply(intent, days.offset)
             assert days.weekday is not None
@@ -102,7 +102,7 @@ class ClockSkill:
                                           day=self.words.say.ordinal(day.day))
             return SkillReply(text, intent, data={"date": day.date().isoformat(), "weekday": day.strftime("%A")})
         found = self.when.date_of_month(tokens)
-        if found is None or not self._all_of(tokens, found[2]):
+        if found is None or not self.when.only(tokens, found[2]):
             return None
         day_of_month, month, _ = found
         on = self._month_day(day_of_month, month, past)
@@ -117,11 +117,6 @@ class ClockSkill:
             said = w.the_day.format(day=ordinal)
         text = (w.month_day_was if past else w.month_day_is).format(date=said, weekday=w.weekdays[on.weekday()])
         return SkillReply(text, intent, data={"date": on.isoformat(), "weekday": on.strftime("%A")})
-
-    def _all_of(self, tokens: list[str], used: frozenset[int]) -> bool:
-        """Whether every word is part of the day said, or one of the words that go with a day ("on", "the")."""
-        fillers = self.words.schedule.when.day_fillers
-        return all(i in used or tok in fillers for i, tok in enumerate(tokens))
 
     def _offset_reply(self, intent: str, offset: int) -> SkillReply | None:
         """The date or weekday `offset` days from today, led as the pack says that day."""

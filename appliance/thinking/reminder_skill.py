@@ -13,7 +13,7 @@ from datetime import date, time
 
 from appliance.contracts import SkillReply
 from appliance.errors import TimerError
-from appliance.thinking.alarms import REMINDER, Alarm
+from appliance.thinking.alarms import ALARM, REMINDER, Alarm
 from appliance.thinking.schedule import Asked, Questions, Schedule
 from appliance.thinking.skillkit import REMINDERS, SkillKit, local_skill
 from appliance.thinking.skillparse import swap_words
@@ -45,8 +45,15 @@ class ReminderSkill:
         named = bool(w.reminder_words & set(tokens))
         if named and w.cancel_re.match(text):
             return self._cancel(tokens, room)
-        if (named and w.list_re.search(text)) or (w.asked_words & set(tokens) and w.state_re.match(text)):
-            return self._list()  # "what have I asked you to remind me about?": the reminders kept, never a guess
+        days = self.schedule.when.days(tokens)
+        rest = self._without_day(tokens, days)  # "any reminders for tomorrow" -> "any reminders"
+        if (named and (w.list_re.search(text) or w.list_re.search(rest))) or \
+                (w.asked_words & set(tokens) and w.state_re.match(text)):
+            return self._list(days)  # "what have I asked you to remind me about?": the reminders kept, never a guess
+        for pattern in w.whats_on_res:  # "what's on for Saturday": its alarms and reminders
+            said = pattern.match(text)
+            if said is not None and (reply := self._whats_on(said["when"].split())) is not None:
+                return reply
         m = w.remind_re.match(text)
         if m is None:
             return None
@@ -130,12 +137,61 @@ class ReminderSkill:
             self.w.item.format(what=r.text, when=self.schedule.said_when(r, now)) if r.text else
             self.w.item_bare.format(when=self.schedule.said_when(r, now)) for r in reminders])
 
-    def _list(self) -> SkillReply:
+    def _without_day(self, tokens: list[str], days: DaySpec) -> str:
+        """The words without the day they say, nor the word that led to it ("for", "on")."""
+        first = min(days.used, default=len(tokens))
+        lead = {first - 1} if first > 0 and tokens[first - 1] in self.w.after else set()
+        return " ".join(t for i, t in enumerate(tokens) if i not in days.used and i not in lead)
+
+    def _of_day(self, reminders: list[Alarm]) -> str:
+        """'one reminder: call the dentist at 10 AM': the reminders of one day, by their time."""
         w = self.w
+        items = self.kit.words.say.join([
+            w.item.format(what=r.text, when=self.schedule.said_time(r)) if r.text else
+            w.item_bare.format(when=self.schedule.said_time(r)) for r in reminders])
+        return w.one_of.format(item=items) if len(reminders) == 1 else \
+            w.many_of.format(count=len(reminders), items=items)
+
+    def _whats_on(self, tokens: list[str]) -> SkillReply | None:
+        """What the one day `tokens` say holds: its alarms and reminders; None unless they say only a day to come
+        ("what's on TV on Saturday" is the model's)."""
+        w, now = self.w, self.kit.clock()
+        days = self.schedule.when.days(tokens)
+        day = self.schedule.day_asked(days, now, self.tz) if self.schedule.when.only(tokens, days.used) else None
+        if day is None:
+            return None
+        alarms = self.schedule.on_day(self.alarms.all(ALARM), day)
+        reminders = self.schedule.on_day(self.alarms.all(REMINDER), day)
+        said = self.schedule.said_date(day, now, self.tz)
+        lead = said[:1].upper() + said[1:]
+        if alarms and reminders:
+            text = w.both_on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms),
+                                        reminders=self._of_day(reminders))
+        elif alarms:
+            text = self.kit.words.schedule.alarms.on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms))
+        elif reminders:
+            text = w.on_day.format(Day=lead, reminders=self._of_day(reminders))
+        else:
+            text = w.nothing_on_day.format(day=said)
+        return SkillReply(text, "reminder_list", data={
+            "alarms": [self.schedule.data(a) for a in alarms], "date": day.isoformat(),
+            "reminders": [self.schedule.data(r) for r in reminders]})
+
+    def _list(self, days: DaySpec) -> SkillReply:
+        """The reminders kept; asked of one day ("any reminders for tomorrow"), those of that day only."""
+        w, now = self.w, self.kit.clock()
         reminders = self.alarms.all(REMINDER)
-        data = {"reminders": [self.schedule.data(r) for r in reminders]}
+        data: dict = {"reminders": [self.schedule.data(r) for r in reminders]}
         if not reminders:
             return SkillReply(w.none, "reminder_list", data=data)
+        day = self.schedule.day_asked(days, now, self.tz)
+        if day is not None:
+            chosen = self.schedule.on_day(reminders, day)
+            said = self.schedule.said_date(day, now, self.tz)
+            data = {"reminders": [self.schedule.data(r) for r in chosen], "date": day.isoformat()}
+            text = w.on_day.format(Day=said[:1].upper() + said[1:], reminders=self._of_day(chosen)) \
+                if chosen else w.none_on_day.format(day=said)
+            return SkillReply(text, "reminder_list", data=data)
         text = w.one.format(item=self._items(reminders)) if len(reminders) == 1 else \
             w.many.format(count=len(reminders), items=self._items(reminders))
         return SkillReply(text, "reminder_list", data=data)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, time
+from datetime import date, time, timedelta
 from typing import Final
 
 from appliance.language import LanguagePack
 from appliance.thinking.alarms import Alarm, Alarms
 from appliance.thinking.skillparse import SkillParser
-from appliance.thinking.whenparse import EVERY_DAY, DaySpec, TimeOfDay, WhenParser, local, resolve
+from appliance.thinking.whenparse import DAYS_IN_WEEK, EVERY_DAY, DaySpec, TimeOfDay, WhenParser, local, resolve
 
 PENDING_S: Final = 30.0  # seconds a question back waits for its answer in the room it was asked
 WEEKDAYS: Final = (0, 1, 2, 3, 4)
@@ -105,6 +105,38 @@ class Schedule:
             chosen = [a for a in chosen if (a.day - local(now, a.tz).date()).days == days.offset
                       or (a.days and (local(now, a.tz).date().weekday() + days.offset) % 7 in a.days)]
         return chosen
+
+    def day_asked(self, days: DaySpec, now: float, tz: str) -> date | None:
+        """The one day a question is asked of ("what alarms do I have tomorrow", "is there one on Saturday"), in
+        the zone `tz`; None when it names none, several, or one gone (nothing kept rings then)."""
+        if not days.said or days.repeat or (days.offset is not None and days.offset < 0):
+            return None
+        today = local(now, tz).date()
+        if days.offset is not None:
+            return today + timedelta(days=days.offset)
+        assert days.weekday is not None
+        # a weekday named is the first such day after today, as the clock reads it ("what's the date on Friday")
+        return today + timedelta(days=(days.weekday - today.weekday()) % DAYS_IN_WEEK or DAYS_IN_WEEK)
+
+    @staticmethod
+    def on_day(alarms: list[Alarm], day: date) -> list[Alarm]:
+        """The alarms (or reminders) that ring on the local date `day`: a one-off on it, a repeating one whose
+        next day is not after it and that comes back on its weekday."""
+        return [a for a in alarms if a.day == day or (a.days and day.weekday() in a.days and day >= a.day)]
+
+    def said_date(self, day: date, now: float, tz: str) -> str:
+        """A day as it is said in a reply: 'today', 'tomorrow', 'on Saturday'."""
+        s = self.words.schedule.said
+        ahead = (day - local(now, tz).date()).days
+        return s.today if ahead == 0 else s.tomorrow if ahead == 1 else \
+            s.on_day.format(weekday=s.weekday_names[day.weekday()])
+
+    def alarms_at(self, alarms: list[Alarm]) -> str:
+        """'an alarm at 6:45 AM', '2 alarms, at 6:30 AM and 7 AM': the alarms of one day, by their time."""
+        w = self.words.schedule.alarms
+        if len(alarms) == 1:
+            return w.one_at.format(time=self.said_time(alarms[0]))
+        return w.many_at.format(count=len(alarms), times=self.words.say.join([self.said_time(a) for a in alarms]))
 
     def data(self, alarm: Alarm) -> dict:
         """An alarm as `appliance ask --json` shows it."""

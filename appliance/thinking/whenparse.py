@@ -223,6 +223,11 @@ class WhenParser:
             return DaySpec(None, None, tuple(sorted(repeat | set(named))), frozenset(used))
         return DaySpec(offset, named[0] if named else None, (), frozenset(used))
 
+    def only(self, tokens: list[str], used: frozenset[int]) -> bool:
+        """Whether every word is part of the day read (`used`) or one that goes with a day ("on", "the"): "next
+        Friday" is only a day, "the date of Easter next year" is not."""
+        return all(i in used or tok in self.w.day_fillers for i, tok in enumerate(tokens))
+
     def _offset(self, tokens: list[str]) -> tuple[int, set[int]] | None:
         """(days from today, the tokens' indices) of a day said by its distance: one of `offsets` ("the day
         after tomorrow", "yesterday") or an amount of days ahead ("in 3 days", "a week from now")."""
