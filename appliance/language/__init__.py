@@ -614,6 +614,30 @@ class SpeechWords:
 
 
 @dataclass(frozen=True)
+class MeaningWords:
+    """Requests told apart by what they mean, not their words (thinking/meaning.py): examples of each request
+    the skills carry out as people say them, questions that only look like one, and each request said
+    the one way the skills read it. Slots are marked in braces: {duration} {time} {day} {item} {what}
+    {name} {list} {level}."""
+
+    examples: Mapping[str, Sequence[str]]
+    """By intent (timer_set, list_add, volume_up ...): sentences that ask for it."""
+    questions: Sequence[str]
+    """General questions in the requests' words, for the language model ("how do I set an alarm on my phone")."""
+    home: Sequence[str]
+    """Requests for devices in the home, Home Assistant's ("turn off the kitchen lights")."""
+    said_as: Mapping[str, Sequence[str]]
+    """By intent: the request as the skills read it, most slots first; the first whose slots were all said
+    is asked ("add {item} to the {list} list", then "add {item} to the list")."""
+    lists: Mapping[str, str]
+    """A list's name as said ("groceries", "to do") -> the name the skills read it by."""
+    message_marks: frozenset[str]
+    """Words a reminder's message starts after ("remind me to ...", "about ...")."""
+    message_ends: frozenset[str]
+    """Words that end a reminder's message where its time follows ("... at", "... in", "... on")."""
+
+
+@dataclass(frozen=True)
 class LanguagePack:
     """Every word the hub says or matches in one language."""
 
@@ -637,6 +661,8 @@ class LanguagePack:
     honesty: HonestyWords
     emergency: EmergencyWords
     follow_ups: FollowUpWords
+    meaning: MeaningWords | None = None
+    """Requests told apart by their meaning; None: only by the skills' own words."""
     phrases: Mapping[str, SkillPhrases] = field(default_factory=dict)
     """The small skills' words, keyed by each skill's name (LanguagePack.skill)."""
 

@@ -22,6 +22,7 @@ from appliance.language import (
     VolumeWords,
     en_facts,
     en_lists,
+    en_meaning,
 )
 from appliance.language.en_alarms import SCHEDULE, TIMER_STATE_QUESTION
 from appliance.language.en_honesty import EMERGENCY, HONESTY
@@ -527,6 +528,6 @@ FOLLOW_UPS: Final = FollowUpWords(
 PACK: Final = LanguagePack(
     code="en", name="English", say=English(), numbers=NUMBERS, skills=SKILLS, timers=TIMERS, clock=CLOCK,
     volume=VOLUME, requests=REQUESTS, replies=REPLIES, prompt=PROMPT, sentences=SENTENCES, speech=SPEECH,
-    schedule=SCHEDULE, honesty=HONESTY, emergency=EMERGENCY, follow_ups=FOLLOW_UPS,
+    schedule=SCHEDULE, honesty=HONESTY, emergency=EMERGENCY, follow_ups=FOLLOW_UPS, meaning=en_meaning.MEANING,
     phrases=PHRASES,
 )

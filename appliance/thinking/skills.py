@@ -29,6 +29,8 @@ from appliance.thinking.honesty import is_request
 from appliance.thinking.intents import understanding
 from appliance.thinking.list_skill import book as list_book
 from appliance.thinking.lists import Lists
+from appliance.thinking.meaning import meanings
+from appliance.thinking.schedule import Questions
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
 from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span
 from appliance.thinking.stop_skill import stopped
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
+CLARIFY: Final = frozenset({"timer_clarify", "alarm_clarify", "reminder_clarify", "list_clarify", "fact_clarify"})
+"""The replies that are a question back: the request was read only in part."""
 REPORT_MAX: Final = 4  # timers read out one by one; more are counted
 
 
@@ -94,15 +98,20 @@ class LocalSkills:
         """The question the room now asking was asked, while its turn is matched."""
         self._asked: _Pending | None = None
         self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
+        self._meanings = meanings(self.words)  # built now (about 0.2 s), not in the first turn that needs it
         self.follow_ups = FollowUps(self.words.follow_ups, self.parse, follow_up_s, clock)
         """Each room's last request, for "cancel that", "actually make it fifteen", "and eggs"."""
         kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of, lists=lists, facts=facts,
                        facts_closed=facts_closed)
         asked = [(TIMERS, "timers", self._timer_turn)]
+        self._questions: list[Questions] = []
+        """The skills' questions back, each room's (alarms, reminders)."""
         for entry in discover():
             skill = entry.make(kit)
             if skill is not None:  # the volume without rooms' volumes to change, the lists without lists
                 asked.append((entry.order, entry.name, skill.match))
+                if isinstance(questions := getattr(skill, "questions", None), Questions):
+                    self._questions.append(questions)
         asked.sort(key=lambda step: step[0])
         self.asked: tuple[str, ...] = tuple(called for _, called, _ in asked)
         """The skills' names in the order they are asked; the first reply wins."""
@@ -118,7 +127,25 @@ class LocalSkills:
         reply = self._match(transcript, room)
         if reply is None and (again := self._said_as(transcript)) is not None:
             reply = self._match(again, room)
+        if reply is None or reply.intent in CLARIFY:
+            reply = self._meant(transcript, room) or reply
         return reply
+
+    def _meant(self, transcript: str, room: str) -> SkillReply | None:
+        """The reply to what `transcript` means (thinking/meaning.py) where no skill read its words, or read
+        them only well enough to ask a question back: the request asked again as the skills read it. The
+        question the first reading asked is forgotten, for the words were a request, not its answer."""
+        if self._meanings is None:
+            return None
+        meant = self._meanings.read(transcript)
+        if meant.said_as is None:
+            return None
+        _LOGGER.debug("Read by meaning as %s (%.2f, by %.2f)", meant.intent, meant.near, meant.margin)
+        with self._lock:
+            self._pending.pop(room, None)
+            for questions in self._questions:
+                questions.take(room)
+        return self._match(meant.said_as, room)
 
     def _said_as(self, transcript: str) -> str | None:
         found = understanding(self.words).recognize(transcript)

@@ -1,0 +1,121 @@
+"""Requests read by meaning (thinking/meaning.py): the nearest example, its slots read by the skills' own
+parsers, and the request said again the way the skills read it; questions that only look like one stay
+the model's. Proven first with a small made-up pack (the mechanism), then through the skills with the
+English pack (what the person hears)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from datetime import UTC
+
+import pytest
+
+from appliance.config import Config
+from appliance.language import MeaningWords, pack
+from appliance.thinking.meaning import HOME, MODEL, Meanings
+from appliance.thinking.skills import LocalSkills, build
+
+SMALL = MeaningWords(
+    examples={
+        "timer_set": ("set a timer for {duration}", "give me a shout in {duration}", "let me know when {duration} is up",
+                      "time {duration} for me", "give me a holler in {duration} would you"),
+        "list_add": ("add {item} to the {list} list", "we're out of {item}", "pop {item} on the list",
+                     "we need {item}"),
+        "reminder_set": ("remind me to {what} at {time}", "in {duration} remind me to {what}",
+                         "nudge me about {what} at {time}"),
+        "time": ("what time is it", "what is the time"),
+    },
+    questions=("how do i set a timer on my phone", "what is a good timer for boiled eggs",
+               "why do we need shopping lists", "how long do i boil an egg", "what time do shops open"),
+    home=("turn off the kitchen lights", "switch the fan on"),
+    said_as={"timer_set": ("set a timer for {duration}",), "list_add": ("add {item} to the {list} list",
+                                                                        "add {item} to the list"),
+             "reminder_set": ("remind me in {duration} to {what}", "remind me at {time} to {what}"),
+             "time": ("what time is it",)},
+    lists={"shopping": "shopping", "to do": "to do"},
+    message_marks=frozenset({"to", "about"}),
+    message_ends=frozenset({"at", "in", "on"}),
+)
+
+
+@pytest.fixture(scope="module")
+def small() -> Meanings:
+    return Meanings(dataclasses.replace(pack(), meaning=SMALL))
+
+
+@pytest.mark.parametrize("said,intent,said_as", [
+    ("Give me a holler in twenty minutes.", "timer_set", "set a timer for twenty minutes"),
+    ("Let me know when ten minutes is up, would you?", "timer_set", "set a timer for ten minutes"),
+    ("We're out of olive oil.", "list_add", "add olive oil to the list"),
+    ("Pop toothpaste on the to do list", "list_add", "add toothpaste to the to do list"),
+    ("In ten minutes remind me to turn the oven off.", "reminder_set",
+     "remind me in ten minutes to turn the oven off"),
+    ("Nudge me about the bins at seven", "reminder_set", "remind me at seven to the bins"),
+])
+def test_a_request_in_unlisted_words_is_said_again_as_the_skills_read_it(small: Meanings, said: str, intent: str,
+                                                                         said_as: str) -> None:
+    reading = small.read(said)
+    assert (reading.intent, reading.said_as) == (intent, said_as), reading
+
+
+@pytest.mark.parametrize("said", [
+    "How do I set a timer on my phone?",
+    "What's a good timer for soft boiled eggs?",
+    "Why do people need shopping lists?",
+    "How long should I boil an egg for?",
+])
+def test_a_question_that_looks_like_a_request_stays_the_models(small: Meanings, said: str) -> None:
+    reading = small.read(said)
+    assert reading.said_as is None, reading
+
+
+def test_a_device_request_is_home_assistants_not_a_skills(small: Meanings) -> None:
+    reading = small.read("Turn off the lights in the kitchen")
+    assert reading.intent == HOME and reading.said_as is None
+
+
+def test_a_request_without_the_slot_it_needs_is_not_said_again(small: Meanings) -> None:
+    reading = small.read("Give me a shout in a bit")  # no length said: nothing to set
+    assert reading.said_as is None
+
+
+def test_words_no_example_has_do_not_decide(small: Meanings) -> None:
+    assert small.read("Purple elephants dance quietly").said_as is None
+    assert small.read("").intent == MODEL
+
+
+def test_an_example_with_a_slot_nobody_knows_is_refused() -> None:
+    bad = dataclasses.replace(SMALL, examples={"timer_set": ("set a timer for {length}",)})
+    with pytest.raises(ValueError, match="length"):
+        Meanings(dataclasses.replace(pack(), meaning=bad))
+
+
+# ---------------------------------------------------------------- through the skills, the English pack
+
+NOW = 1_781_103_600.0  # a Wednesday, 15:00 UTC
+
+
+@pytest.fixture
+def skills(tmp_path: Path) -> LocalSkills:
+    config = dataclasses.replace(Config(), service=dataclasses.replace(Config().service, state_dir=str(tmp_path)))
+    return build(config, lambda: NOW, UTC)
+
+
+@pytest.mark.parametrize("said,heard", [
+    ("Chuck some bananas on the shopping list, would you?", "added bananas"),
+    ("We've run out of washing up liquid.", "added washing up liquid"),
+    ("Give me a shout in ten minutes.", "10 minutes"),
+])
+def test_the_person_hears_the_request_done(skills: LocalSkills, said: str, heard: str) -> None:
+    reply = skills.match(said)
+    assert reply is not None and heard in reply.text.lower(), reply
+
+
+@pytest.mark.parametrize("said", [
+    "How do I add an item to a list in Excel?",
+    "What's a good timer for boiled eggs?",
+    "How long should I roast a chicken for?",
+])
+def test_a_look_alike_question_reaches_the_model(skills: LocalSkills, said: str) -> None:
+    assert skills.match(said) is None
