@@ -16,12 +16,13 @@ SAID_AS: Final[dict[str, tuple[str, ...]]] = {
     "timer_cancel": ("cancel the {name} timer", "cancel the timer"),
     "timer_left": ("how long is left on the {name} timer", "how long is left on the timer"),
     "timer_list": ("what timers do i have",),
-    "alarm_set": ("set an alarm for {time} {day}", "set an alarm for {time}"),
+    "alarm_set": ("wake me up at {time} {day}", "wake me up at {time}"),
     "alarm_cancel": ("cancel the alarm for {time} {day}", "cancel the alarm for {time}", "cancel the alarm {day}",
                      "cancel the alarm"),
     "alarm_list": ("what alarms do i have {day}", "what alarms do i have"),
     "reminder_set": ("remind me in {duration} to {what}", "remind me {day} at {time} to {what}",
-                     "remind me at {time} to {what}", "remind me {day} to {what}"),
+                     "remind me at {time} to {what}", "remind me {day} to {what}",
+                     "set a timer for {duration}"),  # "ping me in ten minutes": nothing to say but that the time is up
     "reminder_cancel": ("cancel the reminder to {what}", "cancel the reminder {day}", "cancel the reminder"),
     "reminder_list": ("what reminders do i have {day}", "what reminders do i have"),
     "list_add": ("add {item} to the {list} list", "add {item} to the list"),
@@ -39,6 +40,7 @@ SAID_AS: Final[dict[str, tuple[str, ...]]] = {
     "date": ("what is the date {day}", "what is the date"),
     "day": ("what day is it {day}", "what day is it"),
     "stop": ("stop",),
+    "nevermind": ("never mind",),
 }
 
 MEANING: Final = MeaningWords(

@@ -866,6 +866,29 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "give it a rest",
         "pipe down",
     ),
+    # Nothing after all: the turn ends without a word.
+    "nevermind": (
+        "forget it",
+        "forget i said anything",
+        "ignore me",
+        "ignore that",
+        "it doesn't matter",
+        "doesn't matter now",
+        "sorry, nothing",
+        "nothing, i was talking to someone else",
+        "no worries, leave it",
+        "don't mind me",
+        "not you, sorry",
+        "i wasn't talking to you",
+        "oops, wrong button",
+        "false alarm, carry on",
+        "nah, you're alright",
+        "scratch that, nothing",
+        "i've changed my mind",
+        "never you mind",
+        "it's fine, don't bother",
+        "no, leave it",
+    ),
 }
 
 QUESTIONS: Final[tuple[str, ...]] = (

@@ -37,10 +37,12 @@ HOME: Final = "home"
 """The intent of a request for a device in the home: Home Assistant's, never a local skill's."""
 NOT_LOCAL: Final = frozenset({MODEL, HOME})
 
-NEAR: Final = 0.5
+NEAREST: Final = 2
+"""Examples of an intent whose mean cosine is its nearness: one odd example does not decide."""
+NEAR: Final = 0.35
 """Cosine (0-1) a transcript must reach to its nearest example of a request for that request to be taken:
 about half its weighted words and pairs in common with one example."""
-MARGIN: Final = 0.08
+MARGIN: Final = 0.1
 """Cosine by which the nearest request must be nearer than the nearest question for the model or device
 request: a transcript between the two is the model's, which answers anything."""
 CHAR_WEIGHT: Final = 0.35
@@ -130,6 +132,7 @@ class Meanings:
         self._count = n
         intents = [intent for intent, _ in labelled]
         self._starts = np.array([k for k in range(n) if k == 0 or intents[k] != intents[k - 1]], dtype=np.int64)
+        self._ends = [*self._starts[1:], n]
         self._intents = [intents[k] for k in self._starts]
         """The examples are grouped by intent: each group's first example, and its intent."""
         if len(set(self._intents)) != len(self._intents):
@@ -147,8 +150,8 @@ class Meanings:
         for f, v in vector.items():
             examples, weights = self._index[f]
             scores[examples] += v * weights
-        nearest = np.maximum.reduceat(scores, self._starts)
-        best = {intent: float(near) for intent, near in zip(self._intents, nearest, strict=True)}
+        best = {intent: float(np.sort(scores[a:b])[-NEAREST:].mean())
+                for intent, a, b in zip(self._intents, self._starts, self._ends, strict=True)}
         intent = max(best, key=best.__getitem__)
         near = best[intent]
         local = intent not in NOT_LOCAL
@@ -236,7 +239,6 @@ class Meanings:
         if best:
             out["item"] = " ".join(best)
             out["name"] = " ".join(best[-3:])
-            out.setdefault("what", " ".join(best))
         return out
 
     def _message(self, tokens: list[str], read: set[str]) -> str:
