@@ -157,7 +157,8 @@ class Meanings:
         local = intent not in NOT_LOCAL
         other = max((v for k, v in best.items() if (k in NOT_LOCAL) == local), default=0.0)
         reading = Reading(intent, near, near - other, None)
-        if not local or near < NEAR or near - other < MARGIN or parts.marked.count(UNKNOWN) > self._free[intent]:
+        if not local or near < NEAR or near - other < MARGIN or parts.marked.count(UNKNOWN) > self._free[intent] \
+                or all(t.startswith("<") for t in parts.marked):  # "seven" alone asks for nothing
             return reading
         return Reading(intent, near, near - other, self._said_as(intent, parts))
 

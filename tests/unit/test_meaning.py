@@ -119,3 +119,18 @@ def test_the_person_hears_the_request_done(skills: LocalSkills, said: str, heard
 ])
 def test_a_look_alike_question_reaches_the_model(skills: LocalSkills, said: str) -> None:
     assert skills.match(said) is None
+
+
+def alarms_of(skills: LocalSkills) -> list[str]:
+    return sorted(a.time[:5] for a in skills.timers.alarms.all())
+
+
+def test_a_question_back_from_a_misreading_is_forgotten(skills: LocalSkills) -> None:
+    assert skills.match("Wake me at 6:45 tomorrow").intent == "alarm_set"
+    assert skills.match("Wake me at 9:30 on Saturday").intent == "alarm_set"
+    # The skills' own reading asks "what time should the alarm be for?"; meant is a cancel.
+    reply = skills.match("I won't need the alarm on saturday")
+    assert reply is not None and reply.intent == "alarm_cancel", reply
+    assert alarms_of(skills) == ["06:45"]
+    assert skills.match("seven") is None  # not taken as the time of an alarm nobody asked for
+    assert alarms_of(skills) == ["06:45"]
