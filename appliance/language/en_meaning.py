@@ -13,7 +13,7 @@ SAID_AS: Final[dict[str, tuple[str, ...]]] = {
     "timer_add": ("add {duration} to the {name} timer", "add {duration} to the timer"),
     "timer_take": ("take {duration} off the {name} timer", "take {duration} off the timer"),
     "timer_to": ("change the {name} timer to {duration}", "change the timer to {duration}"),
-    "timer_cancel": ("cancel the {name} timer", "cancel the timer"),
+    "timer_cancel": ("cancel the {name} {timer}", "cancel the {timer}"),  # only a timer said to be ended
     "timer_left": ("how long is left on the {name} timer", "how long is left on the timer"),
     "timer_list": ("what timers do i have",),
     "alarm_set": ("wake me up at {time} {day}", "wake me up at {time}"),

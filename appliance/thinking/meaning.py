@@ -52,8 +52,11 @@ PAIR_WEIGHT: Final = 1.0
 """Weight of a pair of neighbouring words beside one word: order tells "turn the alarm off" from "alarm"
 said in a question."""
 
+COMMON_SHARE: Final = 0.25
+"""Of the requests, the share whose examples say a word for it to be common to all ("the", "please")."""
 SLOTS: Final = ("duration", "time", "day", "item", "what", "name", "list", "level")
-"""The slots an example may mark, as {duration}, {time} ..."""
+"""The slots an example may mark, as {duration}, {time} ... A said_as template may also ask for {timer}: the
+word for a timer said ("timer"), for a request that ends one is taken only when it says which it ends."""
 _MARK: Final = {"duration": "<duration>", "time": "<time>", "day": "<day>", "level": "<number>", "list": "<list>"}
 """The slots read by the parsers, and the token each stands as in a comparison."""
 UNKNOWN: Final = "<x>"
@@ -118,6 +121,11 @@ class Meanings:
             free = _SLOT_RE.findall(said)
             runs = len(said) if ANY_WORDS in free else sum(slot in FREE for slot in free)
             self._free[intent] = max(self._free.get(intent, 0), runs)
+        said_by: Counter[str] = Counter(t for intent, words in self._carriers.items() if intent not in NOT_LOCAL
+                                        for t in words)
+        requests = sum(intent not in NOT_LOCAL for intent in self._carriers)
+        self._common = frozenset(t for t, n in said_by.items() if n >= max(2, COMMON_SHARE * requests)) | self._fillers
+        """Words the examples of many requests say ("the", "me", "please"): they explain nothing by themselves."""
         counted = [self._features(tokens) for tokens in example_tokens]
         docs = Counter(f for features in counted for f in features)
         n = len(counted)
@@ -157,10 +165,23 @@ class Meanings:
         local = intent not in NOT_LOCAL
         other = max((v for k, v in best.items() if (k in NOT_LOCAL) == local), default=0.0)
         reading = Reading(intent, near, near - other, None)
-        if not local or near < NEAR or near - other < MARGIN or parts.marked.count(UNKNOWN) > self._free[intent] \
-                or all(t.startswith("<") for t in parts.marked):  # "seven" alone asks for nothing
-            return reading
+        if not local or near < NEAR or near - other < MARGIN or self._unexplained(intent, parts) > self._free[intent] \
+                or all(t.startswith("<") for t in parts.marked) \
+                or not self._carriers[intent] - self._common & set(parts.marked):
+            return reading  # "seven" alone asks for nothing, nor "welcome to the list" with no list request's own word
         return Reading(intent, near, near - other, self._said_as(intent, parts))
+
+    def _unexplained(self, intent: str, parts: _Parts) -> int:
+        """Runs of words the intent's examples do not say (nor many intents' alike: "the", "please"): what the
+        transcript says beyond the request. An item or a message is one such run; "what is on tv tonight"
+        has one for the list ("tv") that no list request has, and is a question for the model."""
+        carriers = self._carriers.get(intent, frozenset()) | self._common
+        runs, inside = 0, False
+        for token in parts.marked:
+            explained = token != UNKNOWN and (token in carriers or token.startswith("<"))
+            runs += not explained and not inside
+            inside = not explained
+        return runs
 
     def _said_as(self, intent: str, parts: _Parts) -> str | None:
         """The first of the intent's said_as templates whose slots were all found, filled."""
@@ -207,6 +228,9 @@ class Meanings:
             if number is not None and number[1] == k + 1 and number[0].is_integer():
                 slots.setdefault("level", token)
                 marked[k] = _MARK["level"]
+        timer = [t for t in tokens if t in self.parse.words.timers.timer_words]
+        if timer:
+            slots["timer"] = timer[0]
         for said, name in sorted(self.w.lists.items(), key=lambda kv: -len(kv[0].split())):
             found = _find(tokens, said.split())
             if found is not None and not any(k in used for k in range(found, found + len(said.split()))):
