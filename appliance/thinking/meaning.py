@@ -36,6 +36,11 @@ MODEL: Final = "model"
 HOME: Final = "home"
 """The intent of a request for a device in the home: Home Assistant's, never a local skill's."""
 NOT_LOCAL: Final = frozenset({MODEL, HOME})
+ACTS: Final = frozenset({"timer_set", "timer_add", "timer_take", "timer_to", "timer_cancel", "alarm_set", "alarm_cancel",
+                         "reminder_set", "reminder_cancel", "list_add", "list_remove", "list_clear", "volume_up",
+                         "volume_down", "volume_set", "volume_mute"})
+"""The requests that change something: only they have free slots (an item, a message, a timer's name). A
+question about the hub's own state says nothing beyond its request: "where is the Eiffel tower" is no timer."""
 
 NEAREST: Final = 2
 """Examples of an intent whose mean cosine is its nearness: one odd example does not decide."""
@@ -64,7 +69,10 @@ UNKNOWN: Final = "<x>"
 FREE: Final = ("item", "what", "name")
 """The slots said in words of their own, which no example has: each is a run of UNKNOWN in a transcript."""
 ANY_WORDS: Final = "what"
-"""The free slot that may run over known and unknown words alike ("to ring grandma about the party")."""
+"""The free slot that may run over known and unknown words alike ("to ring grandma about the party") ..."""
+MESSAGES: Final = frozenset({"reminder_set", "reminder_cancel"})
+"""... in the requests whose slot is a message."""
+
 _SLOT_RE: Final = re.compile(r"\{(\w+)\}")
 
 
@@ -104,6 +112,7 @@ class Meanings:
         self.parse = parse or SkillParser(words)
         self.when = WhenParser(self.parse, words.schedule.when)
         self._fillers = frozenset(words.skills.fillers)
+        self._and = words.numbers.and_
         labelled: list[tuple[str, str]] = [(intent, said) for intent, saids in meaning.examples.items()
                                            for said in saids]
         labelled += [(MODEL, said) for said in meaning.questions]
@@ -118,13 +127,14 @@ class Meanings:
         a transcript with more says something the request does not ("can dogs tell the time")."""
         for (intent, said), tokens in zip(labelled, example_tokens, strict=True):
             self._carriers[intent] = self._carriers.get(intent, frozenset()) | frozenset(tokens)
-            free = _SLOT_RE.findall(said)
-            runs = len(said) if ANY_WORDS in free else sum(slot in FREE for slot in free)
-            self._free[intent] = max(self._free.get(intent, 0), runs)
+            runs = len(tokens) if ANY_WORDS in _SLOT_RE.findall(said) and intent in MESSAGES else tokens.count(UNKNOWN)
+            self._free[intent] = max(self._free.get(intent, 0), runs) if intent in ACTS or intent in NOT_LOCAL else 0
         said_by: Counter[str] = Counter(t for intent, words in self._carriers.items() if intent not in NOT_LOCAL
                                         for t in words)
         requests = sum(intent not in NOT_LOCAL for intent in self._carriers)
-        self._common = frozenset(t for t, n in said_by.items() if n >= max(2, COMMON_SHARE * requests)) | self._fillers
+        polite = {t for phrase in (*words.skills.leading, *words.skills.trailing) for t in phrase}
+        self._common = frozenset(t for t, n in said_by.items() if n >= max(2, COMMON_SHARE * requests)) \
+            | self._fillers | polite
         """Words the examples of many requests say ("the", "me", "please"): they explain nothing by themselves."""
         counted = [self._features(tokens) for tokens in example_tokens]
         docs = Counter(f for features in counted for f in features)
@@ -177,10 +187,17 @@ class Meanings:
         has one for the list ("tv") that no list request has, and is a question for the model."""
         carriers = self._carriers.get(intent, frozenset()) | self._common
         runs, inside = 0, False
-        for token in parts.marked:
-            explained = token != UNKNOWN and (token in carriers or token.startswith("<"))
-            runs += not explained and not inside
-            inside = not explained
+        marked = parts.marked
+
+        def unexplained(token: str) -> bool:
+            return token == UNKNOWN or not (token in carriers or token.startswith("<"))
+
+        for k, token in enumerate(marked):
+            joined = token == self._and or (token in self._common and token not in self._carriers[intent])
+            if inside and joined and k + 1 < len(marked) and unexplained(marked[k + 1]):
+                continue  # "eggs and milk", "washing up liquid": one run
+            runs += unexplained(token) and not inside
+            inside = unexplained(token)
         return runs
 
     def _said_as(self, intent: str, parts: _Parts) -> str | None:
@@ -239,8 +256,20 @@ class Meanings:
                     marked[k] = _MARK["list"]
                 break
         marked = [t if t in self.vocabulary or t.startswith("<") else UNKNOWN for t in marked]
-        collapsed = [t for k, t in enumerate(marked) if not (t.startswith("<") and k and marked[k - 1] == t)]
-        return _Parts(tokens, collapsed, slots)  # a slot's words, and a run of unknown ones, stand as one token
+        return _Parts(tokens, self._collapse(marked), slots)
+
+    def _collapse(self, marked: list[str]) -> list[str]:
+        """A slot's words stand as one token, and so does a run of unknown words ("olive oil"), with those
+        joined by "and" ("eggs and milk": the items of one request)."""
+        out: list[str] = []
+        for token in marked:
+            if token.startswith("<") and out and out[-1] == token:
+                continue
+            if token == UNKNOWN and len(out) >= 2 and out[-1] == self._and and out[-2] == UNKNOWN:
+                out.pop()
+                continue
+            out.append(token)
+        return out
 
     def _content(self, intent: str, parts: _Parts) -> dict[str, str]:
         """The free slots: an item, what a reminder is about, a timer's name: the longest run of words that
@@ -254,11 +283,12 @@ class Meanings:
             out["what"] = what
         run: list[str] = []
         best: list[str] = []
-        for token in tokens:
-            if token in carriers or token in read or token.startswith("<"):
+        for k, token in enumerate(tokens):
+            joins = token == self._and and run and k + 1 < len(tokens) and tokens[k + 1] not in carriers
+            if not joins and (token in carriers or token in read or token.startswith("<")):
                 run = []
                 continue
-            run.append(token)
+            run.append(token)  # "eggs and milk": one request's items
             if len(run) > len(best):
                 best = list(run)
         if best:
@@ -294,7 +324,7 @@ class Meanings:
                 raise ValueError(f"unknown slot {piece} in the example {said!r}")
             else:
                 out.append(_MARK.get(slot.group(1), UNKNOWN))
-        return out
+        return self._collapse(out)
 
     @staticmethod
     def _features(tokens: Sequence[str]) -> Counter[str]:
