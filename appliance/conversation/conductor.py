@@ -85,6 +85,8 @@ class Conductor:
         self._thinking_played, self._follow_up_until, self._ignore_until = False, 0.0, 0.0
         self._ringing_until = 0.0
         """Until when a timer, alarm or reminder that has rung counts as ringing between its repeats."""
+        self._question_until = 0.0
+        """time.monotonic() when the last chunk the question was heard in ends, as the microphone captured it."""
         self._wake_words = wake_words(config.wake.model) if config.wake.model else ()
         self._says_wake = False
         """The answer playing has the wake phrase in it ("say hey jarvis, then your question")."""
@@ -200,6 +202,8 @@ class Conductor:
             if chunk is not None:
                 result = utt.feed(chunk)
                 self._utt_audio_s += chunk.duration_s
+                if chunk.captured_at is not None:
+                    self._question_until = chunk.captured_at + chunk.duration_s
             elif self.source.eof:  # a recording ended mid-question
                 result = utt.finish()
             else:
@@ -342,16 +346,14 @@ class Conductor:
         return True
 
     def _heard_over_answer(self, chunk: AudioChunk) -> bool:
-        """Whether `chunk` was captured once the answer playing began to be heard: a stop word is meant for
-        what the hub says, so what the microphone took in before (the end of the question itself, read late
-        while the loop was busy, or said while an early answer was still held back) is never one. Chunks
-        with no capture time (a file's) are judged as they come, and so is all of a ringing: its chime is
-        heard before its words, and no question came before it."""
-        answer, turn = self.answers.current, self._turn
-        if chunk.captured_at is None or answer is None or (turn is not None and turn.route == "timer"):
+        """Whether `chunk` was captured after the question it answers: a stop word is meant for what the hub
+        says, so the question itself (its end read late while the loop was busy) is never one. Judged on the
+        microphone's own clock (`captured_at`), against the end of the last chunk the question was heard
+        in. Chunks with no capture time (a file's) are judged as they come, and so is all of a ringing."""
+        turn = self._turn
+        if chunk.captured_at is None or turn is None or turn.route == "timer":
             return True
-        since = answer.sounding_since()
-        return since is not None and chunk.captured_at >= since
+        return chunk.captured_at >= self._question_until
 
     # ---------------------------------------------------------------- endings
 

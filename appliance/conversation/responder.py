@@ -271,11 +271,6 @@ class Answer:
         self._seen(update)
         return update
 
-    def sounding_since(self) -> float | None:
-        """When this answer began to be heard (the clock of time.monotonic()); None while nothing of it has
-        (held back, or not yet played), and for an answer with no speaker."""
-        return self.gate.first_audio_at() if self.gate is not None else None
-
     def release(self) -> None:
         """Let a held answer be heard."""
         if self.gate is not None:
