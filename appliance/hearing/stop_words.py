@@ -1,7 +1,8 @@
 """A plain "stop" with no wake word while something plays: short speech, transcribed, matched to the stop words.
 
 Armed by the conductor only while the hub speaks or a timer, alarm or reminder rings, so it can never
-wake an idle hub. While armed, a voice detector of its own cuts the microphone's audio into stretches
+wake an idle hub; while the hub answers, it is given only what the microphone captured after the question
+ended (on the microphone's own clock), so the question's own words, read late, are never a stop. While armed, a voice detector of its own cuts the microphone's audio into stretches
 of speech; a stretch short enough to be a word or two (MIN_SPEECH_S to MAX_SPEECH_S, then a pause)
 is transcribed by the recognizer on a worker thread, and counts only when the whole of it is one of
 the language pack's plain stop phrases ("stop", "cancel", "be quiet", "that's enough"). The recognizer
