@@ -17,8 +17,6 @@ import sys
 from pathlib import Path
 from typing import Final
 
-import numpy as np
-
 ROOT: Final = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -36,22 +34,9 @@ NEARESTS: Final = (1, 2, 3)
 def readings(m: meaning.Meanings, k_nearest: int) -> list[tuple[str, str, float, float]]:
     """(its intent, read as, nearness, margin) of every example, each read with itself left out."""
     out = []
-    labelled = [(intent, said) for intent, saids in m.w.examples.items() for said in saids]
-    labelled += [(meaning.MODEL, said) for said in m.w.questions] + [(meaning.HOME, said) for said in m.w.home]
-    for k, (intent, said) in enumerate(labelled):
-        parts = m._cut(m.parse.normalize(said.format(**FILLED)))
-        vector = m._vector(m._features(parts.marked), known=True)
-        scores = np.zeros(m._count, dtype=np.float32)
-        for f, v in vector.items():
-            examples, weights = m._index[f]
-            scores[examples] += v * weights
-        scores[k] = -1.0  # left out
-        best = {i: float(np.sort(scores[a:b])[-k_nearest:].mean()) for i, a, b in zip(m._intents, m._starts, m._ends,
-                                                                                     strict=True)}
-        top = max(best, key=best.__getitem__)
-        local = top not in meaning.NOT_LOCAL
-        other = max(v for i, v in best.items() if (i in meaning.NOT_LOCAL) == local)
-        out.append((intent, top, best[top], best[top] - other))
+    for k, (intent, said) in enumerate(m.examples):
+        top, near, margin = m.nearest(m.cut(said.format(**FILLED)), k_nearest, left_out=k)
+        out.append((intent, top, near, margin))
     return out
 
 

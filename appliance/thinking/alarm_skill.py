@@ -17,6 +17,7 @@ from appliance.thinking.alarms import ALARM, Alarm
 from appliance.thinking.honesty import is_request
 from appliance.thinking.schedule import Asked, Questions, Schedule
 from appliance.thinking.skillkit import ALARMS, SkillKit, local_skill
+from appliance.thinking.skillparse import capital
 from appliance.thinking.stop_skill import stopped
 from appliance.thinking.whenparse import DaySpec, TimeOfDay, zone_key
 
@@ -103,7 +104,7 @@ class AlarmSkill:
             chosen = self.schedule.on_day(alarms, day)
             said = self.schedule.said_date(day, now, self.tz)
             data = {"alarms": [self.schedule.data(a) for a in chosen], "date": day.isoformat()}
-            text = w.on_day.format(Day=said[:1].upper() + said[1:], alarms=self.schedule.alarms_at(chosen)) \
+            text = w.on_day.format(Day=capital(said), alarms=self.schedule.alarms_at(chosen)) \
                 if chosen else w.none_on_day.format(day=said)
             return SkillReply(text, "alarm_list", data=data)
         if len(alarms) == 1:

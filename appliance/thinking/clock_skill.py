@@ -16,7 +16,7 @@ from appliance.language import LanguagePack, pack
 from appliance.thinking.skillkit import CLOCK, SkillKit, local_skill
 from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.timers import Clock
-from appliance.thinking.whenparse import DAYS_IN_WEEK, WhenParser
+from appliance.thinking.whenparse import WhenParser, next_day
 
 MONTHS_LOOKED: Final = 49  # months a day of the month is looked for in, either way: 4 years, for February 29th
 
@@ -96,11 +96,10 @@ class ClockSkill:
             assert days.weekday is not None
             # A weekday named is the first such day after today, "next" or "this" said or not: "next Friday"
             # said on a Wednesday is in two days (as an alarm for it rings), "next Wednesday" in a week.
-            now = self._now()
-            day = now + timedelta(days=(days.weekday - now.weekday()) % DAYS_IN_WEEK or DAYS_IN_WEEK)
+            day = next_day(self._now().date(), (days.weekday,))
             text = w.weekday_reply.format(weekday=w.weekdays[day.weekday()], month=w.months[day.month - 1],
                                           day=self.words.say.ordinal(day.day))
-            return SkillReply(text, intent, data={"date": day.date().isoformat(), "weekday": day.strftime("%A")})
+            return SkillReply(text, intent, data={"date": day.isoformat(), "weekday": day.strftime("%A")})
         found = self.when.date_of_month(tokens)
         if found is None or not self.when.only(tokens, found[2]):
             return None

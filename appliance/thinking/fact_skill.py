@@ -28,7 +28,7 @@ from appliance.thinking.facts import Fact, FactError, FactIndex, FactStore, Foun
 from appliance.thinking.honesty import requested_act
 from appliance.thinking.requests import controls_device, needs_internet
 from appliance.thinking.skillkit import FACTS, REMEMBER, SkillKit, local_skill
-from appliance.thinking.skillparse import swap_words
+from appliance.thinking.skillparse import capital, swap_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ class FactSkill:
         data = {"facts": [f.json() for f in facts]}
         if tied:
             second = tied[0].fact
-            return self._reply("answer_two", "fact_answer", data, When=_capital(self._when(best.fact.told)),
+            return self._reply("answer_two", "fact_answer", data, When=capital(self._when(best.fact.told)),
                                fact=self._back(best.fact.said, best.fact.told),
                                when2=self._when(second.told), fact2=self._back(second.said, second.told))
         return self._answer_one(best.fact, data)
@@ -174,7 +174,7 @@ class FactSkill:
     def _answer_one(self, fact: Fact, data: dict) -> SkillReply:
         if self._day(fact.told) == self._day(self.kit.clock()):
             return self._reply("answer_now", "fact_answer", data, fact=self._back(fact.said))
-        return self._reply("answer", "fact_answer", data, When=_capital(self._when(fact.told)),
+        return self._reply("answer", "fact_answer", data, When=capital(self._when(fact.told)),
                            fact=self._back(fact.said, fact.told))
 
     def _recall(self, period: str) -> SkillReply:
@@ -199,7 +199,7 @@ class FactSkill:
         """The facts read out, newest first: a few one by one, the rest counted."""
         newest = sorted(facts, key=lambda f: -f.told)
         shown = newest[:READ_MAX]
-        items = " ".join(self.w.say("item", When=_capital(self._when(f.told)), fact=self._back(f.said, f.told))
+        items = " ".join(self.w.say("item", When=capital(self._when(f.told)), fact=self._back(f.said, f.told))
                          for f in shown)
         key = "recall_one" if len(facts) == 1 else "recall_many" if len(facts) <= READ_MAX else "recall_long"
         return self._reply(key, intent, {"facts": [f.json() for f in newest]}, count=len(facts), period=period,
@@ -308,10 +308,6 @@ def _same_topic(new: list[str], old: list[str]) -> bool:
     """Two facts are about the same thing when their topics' words are alike, each to one of the other's."""
     return bool(new) and bool(old) and all(any(alike(a, b) for b in old) for a in new) \
         and all(any(alike(a, b) for b in new) for a in old)
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 @local_skill("remember", REMEMBER)

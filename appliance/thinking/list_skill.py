@@ -26,6 +26,7 @@ from appliance.errors import (
 from appliance.language import LanguagePack, SkillPhrases
 from appliance.thinking.lists import ItemList, ListBook, Lists, ListStore, find
 from appliance.thinking.skillkit import LISTS, SkillKit, local_skill
+from appliance.thinking.skillparse import capital
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -251,10 +252,10 @@ class ListSkill:
     def _say(self, key: str, lst: ItemList, **fields: object) -> str:
         """The reply `key` in this list's own words when it has them ("empty@notes"), with its title."""
         title = self._w.say(self._own("title", lst.name), name=lst.name)
-        words = {**fields, "title": title, "Title": _capital(title)}
+        words = {**fields, "title": title, "Title": capital(title)}
         for field in ("item", "items"):
             if isinstance(fields.get(field), str):
-                words[field.capitalize()] = _capital(str(fields[field]))
+                words[field.capitalize()] = capital(str(fields[field]))
         return self._w.say(self._own(key, lst.name), **words)
 
     def _own(self, key: str, name: str) -> str:
@@ -266,9 +267,6 @@ class ListSkill:
     def _join(sentences: list[str | None]) -> str:
         return " ".join(s for s in sentences if s)
 
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def book(state_dir: Path, home_assistant: HomeAssistantConfig, words: LanguagePack) -> ListBook:

@@ -68,8 +68,6 @@ _MARK: Final = {"duration": "<duration>", "time": "<time>", "day": "<day>", "lev
 """The slots read by the parsers, and the token each stands as in a comparison."""
 UNKNOWN: Final = "<x>"
 """The token for a run of words no example has (an item, a reminder's words, a timer's name)."""
-FREE: Final = ("item", "what", "name")
-"""The slots said in words of their own, which no example has: each is a run of UNKNOWN in a transcript."""
 ANY_WORDS: Final = "what"
 """The free slot that may run over known and unknown words alike ("to ring grandma about the party") ..."""
 MESSAGES: Final = frozenset({"reminder_set", "reminder_cancel"})
@@ -95,7 +93,7 @@ class Reading:
 
 
 @dataclass
-class _Parts:
+class Parts:
     """A transcript cut for reading: its tokens, what stands in for each in a comparison, and the slots."""
 
     tokens: list[str]
@@ -124,6 +122,8 @@ class Meanings:
         """Every word an example has: any other word in a transcript is UNKNOWN."""
         self._carriers: dict[str, frozenset[str]] = {}
         """By intent: the words its examples say around the slots, which an item or a message is not."""
+        self.examples = labelled
+        """(intent, sentence) of every example, in the order they are compared."""
         self._free: dict[str, int] = {}
         """By intent: the most runs of words no example has that one of its examples holds (its free slots);
         a transcript with more says something the request does not ("can dogs tell the time")."""
@@ -162,28 +162,40 @@ class Meanings:
 
     def read(self, text: str) -> Reading:
         """The nearest request or question to `text` (a transcript), with the request said as the skills read it."""
-        parts = self._cut(self.parse.normalize(text))
+        parts = self.cut(text)
+        intent, near, margin = self.nearest(parts)
+        taken = intent not in NOT_LOCAL and near >= NEAR and margin >= MARGIN \
+            and self._unexplained(intent, parts) <= self._free[intent] \
+            and not all(t.startswith("<") for t in parts.marked) \
+            and bool(self._carriers[intent] - self._common & set(parts.marked))
+        # "seven" alone asks for nothing, nor "welcome to the list" with no list request's own word
+        return Reading(intent, near, margin, self._said_as(intent, parts) if taken else None)
+
+    def cut(self, text: str) -> Parts:
+        """A transcript's words, its slots read and marked, ready to compare."""
+        return self._cut(self.parse.normalize(text))
+
+    def nearest(self, parts: Parts, nearest: int = NEAREST, left_out: int | None = None) -> tuple[str, float, float]:
+        """(intent, nearness, margin) of the nearest intent: the mean cosine of its `nearest` nearest examples,
+        and by how much it is nearer than the nearest of the other kind (a request against the model's questions
+        and device requests, and those against the requests). `left_out`: an example not compared (bench.meaning)."""
         vector = self._vector(self._features(parts.marked), known=True)
         if not vector:  # no word any example has
-            return Reading(MODEL, 0.0, 0.0, None)
+            return MODEL, 0.0, 0.0
         scores = np.zeros(self._count, dtype=np.float32)
         for f, v in vector.items():
             examples, weights = self._index[f]
             scores[examples] += v * weights
-        best = {intent: float(np.sort(scores[a:b])[-NEAREST:].mean())
+        if left_out is not None:
+            scores[left_out] = -1.0
+        best = {intent: float(np.sort(scores[a:b])[-nearest:].mean())
                 for intent, a, b in zip(self._intents, self._starts, self._ends, strict=True)}
         intent = max(best, key=best.__getitem__)
-        near = best[intent]
         local = intent not in NOT_LOCAL
         other = max((v for k, v in best.items() if (k in NOT_LOCAL) == local), default=0.0)
-        reading = Reading(intent, near, near - other, None)
-        if not local or near < NEAR or near - other < MARGIN or self._unexplained(intent, parts) > self._free[intent] \
-                or all(t.startswith("<") for t in parts.marked) \
-                or not self._carriers[intent] - self._common & set(parts.marked):
-            return reading  # "seven" alone asks for nothing, nor "welcome to the list" with no list request's own word
-        return Reading(intent, near, near - other, self._said_as(intent, parts))
+        return intent, best[intent], best[intent] - other
 
-    def _unexplained(self, intent: str, parts: _Parts) -> int:
+    def _unexplained(self, intent: str, parts: Parts) -> int:
         """Runs of words the intent's examples do not say (nor many intents' alike: "the", "please"): what the
         transcript says beyond the request. An item or a message is one such run; "what is on tv tonight"
         has one for the list ("tv") that no list request has, and is a question for the model."""
@@ -202,7 +214,7 @@ class Meanings:
             inside = unexplained(token)
         return runs
 
-    def _said_as(self, intent: str, parts: _Parts) -> str | None:
+    def _said_as(self, intent: str, parts: Parts) -> str | None:
         """The first of the intent's said_as templates whose slots were all found, filled."""
         slots = dict(parts.slots)
         for slot, value in self._content(intent, parts).items():
@@ -215,7 +227,7 @@ class Meanings:
 
     # ------------------------------------------------------------------ slots
 
-    def _cut(self, tokens: list[str]) -> _Parts:
+    def _cut(self, tokens: list[str]) -> Parts:
         """Find the slots the parsers read (durations, a time of day, days, a number) and mark them."""
         marked = list(tokens)
         slots: dict[str, str] = {}
@@ -227,14 +239,16 @@ class Meanings:
             for k in range(span.start, span.end):
                 marked[k] = _MARK["duration"]
             used |= set(range(span.start, span.end))
-        rest = [t if k not in used else "" for k, t in enumerate(tokens)]
-        when = self.when.time_of_day(rest)
+        def unread() -> list[str]:
+            return [t if k not in used else "" for k, t in enumerate(tokens)]
+
+        when = self.when.time_of_day(unread())
         if when is not None and not when.assumed:
             slots["time"] = " ".join(tokens[k] for k in sorted(when.used))
             for k in when.used:
                 marked[k] = _MARK["time"]
             used |= set(when.used)
-        days = self.when.days([t if k not in used else "" for k, t in enumerate(tokens)])
+        days = self.when.days(unread())
         if days.said:
             slots["day"] = " ".join(tokens[k] for k in sorted(days.used))
             for k in days.used:
@@ -258,7 +272,7 @@ class Meanings:
                     marked[k] = _MARK["list"]
                 break
         marked = [t if t in self.vocabulary or t.startswith("<") else UNKNOWN for t in marked]
-        return _Parts(tokens, self._collapse(marked), slots)
+        return Parts(tokens, self._collapse(marked), slots)
 
     def _collapse(self, marked: list[str]) -> list[str]:
         """A slot's words stand as one token, and so does a run of unknown words ("olive oil"), with those
@@ -273,7 +287,7 @@ class Meanings:
             out.append(token)
         return out
 
-    def _content(self, intent: str, parts: _Parts) -> dict[str, str]:
+    def _content(self, intent: str, parts: Parts) -> dict[str, str]:
         """The free slots: an item, what a reminder is about, a timer's name: the longest run of words that
         are not the intent's carrying words nor a slot already read."""
         carriers = self._carriers.get(intent, frozenset()) | self._fillers | set(self.w.lists)

@@ -16,7 +16,7 @@ from appliance.errors import TimerError
 from appliance.thinking.alarms import ALARM, REMINDER, Alarm
 from appliance.thinking.schedule import Asked, Questions, Schedule
 from appliance.thinking.skillkit import REMINDERS, SkillKit, local_skill
-from appliance.thinking.skillparse import swap_words
+from appliance.thinking.skillparse import capital, swap_words
 from appliance.thinking.stop_skill import stopped
 from appliance.thinking.whenparse import DaySpec, TimeOfDay, local, zone_key
 
@@ -163,7 +163,7 @@ class ReminderSkill:
         alarms = self.schedule.on_day(self.alarms.all(ALARM), day)
         reminders = self.schedule.on_day(self.alarms.all(REMINDER), day)
         said = self.schedule.said_date(day, now, self.tz)
-        lead = said[:1].upper() + said[1:]
+        lead = capital(said)
         if alarms and reminders:
             text = w.both_on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms),
                                         reminders=self._of_day(reminders))
@@ -189,7 +189,7 @@ class ReminderSkill:
             chosen = self.schedule.on_day(reminders, day)
             said = self.schedule.said_date(day, now, self.tz)
             data = {"reminders": [self.schedule.data(r) for r in chosen], "date": day.isoformat()}
-            text = w.on_day.format(Day=said[:1].upper() + said[1:], reminders=self._of_day(chosen)) \
+            text = w.on_day.format(Day=capital(said), reminders=self._of_day(chosen)) \
                 if chosen else w.none_on_day.format(day=said)
             return SkillReply(text, "reminder_list", data=data)
         text = w.one.format(item=self._items(reminders)) if len(reminders) == 1 else \

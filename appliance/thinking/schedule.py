@@ -11,7 +11,7 @@ from typing import Final
 from appliance.language import LanguagePack
 from appliance.thinking.alarms import Alarm, Alarms
 from appliance.thinking.skillparse import SkillParser
-from appliance.thinking.whenparse import DAYS_IN_WEEK, EVERY_DAY, DaySpec, TimeOfDay, WhenParser, local, resolve
+from appliance.thinking.whenparse import EVERY_DAY, DaySpec, TimeOfDay, WhenParser, local, next_day, resolve
 
 PENDING_S: Final = 30.0  # seconds a question back waits for its answer in the room it was asked
 WEEKDAYS: Final = (0, 1, 2, 3, 4)
@@ -115,8 +115,7 @@ class Schedule:
         if days.offset is not None:
             return today + timedelta(days=days.offset)
         assert days.weekday is not None
-        # a weekday named is the first such day after today, as the clock reads it ("what's the date on Friday")
-        return today + timedelta(days=(days.weekday - today.weekday()) % DAYS_IN_WEEK or DAYS_IN_WEEK)
+        return next_day(today, (days.weekday,))  # the first such day after today, as the clock reads it
 
     @staticmethod
     def on_day(alarms: list[Alarm], day: date) -> list[Alarm]:

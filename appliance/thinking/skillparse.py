@@ -316,6 +316,11 @@ def say_time(now: datetime, style: str, clock: int) -> str:
     return pack().say.time(now, style, clock)
 
 
+def capital(text: str) -> str:
+    """`text` with its first letter in capitals ("tomorrow you have..." -> "Tomorrow you have...")."""
+    return text[:1].upper() + text[1:]
+
+
 def swap_words(words: Sequence[str], swaps: Iterable[tuple[Sequence[str], Sequence[str]]]) -> str:
     """`words` said back to the listener: each run of words that starts a pair of `swaps` ("my") becomes its
     second ("your"); the first pair that fits at a place wins, so a longer run is listed before a shorter."""
