@@ -20,8 +20,9 @@ _ACTION: Final = (r"turn|switch|put|dim|brighten|set|open|close|shut|lock|unlock
                   r"make|change")
 # The state a device is asked into or about.
 _STATE: Final = r"on|off|up|down|open|closed?|locked|unlocked|to \d+"
-# Explanations, not requests: "how does a fan cool you down", "what makes a lamp flicker".
-_EXPLAINING: Final = r"(?:how|why|what|whats|who|when|where)\b"
+# Explanations and advice, not requests: "how does a fan cool you down", "what makes a lamp flicker",
+# "should I leave the heating on", "does the heating work better on a timer", "is it cheaper to run the dryer".
+_EXPLAINING: Final = r"(?:how|why|what|whats|who|when|where|should|does|is it)\b"
 # Rooms of a home, for questions about their temperature.
 _ROOM: Final = (r"(?:\w+ )?room|house|flat|home|bedroom|kitchen|lounge|hallway|hall|office|bathroom|nursery|"
                 r"study|basement|attic|garage|conservatory|upstairs|downstairs")
@@ -71,7 +72,7 @@ REQUESTS: Final = RequestWords(
     # "is the heating on", "what's the humidity in the bedroom", "make it warmer", "I'm freezing in here".
     controls=re.compile(
         rf"^(?!{_EXPLAINING})(?:.*\b(?:{_ACTION})\b.*\b(?:{_DEVICE})\b|.*\b(?:{_DEVICE})\b.*\b(?:{_STATE})\b)"
-        rf"|\b(?:is|are) (?:the|my|our|all the|any of the|any) (?:(?!of )\w+ ){{0,2}}(?:{_DEVICE})\b"
+        rf"|\b(?:is|are) (?:the|my|our|all the|any of the|any) (?:(?!of |my |our )\w+ ){{0,2}}(?:{_DEVICE})\b"
         rf"|\b(?:{_DEVICE}) (?:is|are)(?: still)? (?:on|off|open|closed|locked|unlocked)\b"
         rf"|\b(?:temperature|humidity) (?:(?:in|of) (?:the|my|our) (?:{_ROOM})|in here|inside)\b"
         r"|\bmake it (?:warmer|cooler|colder|brighter|darker)\b"

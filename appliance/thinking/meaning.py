@@ -179,21 +179,35 @@ class Meanings:
         """(intent, nearness, margin) of the nearest intent: the mean cosine of its `nearest` nearest examples,
         and by how much it is nearer than the nearest of the other kind (a request against the model's questions
         and device requests, and those against the requests). `left_out`: an example not compared (bench.meaning)."""
-        vector = self._vector(self._features(parts.marked), known=True)
-        if not vector:  # no word any example has
+        best = self._nearness(parts, nearest, left_out)
+        if not best:  # no word any example has
             return MODEL, 0.0, 0.0
+        intent = max(best, key=best.__getitem__)
+        local = intent not in NOT_LOCAL
+        other = max((v for k, v in best.items() if (k in NOT_LOCAL) == local), default=0.0)
+        return intent, best[intent], best[intent] - other
+
+    def for_home(self, text: str) -> bool:
+        """Whether `text` is a device request by meaning ("draw the bedroom curtains", "it's too bright in
+        here"): nearest to the device examples, near enough, and nearer by the margin than both any request
+        of the hub's own and any question for the model."""
+        best = self._nearness(self.cut(text))
+        home = best.get(HOME, 0.0)
+        return home >= NEAR and all(home - v >= MARGIN for k, v in best.items() if k != HOME)
+
+    def _nearness(self, parts: Parts, nearest: int = NEAREST, left_out: int | None = None) -> dict[str, float]:
+        """By intent: the mean cosine of its `nearest` nearest examples to `parts`; empty when no word is known."""
+        vector = self._vector(self._features(parts.marked), known=True)
+        if not vector:
+            return {}
         scores = np.zeros(self._count, dtype=np.float32)
         for f, v in vector.items():
             examples, weights = self._index[f]
             scores[examples] += v * weights
         if left_out is not None:
             scores[left_out] = -1.0
-        best = {intent: float(np.sort(scores[a:b])[-nearest:].mean())
+        return {intent: float(np.sort(scores[a:b])[-nearest:].mean())
                 for intent, a, b in zip(self._intents, self._starts, self._ends, strict=True)}
-        intent = max(best, key=best.__getitem__)
-        local = intent not in NOT_LOCAL
-        other = max((v for k, v in best.items() if (k in NOT_LOCAL) == local), default=0.0)
-        return intent, best[intent], best[intent] - other
 
     def _unexplained(self, intent: str, parts: Parts) -> int:
         """Runs of words the intent's examples do not say (nor many intents' alike: "the", "please"): what the

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from appliance.language import LanguagePack, RequestWords, pack
 from appliance.thinking.intents import Kind, understanding
+from appliance.thinking.meaning import meanings
 
 
 def _plain(text: str, words: RequestWords) -> str:
@@ -31,7 +32,12 @@ def controls_device(text: str, words: LanguagePack | None = None) -> bool:
     found = understanding(words).recognize(text)
     if found is not None:
         return found.for_home
-    return bool(words.requests.controls.search(plain))
+    if words.requests.controls.search(plain):
+        return True
+    if words.honesty.about.match(plain):  # "how do i turn the heating down": a question, the model's
+        return False
+    read = meanings(words)
+    return read is not None and read.for_home(text)
 
 
 def needs_internet(text: str, words: LanguagePack | None = None) -> bool:

@@ -74,6 +74,22 @@ def test_an_ordinary_question_is_not_caught(text: str) -> None:
     assert not needs_internet(text)
 
 
+@pytest.mark.parametrize("text", ["Pull the curtains in the lounge.", "Shut the blinds in the bedroom please.",
+                                  "It is far too dark in the kitchen."])
+def test_a_device_request_in_words_no_pattern_has_is_read_by_meaning(text: str) -> None:
+    reply = honesty.cannot_act(text)
+    assert reply is not None and reply.text == honesty.NO_HOME_ASSISTANT
+
+
+@pytest.mark.parametrize("text", ["Should I switch the heating off at night?",
+                                  "Is it safe to leave the dryer running overnight?",
+                                  "Does a smart plug use power when it is off?",
+                                  "How do I bleed a radiator?"])
+def test_advice_about_a_device_is_a_question_for_the_model(text: str) -> None:
+    assert not controls_device(text)
+    assert honesty.cannot_act(text) is None
+
+
 @pytest.mark.parametrize("text", ["TURN ON THE KITCHEN LIGHTS", "turn on the kitchen lights",
                                   "Is the front door locked\u2019", "What\u2019s the weather tomorrow?"])
 def test_case_and_punctuation_do_not_matter(text: str) -> None:
