@@ -29,7 +29,7 @@ from appliance.thinking.honesty import is_request
 from appliance.thinking.intents import understanding
 from appliance.thinking.list_skill import book as list_book
 from appliance.thinking.lists import Lists
-from appliance.thinking.meaning import meanings
+from appliance.thinking.meaning import MARGIN, MODEL, NEAR, meanings
 from appliance.thinking.schedule import Questions
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
 from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span
@@ -44,6 +44,10 @@ _LOGGER = logging.getLogger(__name__)
 
 PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
 CLARIFY: Final = frozenset({"timer_clarify", "alarm_clarify", "reminder_clarify", "list_clarify", "fact_clarify"})
+ASKED_ONLY: Final = CLARIFY | {"timer_left", "timer_list", "alarm_list", "reminder_list", "list_read", "list_count",
+                               "list_has", "time", "date", "day"}
+"""Replies that change nothing: a question back, or what the hub's own state says. When what was said reads by
+meaning as a question for the model ("is it bad to hit snooze on the alarm?"), the model answers it instead."""
 """The replies that are a question back: the request was read only in part."""
 REPORT_MAX: Final = 4  # timers read out one by one; more are counted
 
@@ -121,31 +125,35 @@ class LocalSkills:
         """A local answer, or None to hand the question to the language model; a timer set from `room`
         (a satellite's name) rings there. A request the skills do not read in its own words but Home
         Assistant's sentences know as theirs ("tell me the current time") is asked again as the pack
-        says it (RequestWords.said_as)."""
+        says it (RequestWords.said_as). What no skill reads, or reads only well enough to ask back, is read
+        by meaning (thinking/meaning.py); a reply that changes nothing (ASKED_ONLY) gives way to the model
+        when what was said reads by meaning as a question for it."""
         if not self.config.enabled:
             return None
         reply = self._match(transcript, room)
         if reply is None and (again := self._said_as(transcript)) is not None:
             reply = self._match(again, room)
-        if reply is None or reply.intent in CLARIFY:
-            reply = self._meant(transcript, room) or reply
+        if reply is not None and reply.intent not in ASKED_ONLY or self._meanings is None:
+            return reply
+        meant = self._meanings.read(transcript)
+        if meant.said_as is not None and (reply is None or reply.intent in CLARIFY):
+            _LOGGER.debug("Read by meaning as %s (%.2f, by %.2f)", meant.intent, meant.near, meant.margin)
+            self._forget_questions(room)
+            return self._match(meant.said_as, room) or reply
+        if reply is not None and meant.intent == MODEL and meant.near >= NEAR and meant.margin >= MARGIN:
+            _LOGGER.debug("Read by meaning as a question for the model (%.2f, by %.2f), not as %s",
+                          meant.near, meant.margin, reply.intent)
+            self._forget_questions(room)
+            return None
         return reply
 
-    def _meant(self, transcript: str, room: str) -> SkillReply | None:
-        """The reply to what `transcript` means (thinking/meaning.py) where no skill read its words, or read
-        them only well enough to ask a question back: the request asked again as the skills read it. The
-        question the first reading asked is forgotten, for the words were a request, not its answer."""
-        if self._meanings is None:
-            return None
-        meant = self._meanings.read(transcript)
-        if meant.said_as is None:
-            return None
-        _LOGGER.debug("Read by meaning as %s (%.2f, by %.2f)", meant.intent, meant.near, meant.margin)
+    def _forget_questions(self, room: str) -> None:
+        """Forget the room's questions back that the first reading of a request asked: the words were a
+        request or a question of their own, not an answer."""
         with self._lock:
             self._pending.pop(room, None)
             for questions in self._questions:
                 questions.take(room)
-        return self._match(meant.said_as, room)
 
     def _said_as(self, transcript: str) -> str | None:
         found = understanding(self.words).recognize(transcript)

@@ -121,6 +121,15 @@ def test_a_look_alike_question_reaches_the_model(skills: LocalSkills, said: str)
     assert skills.match(said) is None
 
 
+def test_a_question_the_skills_would_ask_back_about_is_the_models_when_it_reads_as_one(skills: LocalSkills) -> None:
+    # The timer skill's own reading asks how long the timer should be; meant is a question for the model.
+    assert skills.match("Can you recommend a kitchen timer to buy?") is None
+    assert skills.match("ten minutes") is None  # no question back is left waiting for its answer
+    assert skills.match("Set a pasta timer for 10 minutes").intent == "timer_set"
+    reply = skills.match("How long is left on the pasta timer?")
+    assert reply is not None and reply.text == "Your pasta timer has 10 minutes left."
+
+
 def alarms_of(skills: LocalSkills) -> list[str]:
     return sorted(a.time[:5] for a in skills.timers.alarms.all())
 
