@@ -412,10 +412,11 @@ class VolumeWords:
     mute_re: Pattern[str]
     unmute_re: Pattern[str]
     set_re: Pattern[str]
-    """Groups `level`/`level2`: the words of the level asked for."""
+    """Groups `level`/`level2`: the words of the level asked for; `way` (optional): "up" or "down" said before
+    them, a step that way when they name no level ("bring the volume down a touch")."""
     ask_re: Pattern[str]
     word_levels: Mapping[str, str]
-    """Each word for a level -> 'max', 'min', 'half' or 'zero'."""
+    """Each word (or phrase: "all the way up") for a level -> 'max', 'min', 'half' or 'zero'."""
     percent: Sequence[tuple[str, ...]]
     """What follows a number said in percent."""
     after_level: Sequence[tuple[str, ...]]

@@ -377,14 +377,14 @@ VOLUME: Final = VolumeWords(
     mute_re=re.compile(rf"^(?:mute(?: yourself| {_SOUND}| the speaker)?|go mute|be muted)$"),
     unmute_re=re.compile(rf"^(?:un ?mute(?: yourself| {_SOUND}| the speaker)?|{_SOUND} (?:back )?on)$"),
     set_re=re.compile(
-        rf"^(?:(?:set|change|put|turn|make|bring) )?{_SOUND}(?: level)?(?: (?:up|down))?(?: (?:to|at|on))?"
+        rf"^(?:(?:set|change|put|turn|make|bring) )?{_SOUND}(?: level)?(?: (?P<way>up|down))?(?: (?:to|at|on))?"
         r" (?P<level>.+)$"
         r"|^(?:set|change|put|turn) (?:it|yourself) (?:up |down )?to (?P<level2>.+)$"),
     ask_re=re.compile(rf"^(?:what is {_SOUND}(?: level)?(?: at| set to)?|how loud are you"
                       r"|what volume (?:are you|is it)(?: at| on)?)$"),
-    word_levels={"max": "max", "maximum": "max", "full": "max", "loudest": "max",
-                 "min": "min", "minimum": "min", "lowest": "min", "quietest": "min",
-                 "half": "half", "zero": "zero"},
+    word_levels={"max": "max", "maximum": "max", "full": "max", "loudest": "max", "all the way up": "max",
+                 "right up": "max", "min": "min", "minimum": "min", "lowest": "min", "quietest": "min",
+                 "all the way down": "min", "half": "half", "zero": "zero"},
     percent=[("percent",), ("per", "cent"), ("%",)],
     after_level=[(), ("please",)],
     unmuted="Unmuted, volume {level}.",

@@ -60,8 +60,12 @@ class VolumeSkill:
         m = w.set_re.match(text)
         if m is None or self._parse.find_durations((m["level"] or m["level2"]).split()):
             return None  # "change it to 12 minutes": a length of time is a timer's, never a level
+        said = m["level"] or m["level2"]
+        level = self._level(said)
+        way = m.groupdict().get("way")
+        if level is None and way and not any(self._parse.parse_number([t], 0) for t in said.split()):
+            return self._stepped(self.volume_of(room), +1 if way == "up" else -1)  # "down a touch": a step
         volume = self.volume_of(room)
-        level = self._level(m["level"] or m["level2"])
         if level is None or not MIN_LEVEL <= level <= MAX_LEVEL:
             return _reply(self.range_reply, volume)
         return _reply(w.level.format(level=volume.set_level(level)), volume)
@@ -79,8 +83,8 @@ class VolumeSkill:
     def _level(self, words: str) -> int | None:
         """A level from "6", "six", "max", "50 percent"; None when the words are not one."""
         tokens = words.split()
-        if len(tokens) == 1 and tokens[0] in self._w.word_levels:
-            return _LEVELS[self._w.word_levels[tokens[0]]]
+        if words in self._w.word_levels:
+            return _LEVELS[self._w.word_levels[words]]
         parsed = self._parse.parse_number(tokens, 0)
         if parsed is None:
             return None

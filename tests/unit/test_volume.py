@@ -126,6 +126,10 @@ def test_one_volume_per_state_folder_in_a_process(tmp_path: Path) -> None:
     (10, "Turn the volume to fifty percent.", "Volume 5.", 5),
     (4, "Set the volume to 11.", RANGE_REPLY, 4),
     (4, "Set the volume to loud.", RANGE_REPLY, 4),
+    (6, "Bring the volume down a notch.", "Volume 5.", 5),
+    (6, "Put the volume up a smidge.", "Volume 7.", 7),
+    (3, "Turn the sound all the way up.", "Volume 10.", 10),
+    (7, "Turn the volume all the way down.", "Volume 1.", 1),
     (4, "What is the volume?", "Volume 4.", 4),
 ])
 def test_a_volume_request_is_answered_here_and_changes_the_level(tmp_path: Path, start: int, request_text: str,
