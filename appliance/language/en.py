@@ -184,7 +184,10 @@ SKILLS: Final = SkillWords(
     fillers=frozenset({"um", "uh", "er", "erm", "hmm", "uhm"}),
     leading=[("hey",), ("ok",), ("okay",), ("so",), ("please",),
              ("can", "you"), ("could", "you"), ("would", "you"), ("will", "you"), ("and",)],
-    trailing=[("please",), ("thanks",), ("thank", "you")],
+    # Politeness, and the names people call each other by, after a request: "..., would you, love?"
+    trailing=[("please",), ("thanks",), ("thank", "you"), ("ta",), ("cheers",), ("would", "you"), ("would", "ya"),
+              ("will", "you"), ("if", "you", "would"), ("if", "you", "can"), ("mate",), ("love",), ("pal",),
+              ("buddy",), ("dear",)],
     stop=(
         r"^(?:(?:no|ok|okay|oh|just|alright|all right{name}) )*"
         rf"{_STOP_PHRASES}(?: (?:{_STOP_PHRASES}|please|now|thanks|thank you{{name}}))*$"),

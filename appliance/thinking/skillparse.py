@@ -169,6 +169,16 @@ class SkillParser:
             return None
         return value * UNIT_S[unit], _RANK[unit], j + 1
 
+    def _quarters_after(self, tokens: list[str], j: int) -> float | None:
+        """The share of a unit in "and a quarter" / "and three quarters" at j, said after the unit; else None."""
+        w = self._n
+        said = tokens[j: j + 3]
+        if len(said) < 3 or said[0] != w.and_ or said[2] not in w.quarters:
+            return None
+        if said[1] in w.a_quarter:
+            return 0.25
+        return 0.75 if said[1] in w.three and said[2] == w.plural_quarters else None
+
     def find_durations(self, tokens: list[str]) -> list[Span]:
         """Every duration in the tokens; "an hour and ten minutes" is one, "5 minutes and 10 minutes" two."""
         w = self._n
@@ -196,6 +206,10 @@ class SkillParser:
                 if not halved and tokens[j: j + len(half)] == half:
                     seconds += 0.5 * UNIT_S[_BY_RANK[rank]]  # a minute and a half
                     j, halved = j + len(half), True
+                    continue
+                if not halved and (share := self._quarters_after(tokens, j)) is not None:
+                    seconds += share * UNIT_S[_BY_RANK[rank]]  # an hour and a quarter
+                    j, halved = j + 3, True
                     continue
                 k = j + 1 if tokens[j] == w.and_ else j
                 nxt = self._term(tokens, k) if k < n else None

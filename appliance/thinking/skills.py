@@ -32,7 +32,7 @@ from appliance.thinking.lists import Lists
 from appliance.thinking.meaning import MARGIN, MODEL, NEAR, meanings
 from appliance.thinking.schedule import Questions
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
-from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span
+from appliance.thinking.skillparse import DURATION_MARK, UNIT_S, SkillParser, Span
 from appliance.thinking.stop_skill import stopped
 from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
 from appliance.wake_name import wake_words
@@ -238,8 +238,19 @@ class LocalSkills:
             return self._set(tokens, spans, room)
         if has_timer and first in w.question_start and not wants_set and not w.generic_re.search(text):
             return self._report("timer_left", parse.timer_name(tokens, spans))  # "what's the timer at"
+        if has_timer and wants_set and (bare := self._bare_length(tokens)) is not None:
+            return self._set(tokens, [bare], room)
         if has_timer and (wants_set or first not in w.question_start):
             return self._clarify(w.how_long, "set", parse.timer_name(tokens, spans))
+        return None
+
+    def _bare_length(self, tokens: list[str]) -> Span | None:
+        """The length in "a timer for five": a whole number said last, for the timer's length, without its unit,
+        is minutes, the unit the hub's own question back gives its example in ("... for example ten minutes")."""
+        for k in range(1, len(tokens)):
+            number = self.parse.parse_number(tokens, k) if tokens[k - 1] in self._w.length_for else None
+            if number is not None and number[1] == len(tokens) and number[0].is_integer() and number[0] > 0:
+                return Span(k, number[1], number[0] * UNIT_S["minute"])
         return None
 
     def _set(self, tokens: list[str], spans: list[Span], room: str = "") -> SkillReply:
@@ -459,6 +470,12 @@ class LocalSkills:
     def _answer_pending(self, pending: _Pending, tokens: list[str], room: str = "") -> SkillReply | None:
         w = self._w
         spans = self.parse.find_durations(tokens)
+        if pending.kind == "set" and not spans:
+            number = self.parse.parse_number(tokens, 0)
+            if number is not None and number[1] == len(tokens) and number[0].is_integer() and number[0] > 0:
+                spans = [Span(0, len(tokens), number[0] * UNIT_S["minute"])]  # "five": minutes, as in the question
+            elif (bare := self._bare_length(tokens)) is not None:
+                spans = [bare]
         if pending.kind == "set" and spans:
             if any(t in w.timer_words for t in tokens) or tokens[0] in w.set_verbs:
                 return self._set(tokens, spans, room)

@@ -58,6 +58,8 @@ TABLE = [
     ("five minute timer", [], "timer_set", [(300, None)]),
     ("timer for twenty five minutes", [], "timer_set", [(1500, None)]),
     ("set a timer for a minute and a half", [], "timer_set", [(90, None)]),
+    ("put a timer on for seven", [], "timer_set", [(420, None)]),  # a bare number is minutes
+    ("set a pasta timer for twelve, love", [], "timer_set", [(720, "pasta")]),
     ("set a timer for half an hour", [], "timer_set", [(1800, None)]),
     ("set a timer for an hour and ten minutes", [], "timer_set", [(4200, None)]),
     ("set a timer for one and a half hours", [], "timer_set", [(5400, None)]),
@@ -91,9 +93,10 @@ TABLE = [
     ("hey jarvis set a timer for forty five minutes", [], "timer_set", [(2700, None)]),
     ("set a 10min timer", [], "timer_set", [(600, None)]),
     # questions back, never the model
+    ("set a timer for ten point five", [], "timer_clarify", None),
     ("set a timer", [], "timer_clarify", None),
     ("set a timer for a few minutes", [], "timer_clarify", None),
-    ("set a timer for ten", [], "timer_clarify", None),
+    ("set a timer for ten", [], "timer_set", [(600, None)]),  # said back as "10 minutes"
     ("set a timer for thirty hours", [], "timer_clarify", None),
     ("timer", [], "timer_clarify", None),
     ("cancel the timer", TWO, "timer_clarify", None),
@@ -211,6 +214,15 @@ def test_clarifying_question_takes_the_answer(tmp_path: Path) -> None:
     skills.clock.advance(120)
     assert skills.match("ten minutes") is None
     assert len(skills.timers.all()) == 1
+
+
+def test_a_bare_number_answering_how_long_is_minutes_as_the_question_gave(tmp_path: Path) -> None:
+    skills = make(tmp_path)
+    assert skills.match("set an egg timer").text == "How long should the timer be, for example ten minutes?"
+    reply = skills.match("six")
+    assert reply.text == "Egg timer set for 6 minutes."
+    assert skills.match("set a timer").intent == "timer_clarify"
+    assert skills.match("about six or so").intent == "timer_clarify"  # not a length: asked again
 
 
 def test_a_question_back_is_answered_in_the_room_that_was_asked(tmp_path: Path) -> None:

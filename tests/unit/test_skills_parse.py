@@ -50,6 +50,7 @@ def test_numbers(words: str, value: float) -> None:
     ("a minute and a half", [90]), ("half an hour", [1800]), ("an hour and ten minutes", [4200]),
     ("three quarters of an hour", [2700]), ("two and a half hours", [9000]), ("1 hour 5 minutes 3 seconds", [3903]),
     ("five minutes and ten minutes", [300, 600]), ("5 and 10 minutes", [300, 600]), ("no time at all", []),
+    ("an hour and a quarter", [4500]), ("two hours and three quarters", [9900]),
     ("half a minute", [30]), ("an hour and a half", [5400]), ("10 minutes and 30 seconds", [630]),
 ])
 def test_durations(text: str, seconds: list[float]) -> None:
