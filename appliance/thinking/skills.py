@@ -102,7 +102,7 @@ class LocalSkills:
         self.follow_ups = FollowUps(self.words.follow_ups, self.parse, follow_up_s, clock)
         """Each room's last request, for "cancel that", "actually make it fifteen", "and eggs"."""
         kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of, lists=lists, facts=facts,
-                       facts_closed=facts_closed)
+                       facts_closed=facts_closed, follow_up_s=follow_up_s)
         asked = [(TIMERS, "timers", self._timer_turn)]
         self._questions: list[Questions] = []
         """The skills' questions back, each room's (alarms, reminders)."""
@@ -183,7 +183,13 @@ class LocalSkills:
     def _ask(self, text: str, room: str) -> SkillReply | None:
         """The first skill's reply to `text` (normalised words), the room's question back kept for its answer."""
         self._waiting, self._asked = self._pending.pop(room, None), None
-        reply = next((r for match in self._skills if (r := match(text, room)) is not None), None)
+        for questions in self._questions:  # answered in this turn or forgotten, whichever skill replies
+            questions.begin(room)
+        try:
+            reply = next((r for match in self._skills if (r := match(text, room)) is not None), None)
+        finally:
+            for questions in self._questions:
+                questions.end()
         if self._asked is not None:  # a question back, answered next in that room only
             self._pending[room] = self._asked
         return reply
