@@ -1,4 +1,4 @@
-"""Answers to "Which one should I cancel?" by reference: by place in the list just said, by
+"""Answers to "Which one should I cancel?" (or change) by reference: by place in the list just said, by
 comparison, "both", and "the other one" once one of them was acted on; only in the room that asked and
 within the conversation's idle window, never a guess."""
 
@@ -19,6 +19,7 @@ TZ = timezone(timedelta(hours=1), "TEST")
 NOW = datetime(2026, 3, 4, 15, 0, 0, tzinfo=TZ)  # a Wednesday afternoon
 WINDOW_S = 300.0
 TWO_ALARMS = ("set an alarm for 6:45 am tomorrow", "set an alarm for 9:30 am on saturday")
+TWO_TIMERS = ("set a pasta timer for 10 minutes", "set an egg timer for 5 minutes")
 
 
 @pytest.fixture
@@ -35,6 +36,10 @@ def said(skills: LocalSkills, *requests: str, room: str = "kitchen") -> list[tup
 
 def alarms(skills: LocalSkills) -> list[str]:
     return [f"{a.time[:5]} {a.date}" for a in skills.timers.alarms.all()]
+
+
+def timers(skills: LocalSkills) -> list[tuple[str | None, float]]:
+    return [(t.name, round(t.remaining(skills.clock()))) for t in skills.timers.all()]
 
 
 @pytest.mark.parametrize(("answer", "kept"), [
@@ -74,11 +79,41 @@ def test_reminders_by_number_and_the_other_one(skills: LocalSkills) -> None:
     assert skills.timers.alarms.all() == []
 
 
+def test_timers_by_place_and_length_for_a_cancel_and_a_change(skills: LocalSkills) -> None:
+    assert said(skills, *TWO_TIMERS, "cancel the timer", "the second one")[2:] == [
+        ("timer_clarify", "You have 2 timers: the egg timer and the pasta timer. Which one should I cancel?"),
+        ("timer_cancel", "Pasta timer cancelled.")]
+    assert timers(skills) == [("egg", 300)]
+    said(skills, "set a pasta timer for 10 minutes")
+    assert said(skills, "add two minutes to the timer", "the shorter one", "and the other one")[1:] == [
+        ("timer_change", "Added 2 minutes. Your egg timer has 7 minutes left."),
+        ("timer_change", "Added 2 minutes. Your pasta timer has 12 minutes left.")]
+    assert timers(skills) == [("egg", 420), ("pasta", 720)]
+
+
+def test_both_timers_changed_alike(skills: LocalSkills) -> None:
+    assert said(skills, *TWO_TIMERS, "add two minutes to the timer", "both")[3][0] == "timer_change"
+    assert timers(skills) == [("egg", 420), ("pasta", 720)]
+
+
+def test_a_change_the_hub_gave_the_ringing_timer_goes_to_the_other_one(skills: LocalSkills) -> None:
+    said(skills, *TWO_TIMERS)
+    skills.clock.advance(301)  # type: ignore[attr-defined]  # the egg timer rings
+    assert said(skills, "give it two more minutes", "no, the other one") == [
+        ("timer_change", "Added 2 minutes. Your egg timer has 2 minutes left."),
+        ("timer_change", "Added 2 minutes. Your pasta timer has 7 minutes left. The egg timer is back as it was.")]
+    assert timers(skills) == [("egg", 0), ("pasta", 419)]
+    assert [t.name for t in skills.timers.ringing()] == ["egg"]
+
+
 def test_the_other_one_of_three_is_asked_again(skills: LocalSkills) -> None:
     said(skills, *TWO_ALARMS, "set an alarm for 7 pm tomorrow")
     question = said(skills, "cancel the alarm")[0]
     assert said(skills, "the other one", "the third one")[0] == question  # never a guess
     assert alarms(skills) == ["06:45 2026-03-05", "19:00 2026-03-05"]
+    said(skills, *TWO_TIMERS)
+    assert said(skills, "cancel the timer", "the fifth one")[1][0] == "timer_clarify"
+    assert len(skills.timers.all()) == 2
 
 
 def test_the_other_one_with_nothing_to_refer_to_is_no_skills(skills: LocalSkills) -> None:
@@ -104,7 +139,8 @@ def test_only_in_the_room_that_asked(skills: LocalSkills) -> None:
 
 
 def test_an_unrelated_request_drops_the_question(skills: LocalSkills) -> None:
-    said(skills, *TWO_ALARMS)
+    said(skills, *TWO_ALARMS, *TWO_TIMERS)
     assert said(skills, "cancel the alarm", "what time is it", "the first one")[1:] == [
         ("time", "It's 3:00 PM."), ("", "")]
-    assert len(alarms(skills)) == 2
+    assert said(skills, "cancel the timer", "what time is it", "the first one")[2] == ("", "")
+    assert len(alarms(skills)) == 2 and len(timers(skills)) == 2
