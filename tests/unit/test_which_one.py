@@ -106,6 +106,12 @@ def test_a_change_the_hub_gave_the_ringing_timer_goes_to_the_other_one(skills: L
     assert [t.name for t in skills.timers.ringing()] == ["egg"]
 
 
+def test_the_other_one_before_any_answer_is_asked_again(skills: LocalSkills) -> None:
+    question = said(skills, *TWO_ALARMS, "cancel the alarm")[2]
+    assert said(skills, "the other one") == [question]
+    assert len(alarms(skills)) == 2
+
+
 def test_the_other_one_of_three_is_asked_again(skills: LocalSkills) -> None:
     said(skills, *TWO_ALARMS, "set an alarm for 7 pm tomorrow")
     question = said(skills, "cancel the alarm")[0]
