@@ -531,6 +531,37 @@ class HonestyWords:
 
 
 @dataclass(frozen=True)
+class WhichWords:
+    """Answers by reference to a question back that listed what a request fits ("You have 2 alarms: ...
+    Which one should I cancel?"), and "the other one" once one of them was acted on (thinking/which.py);
+    matched on the whole of the normalised words. A name, a time or a day ("the pasta one", "the Saturday
+    one") and "both" are read by the skills themselves."""
+
+    reference: Pattern[str]
+    """A position or a comparison: the word in the group `ref` ("the second one", "the earlier one"), or a
+    number in the group `number` ("number two")."""
+    positions: Mapping[str, int]
+    """The words of `ref` that say a position in the list just said, from 1; from the end when negative."""
+    earlier: frozenset[str]
+    """The one that rings or ends first ("the earlier one", "the sooner one")."""
+    later: frozenset[str]
+    shorter: frozenset[str]
+    """The timer set for less time ("the shorter one")."""
+    longer: frozenset[str]
+    other: Pattern[str]
+    """"The other one", "and the other one", "no, the other one"."""
+    correction: Pattern[str]
+    """Searched in `other`: it says the one acted on was not the one meant ("no, the other one"), which is
+    then put back as it was."""
+    back_timer: str
+    """Said after a correction, with {label}: the timer put back."""
+    back_alarm: str
+    """With {when}."""
+    back_reminder: str
+    """With {item} (the reminder as ReminderWords.item says it)."""
+
+
+@dataclass(frozen=True)
 class FollowUpWords:
     """Short follow-ups to what a room's last request did (thinking/followups.py), matched on the whole of
     the normalised words, and the full requests each stands for."""
@@ -551,6 +582,8 @@ class FollowUpWords:
     minutes: str
     seconds: str
     """The unit a bare number takes after a timer of whole hours, minutes or seconds."""
+    which: WhichWords
+    """Answers to a question back by reference ("the second one"), and "the other one"."""
 
 
 @dataclass(frozen=True)

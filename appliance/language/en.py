@@ -20,6 +20,7 @@ from appliance.language import (
     SpeechWords,
     TimerWords,
     VolumeWords,
+    WhichWords,
     en_facts,
     en_lists,
     en_meaning,
@@ -506,6 +507,26 @@ PHRASES: Final[dict[str, SkillPhrases]] = {
     "facts": en_facts.FACTS,
 }
 
+# Answers by reference to "Which one should I cancel?", and "the other one", on normalised words.
+_LEAD: Final = r"(?:(?:um|er|erm|oh|ok|okay|so|well|yes|yeah|please|and|no|nope|sorry|actually|i meant|i said" \
+    r"|not that one|not that|wrong one|what about|how about)\s+)*"
+_ONE: Final = r"(?:\s+(?:one|alarm|timer|reminder))?(?:\s+please)?"
+WHICH: Final = WhichWords(
+    reference=re.compile(rf"{_LEAD}(?:the\s+)?(?:(?P<ref>first|second|third|fourth|fifth|sixth|last|earlier|earliest"
+                         rf"|sooner|soonest|later|latest|shorter|shortest|longer|longest){_ONE}"
+                         rf"|number\s+(?P<number>\w+(?:\s+\w+)?)(?:\s+please)?)"),
+    positions={"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": -1},
+    earlier=frozenset({"earlier", "earliest", "sooner", "soonest"}),
+    later=frozenset({"later", "latest"}),
+    shorter=frozenset({"shorter", "shortest"}),
+    longer=frozenset({"longer", "longest"}),
+    other=re.compile(rf"{_LEAD}(?:the|that)\s+other{_ONE}(?:\s+(?:too|as well|then|instead|please))?"),
+    correction=re.compile(r"^(?:no|nope|sorry|actually|i meant|i said|not that|wrong one)\b|\binstead\b"),
+    back_timer="The {label} is back as it was.",
+    back_alarm="Your alarm for {when} is set again.",
+    back_reminder="Your reminder, {item}, is set again.",
+)
+
 # Follow-ups to the last request, on normalised words (lower case, no punctuation).
 _NOW: Final = r"(?:(?:actually|no|oh|sorry|wait|hang on|um|er|erm|ok|okay|right|please)\s+)*"
 FOLLOW_UPS: Final = FollowUpWords(
@@ -526,6 +547,7 @@ FOLLOW_UPS: Final = FollowUpWords(
     hours="hours",
     minutes="minutes",
     seconds="seconds",
+    which=WHICH,
 )
 
 PACK: Final = LanguagePack(

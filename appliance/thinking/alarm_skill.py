@@ -15,7 +15,7 @@ from appliance.contracts import SkillReply
 from appliance.errors import TimerError
 from appliance.thinking.alarms import ALARM, Alarm
 from appliance.thinking.honesty import is_request
-from appliance.thinking.schedule import Asked, Questions, Schedule
+from appliance.thinking.schedule import Asked, Questions, Schedule, referred
 from appliance.thinking.skillkit import ALARMS, SkillKit, local_skill
 from appliance.thinking.skillparse import capital
 from appliance.thinking.stop_skill import stopped
@@ -32,7 +32,7 @@ class AlarmSkill:
         self.w = kit.words.schedule.alarms
         self.alarms = kit.timers.alarms
         self.schedule = Schedule(kit.words, kit.parse, self.alarms, kit.config.clock)
-        self.questions = Questions(kit.clock)
+        self.questions = Questions(kit.clock, kit.follow_up_s)
         self.tz = zone_key(kit.tz)
         """The zone new alarms keep: the hub's, by name."""
 
@@ -70,10 +70,30 @@ class AlarmSkill:
                 return SkillReply(self.w.ask_time_again, "alarm_clarify", data={"waiting_for": "time"})
             return None
         alarms = self.alarms.all(ALARM)
-        if self.w.all_words & set(tokens) or (tokens[0] in self.kit.words.skills.yes and len(alarms) == 1):
+        text = " ".join(tokens)
+        chosen = referred(self.kit.words, self.kit.parse, asked, text, alarms)
+        if chosen == []:  # "the other one" of three, "the third one" of two: asked again, never a guess
+            return self._which(room, alarms) if len(alarms) > 1 else None
+        if chosen is None and asked.kind == "other":
+            return None  # only "the other one" refers to what an answer left
+        if chosen is None and (self.w.all_words & set(tokens)
+                               or (tokens[0] in self.kit.words.skills.yes and len(alarms) == 1)):
             return self._cancelled(alarms)
-        chosen = self.schedule.matching(alarms, tokens)
-        return self._cancelled(chosen) if chosen else None
+        if chosen is None:
+            chosen = self.schedule.matching(alarms, tokens)
+        if not chosen:
+            return None
+        reply = self._cancelled(chosen)
+        if asked.kind == "other":
+            if self.kit.words.follow_ups.which.correction.search(text):  # "no, the other one": not that one
+                for alarm in asked.done:
+                    self.alarms.put_back(alarm)
+                back = self.kit.words.follow_ups.which.back_alarm
+                said = " ".join(back.format(when=self.schedule.said_when(a, self.kit.clock())) for a in asked.done)
+                reply = dataclasses.replace(reply, text=f"{reply.text} {said}")
+        elif len(chosen) == 1 and len(asked.options) > 1:  # "and the other one?" next
+            self.questions.acted(room, asked.options, tuple(chosen))
+        return reply
 
     def _set(self, tokens: list[str], room: str, days: DaySpec | None = None,
              when: TimeOfDay | None = None) -> SkillReply:
@@ -138,8 +158,12 @@ class AlarmSkill:
                 return self._cancelled(chosen)
         if len(alarms) == 1:
             return self._cancelled(alarms)
-        self.questions.ask(room, "cancel")
-        return SkillReply(w.which.format(count=len(alarms), whens=self._whens(alarms)), "alarm_clarify",
+        return self._which(room, alarms)
+
+    def _which(self, room: str, alarms: list[Alarm]) -> SkillReply:
+        """Which of the `alarms` to cancel, asked in `room`; the answer may say one by its place in the list."""
+        self.questions.ask(room, "cancel", options=tuple(a.id for a in alarms))
+        return SkillReply(self.w.which.format(count=len(alarms), whens=self._whens(alarms)), "alarm_clarify",
                           data={"waiting_for": "which"})
 
     def _cancelled(self, chosen: list[Alarm]) -> SkillReply:

@@ -164,6 +164,12 @@ class Alarms(SharedState[_State]):
             _LOGGER.info("%s %d cancelled", a.kind.capitalize(), a.id)
         return gone
 
+    def put_back(self, alarm: Alarm) -> None:
+        """Keep `alarm` again as it was, once cancelled: "no, the other one" undoes the cancel."""
+        with self._locked(write=True):
+            self._state.alarms = [a for a in self._state.alarms if a.id != alarm.id] + [alarm]
+        _LOGGER.info("%s %d put back", alarm.kind.capitalize(), alarm.id)
+
     def acknowledge(self, ids: list[int] | None = None) -> list[Alarm]:
         """Silence the ringing ones (all, or those ids): a repeating one moves to its next day, the others go."""
         now = self.clock()

@@ -5,7 +5,8 @@ Each follow-up is said again as the full request the skills already read, in the
 (FollowUpWords.say, filled from what the last reply did: its timer's name or length, its alarm's time, its
 list), and the skills answer it as ever: the follow-up is understood in any language whose pack says how.
 Only within the conversation's idle window (conversation.idle_reset_s) and only in the room that asked;
-after that "cancel that" means nothing here, and goes its usual way.
+after that "cancel that" means nothing here, and goes its usual way. An answer by reference to a question
+back ("the second one") and "the other one" after it are thinking/which.py's.
 """
 
 from __future__ import annotations

@@ -8,13 +8,14 @@ which says no more than a timer, is left to the timers.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from datetime import date, time
 
 from appliance.contracts import SkillReply
 from appliance.errors import TimerError
 from appliance.thinking.alarms import ALARM, REMINDER, Alarm
-from appliance.thinking.schedule import Asked, Questions, Schedule
+from appliance.thinking.schedule import Asked, Questions, Schedule, referred
 from appliance.thinking.skillkit import REMINDERS, SkillKit, local_skill
 from appliance.thinking.skillparse import capital, swap_words
 from appliance.thinking.stop_skill import stopped
@@ -31,7 +32,7 @@ class ReminderSkill:
         self.w = kit.words.schedule.reminders
         self.alarms = kit.timers.alarms
         self.schedule = Schedule(kit.words, kit.parse, self.alarms, kit.config.clock)
-        self.questions = Questions(kit.clock)
+        self.questions = Questions(kit.clock, kit.follow_up_s)
         self.tz = zone_key(kit.tz)
         self._swaps = sorted(self.w.swaps.items(), key=lambda kv: -len(kv[0]))
 
@@ -89,10 +90,30 @@ class ReminderSkill:
                                   data={"waiting_for": "time", "text": asked.text})
             return None
         reminders = self.alarms.all(REMINDER)
-        if self.w.all_words & set(tokens) or (tokens[0] in self.kit.words.skills.yes and len(reminders) == 1):
+        text = " ".join(tokens)
+        chosen = referred(self.kit.words, self.kit.parse, asked, text, reminders)
+        if chosen == []:  # "the other one" of three, "the third one" of two: asked again, never a guess
+            return self._which(room, reminders) if len(reminders) > 1 else None
+        if chosen is None and asked.kind == "other":
+            return None  # only "the other one" refers to what an answer left
+        if chosen is None and (self.w.all_words & set(tokens)
+                               or (tokens[0] in self.kit.words.skills.yes and len(reminders) == 1)):
             return self._cancelled(reminders)
-        chosen = self._named(reminders, tokens)
-        return self._cancelled(chosen) if chosen else None
+        if chosen is None:
+            chosen = self._named(reminders, tokens)
+        if not chosen:
+            return None
+        reply = self._cancelled(chosen)
+        if asked.kind == "other":
+            if self.kit.words.follow_ups.which.correction.search(text):  # "no, the other one": not that one
+                for reminder in asked.done:
+                    self.alarms.put_back(reminder)
+                back = self.kit.words.follow_ups.which.back_reminder
+                said = " ".join(back.format(item=self._items([r])) for r in asked.done)
+                reply = dataclasses.replace(reply, text=f"{reply.text} {said}")
+        elif len(chosen) == 1 and len(asked.options) > 1:  # "and the other one?" next
+            self.questions.acted(room, asked.options, tuple(chosen))
+        return reply
 
     def _what(self, rest: list[str], used: set[int]) -> str:
         """The reminder's words, without its time, turned to the listener ('call my mum' -> 'call your mum')."""
@@ -220,9 +241,13 @@ class ReminderSkill:
             return self._cancelled(reminders)
         if chosen and len(chosen) < len(reminders) or len(reminders) == 1:
             return self._cancelled(chosen or reminders)
-        self.questions.ask(room, "cancel")
-        return SkillReply(w.which.format(count=len(reminders), items=self._items(reminders)), "reminder_clarify",
-                          data={"waiting_for": "which"})
+        return self._which(room, reminders)
+
+    def _which(self, room: str, reminders: list[Alarm]) -> SkillReply:
+        """Which of the `reminders` to cancel, asked in `room`; the answer may say one by its place in the list."""
+        self.questions.ask(room, "cancel", options=tuple(r.id for r in reminders))
+        return SkillReply(self.w.which.format(count=len(reminders), items=self._items(reminders)),
+                          "reminder_clarify", data={"waiting_for": "which"})
 
     def _cancelled(self, chosen: list[Alarm]) -> SkillReply:
         before = len(self.alarms.all(REMINDER))

@@ -11,6 +11,7 @@ from typing import Final
 from appliance.language import LanguagePack
 from appliance.thinking.alarms import Alarm, Alarms
 from appliance.thinking.skillparse import SkillParser
+from appliance.thinking.which import Choice, refer
 from appliance.thinking.whenparse import EVERY_DAY, DaySpec, TimeOfDay, WhenParser, local, next_day, resolve
 
 PENDING_S: Final = 30.0  # seconds a question back waits for its answer in the room it was asked
@@ -28,22 +29,57 @@ class Asked:
     """A reminder's words, kept until its time is said."""
     days: DaySpec = field(default_factory=DaySpec)
     """The days said before the time was ("set an alarm for tomorrow")."""
+    options: tuple[int, ...] = ()
+    """The ids a 'cancel' question listed, in the order said ("the second one"); for 'other', the ones
+    the request fitted."""
+    done: tuple[Alarm, ...] = ()
+    """'other': what was cancelled of `options`, as it was ("no, the other one" puts it back)."""
 
 
 class Questions:
-    """Each room's question back; the next words said in that room answer it, or it is forgotten."""
+    """Each room's question back; the next words said in that room answer it, or it is forgotten. After an
+    answer cancelled one of those listed, "the other one" is kept ('other') within `window_s`."""
 
-    def __init__(self, clock: Callable[[], float]) -> None:
+    def __init__(self, clock: Callable[[], float], window_s: float = PENDING_S) -> None:
         self.clock = clock
+        self.window_s = window_s
+        """conversation.idle_reset_s: how long "the other one" refers to what the answer left."""
         self._asked: dict[str, Asked] = {}
+        self._turn: tuple[str, Asked | None] | None = None
 
-    def ask(self, room: str, kind: str, text: str = "", days: DaySpec | None = None) -> None:
-        self._asked[room] = Asked(kind, self.clock() + PENDING_S, text, days or DaySpec())
+    def ask(self, room: str, kind: str, text: str = "", days: DaySpec | None = None,
+            options: tuple[int, ...] = ()) -> None:
+        self._asked[room] = Asked(kind, self.clock() + PENDING_S, text, days or DaySpec(), options)
+
+    def acted(self, room: str, options: tuple[int, ...], done: tuple[Alarm, ...]) -> None:
+        """Keep what an answer cancelled of the `options` listed, for "the other one"."""
+        self._asked[room] = Asked("other", self.clock() + self.window_s, options=options, done=done)
+
+    def begin(self, room: str) -> None:
+        """A turn in `room` begins: its question is answered in this turn or forgotten, whichever skill
+        replies (LocalSkills asks every skill's questions so)."""
+        self._turn = (room, self._asked.pop(room, None))
+
+    def end(self) -> None:
+        self._turn = None
 
     def take(self, room: str) -> Asked | None:
         """The room's question still waiting, forgotten once taken: it is answered now or never."""
-        asked = self._asked.pop(room, None)
+        if self._turn is not None and self._turn[0] == room:
+            asked, self._turn = self._turn[1], (room, None)
+        else:
+            asked = self._asked.pop(room, None)
         return asked if asked is not None and asked.expires_at >= self.clock() else None
+
+
+def referred(words: LanguagePack, parse: SkillParser, asked: Asked, text: str, kept: list[Alarm]) -> list[Alarm] | None:
+    """What `text` (normalised words) refers to of the alarms or reminders a 'cancel' question listed, or of
+    those an 'other' kept ("the other one"), as thinking/which.py reads it: [] when it picks out no single
+    one still kept (ask again), None when it is no reference."""
+    said = {a.id: a for a in kept}
+    options = [Choice(i, said[i].at if i in said else float("inf")) for i in asked.options]
+    ids = refer(words.follow_ups.which, parse, text, options, [a.id for a in asked.done])
+    return None if ids is None else [said[i] for i in ids if i in said]
 
 
 class Schedule:

@@ -21,7 +21,7 @@ from datetime import tzinfo
 from typing import Final, Protocol
 
 from appliance.audio.volume import Volume
-from appliance.config import SkillsConfig
+from appliance.config import ConversationConfig, SkillsConfig
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack
 from appliance.thinking.facts import FactStore
@@ -83,6 +83,8 @@ class SkillKit:
     """What the hub was told to remember; None: no facts skill."""
     facts_closed: frozenset[str] = frozenset()
     """The rooms (satellites' names) that may not tell the hub things to remember nor ask what it was told."""
+    follow_up_s: float = ConversationConfig.idle_reset_s
+    """conversation.idle_reset_s: how long a follow-up ("the other one") refers to what a request did."""
 
 
 SkillFactory = Callable[[SkillKit], Skill | None]

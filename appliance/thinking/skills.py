@@ -35,6 +35,7 @@ from appliance.thinking.skillkit import TIMERS, SkillKit, discover
 from appliance.thinking.skillparse import DURATION_MARK, UNIT_S, SkillParser, Span
 from appliance.thinking.stop_skill import stopped
 from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
+from appliance.thinking.which import Choice, refer
 from appliance.wake_name import wake_words
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ ASKED_ONLY: Final = CLARIFY | {"timer_left", "timer_list", "alarm_list", "remind
 meaning as a question for the model ("is it bad to hit snooze on the alarm?"), the model answers it instead."""
 """The replies that are a question back: the request was read only in part."""
 REPORT_MAX: Final = 4  # timers read out one by one; more are counted
+WHICH_MAX: Final = 4  # timers a question back names; more are counted
 
 
 @dataclass(frozen=True)
@@ -67,11 +69,17 @@ class _Change:
 @dataclass
 class _Pending:
     kind: str
-    """'set' (waiting for a duration), 'cancel' or 'change' (waiting for which timer)."""
+    """'set' (waiting for a duration), 'cancel' or 'change' (waiting for which timer), 'other' (one of the
+    `options` was cancelled or changed: "the other one" may follow)."""
     name: str | None
     expires_at: float
     change: _Change | None = None
     """What a 'change' does to the timer its answer names."""
+    options: tuple[int, ...] = ()
+    """The timers the question listed, in the order said ("the second one"); for 'other', those the request
+    fitted."""
+    done: tuple[Timer, ...] = ()
+    """'other': the timer acted on, as it was before ("no, the other one" puts it back)."""
 
 
 class LocalSkills:
@@ -105,8 +113,9 @@ class LocalSkills:
         self._meanings = meanings(self.words)  # built now (about 0.2 s), not in the first turn that needs it
         self.follow_ups = FollowUps(self.words.follow_ups, self.parse, follow_up_s, clock)
         """Each room's last request, for "cancel that", "actually make it fifteen", "and eggs"."""
+        self.follow_up_s = follow_up_s
         kit = SkillKit(config, self.words, self.parse, timers, clock, tz, wake, volume_of, lists=lists, facts=facts,
-                       facts_closed=facts_closed)
+                       facts_closed=facts_closed, follow_up_s=follow_up_s)
         asked = [(TIMERS, "timers", self._timer_turn)]
         self._questions: list[Questions] = []
         """The skills' questions back, each room's (alarms, reminders)."""
@@ -191,7 +200,13 @@ class LocalSkills:
     def _ask(self, text: str, room: str) -> SkillReply | None:
         """The first skill's reply to `text` (normalised words), the room's question back kept for its answer."""
         self._waiting, self._asked = self._pending.pop(room, None), None
-        reply = next((r for match in self._skills if (r := match(text, room)) is not None), None)
+        for questions in self._questions:  # answered in this turn or forgotten, whichever skill replies
+            questions.begin(room)
+        try:
+            reply = next((r for match in self._skills if (r := match(text, room)) is not None), None)
+        finally:
+            for questions in self._questions:
+                questions.end()
         if self._asked is not None:  # a question back, answered next in that room only
             self._pending[room] = self._asked
         return reply
@@ -292,7 +307,8 @@ class LocalSkills:
         elif name:
             chosen = self._timers_named(name)
             if not chosen:
-                return self._clarify(w.not_found.format(name=name, which=self._which(timers)), "cancel", None)
+                return self._clarify(w.not_found.format(name=name, which=self._which(timers)), "cancel", None,
+                                     options=_ids(timers))
         elif spans:
             chosen = [t for t in timers if abs(t.duration_s - spans[0].seconds) < 1.0]
         elif self.timers.ringing():
@@ -300,12 +316,17 @@ class LocalSkills:
         else:
             chosen = timers if len(timers) == 1 else []
         if not chosen:
-            return self._clarify(self._which(timers), "cancel", None)
+            return self._clarify(self._which(timers), "cancel", None, options=_ids(timers))
+        return self._cancelled(chosen, len(timers))
+
+    def _cancelled(self, chosen: list[Timer], of: int) -> SkillReply:
+        """`chosen` cancelled, of the `of` timers there were."""
+        w = self._w
         gone = self.timers.cancel([t.id for t in chosen])
         if len(gone) == 1:
             text = w.cancelled_one.format(Label=self._label(gone[0]).capitalize())
         else:
-            text = w.cancelled_all.format(count=len(gone)) if len(gone) == len(timers) else \
+            text = w.cancelled_all.format(count=len(gone)) if len(gone) == of else \
                 w.cancelled_some.format(count=len(gone), labels=self._say.join([self._label(t) for t in gone]))
         return SkillReply(text, "timer_cancel", data={"cancelled": [t.id for t in gone]})
 
@@ -392,15 +413,20 @@ class LocalSkills:
             chosen = self._timers_named(change.name)
             if not chosen:
                 which = self._which(timers, w.change_which_one, w.change_which_many)
-                return self._clarify(w.not_found.format(name=change.name, which=which), "change", None, change)
+                return self._clarify(w.not_found.format(name=change.name, which=which), "change", None, change,
+                                     _ids(timers))
         elif change.length_s is not None:
             chosen = [t for t in timers if abs(t.duration_s - change.length_s) < 1.0]
         elif len(timers) == 1:
             chosen = timers
         else:
             chosen = self.timers.ringing()  # "give it two more minutes" while one rings: that one
+            if len(chosen) == 1 and len(timers) == 2:  # the hub's own pick of two: "no, the other one" may follow
+                self._asked = _Pending("other", None, self.clock() + self.follow_up_s, change, _ids(timers),
+                                       (chosen[0],))
         if len(chosen) != 1:
-            return self._clarify(self._which(timers, w.change_which_one, w.change_which_many), "change", None, change)
+            return self._clarify(self._which(timers, w.change_which_one, w.change_which_many), "change", None, change,
+                                 _ids(timers))
         return self._changed(chosen[0], change)
 
     def _changed(self, timer: Timer, change: _Change) -> SkillReply:
@@ -463,11 +489,62 @@ class LocalSkills:
         close = set(difflib.get_close_matches(name, names, n=3, cutoff=0.75))
         return [t for t in timers if t.name in close]
 
-    def _clarify(self, text: str, kind: str, name: str | None, change: _Change | None = None) -> SkillReply:
-        self._asked = _Pending(kind, name, self.clock() + PENDING_S, change)
+    def _clarify(self, text: str, kind: str, name: str | None, change: _Change | None = None,
+                 options: tuple[int, ...] = ()) -> SkillReply:
+        self._asked = _Pending(kind, name, self.clock() + PENDING_S, change, options)
         return SkillReply(text, "timer_clarify", data={"waiting_for": kind})
 
     def _answer_pending(self, pending: _Pending, tokens: list[str], room: str = "") -> SkillReply | None:
+        """The answer to the room's question back, or None when the words are no answer to it; once the answer
+        picked one of the timers listed, "the other one" may follow."""
+        if pending.kind not in ("cancel", "change"):
+            return self._referred(pending, tokens) if pending.kind == "other" else \
+                self._answered(pending, tokens, room)
+        before = {t.id: t for t in self.timers.all()}
+        reply = self._referred(pending, tokens)
+        if reply is None:
+            reply = self._answered(pending, tokens, room)
+        acted: list[int] = []
+        if reply is not None and reply.intent == "timer_cancel":
+            acted = reply.data.get("cancelled", [])
+        elif reply is not None and reply.intent == "timer_change":
+            acted = [t["id"] for t in reply.data.get("timers", [])]
+        if len(acted) == 1 and acted[0] in before and len(pending.options) > 1 and self._asked is None:
+            self._asked = _Pending("other", None, self.clock() + self.follow_up_s, pending.change, pending.options,
+                                   (before[acted[0]],))
+        return reply
+
+    def _referred(self, pending: _Pending, tokens: list[str]) -> SkillReply | None:
+        """The answer that says a timer by reference (thinking/which.py: "the second one", "the shorter one",
+        "the other one"), acted on as the request would have; the question asked again when it picks out no
+        single one; None when the words are no reference."""
+        w, text = self._w, " ".join(tokens)
+        timers = {t.id: t for t in self.timers.all()}
+        options = [Choice(i, timers[i].ends_at, timers[i].duration_s) if i in timers else Choice(i, float("inf"))
+                   for i in pending.options]
+        ids = refer(self.words.follow_ups.which, self.parse, text, options, [t.id for t in pending.done])
+        if ids is None:
+            return None
+        chosen = [timers[i] for i in ids if i in timers]
+        if not chosen:  # never a guess: the question again, of the timers there now
+            if len(timers) < 2:
+                return None
+            if pending.change is not None:
+                return self._clarify(self._which(list(timers.values()), w.change_which_one, w.change_which_many),
+                                     "change", None, pending.change, _ids(list(timers.values())))
+            return self._clarify(self._which(list(timers.values())), "cancel", None,
+                                 options=_ids(list(timers.values())))
+        reply = self._changed(chosen[0], pending.change) if pending.change is not None else \
+            self._cancelled(chosen, len(timers))
+        if pending.kind == "other" and self.words.follow_ups.which.correction.search(text):
+            for timer in pending.done:  # "no, the other one": the one acted on is put back as it was
+                self.timers.put_back(timer)
+            back = " ".join(self.words.follow_ups.which.back_timer.format(label=self._label(t)) for t in pending.done)
+            reply = SkillReply(f"{reply.text} {back}", reply.intent, data=reply.data)
+        return reply
+
+    def _answered(self, pending: _Pending, tokens: list[str], room: str = "") -> SkillReply | None:
+        """The answer to the room's question back as the skill reads it: a length, a name, "both"."""
         w = self._w
         spans = self.parse.find_durations(tokens)
         if pending.kind == "set" and not spans:
@@ -488,6 +565,10 @@ class LocalSkills:
             timers = self.timers.all()
             if tokens[0] in self._yes and len(timers) == 1:
                 return self._changed(timers[0], pending.change)
+            if w.all_words & set(tokens) and len(timers) > 1:  # "both": each of them changed alike
+                replies = [self._changed(t, pending.change) for t in timers]
+                return SkillReply(" ".join(r.text for r in replies), "timer_change",
+                                  data={"timers": [d for r in replies for d in r.data["timers"]]})
             chosen = self._timers_named(self.parse.rest_name(tokens)) or \
                 [t for t in timers if spans and abs(t.duration_s - spans[0].seconds) < 1.0]
             return self._changed(chosen[0], pending.change) if len(chosen) == 1 else None
@@ -521,8 +602,8 @@ class LocalSkills:
         w = self._w
         if len(timers) == 1:
             return (one or w.which_one).format(label=self._label(timers[0]))
-        listed = w.which_listed.format(labels=self._say.join([w.which_piece.format(label=self._label(t))
-                                                                for t in timers])) if len(timers) <= 4 else ""
+        pieces = [w.which_piece.format(label=self._label(t)) for t in timers]
+        listed = w.which_listed.format(labels=self._say.join(pieces)) if len(timers) <= WHICH_MAX else ""
         return (many or w.which_many).format(count=len(timers), listed=listed)
 
     def _label(self, timer: Timer) -> str:
@@ -561,6 +642,12 @@ def _strip(tokens: list[str], fillers: frozenset[str], leading: list[tuple[str, 
             if tuple(tokens[-len(phrase):]) == phrase and len(tokens) > len(phrase):
                 tokens, changed = tokens[: -len(phrase)], True
     return tokens
+
+
+def _ids(timers: list[Timer]) -> tuple[int, ...]:
+    """The timers a question back names, in its order, for an answer by reference ("the second one"); none
+    when it only counts them."""
+    return tuple(t.id for t in timers) if len(timers) <= WHICH_MAX else ()
 
 
 def _timer_data(t: Timer, now: float) -> dict:

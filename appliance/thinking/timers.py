@@ -168,6 +168,13 @@ class Timers(SharedState[_State]):
             _LOGGER.info("Timer %d cancelled: %s", t.id, t.label)
         return gone
 
+    def put_back(self, timer: Timer) -> None:
+        """Keep `timer` as it was (cancelled or changed since): "no, the other one" undoes what was done to it."""
+        with self._locked(write=True):
+            self._state.timers = [t for t in self._state.timers if t.id != timer.id] + [timer]
+            self._rings.pop(timer.id, None)
+        _LOGGER.info("Timer %d put back: %s", timer.id, timer.label)
+
     def change(self, timer_id: int, by_s: float = 0.0, to_s: float | None = None) -> Timer:
         """Move a timer's end, so that "five more minutes" keeps the timer people know (its name, its room)
         rather than start a second one: `by_s` seconds later (earlier when negative) than it would have
