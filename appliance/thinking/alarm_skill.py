@@ -8,8 +8,8 @@ ring through Timers.due (thinking/alarms.py); "stop" silences them (stop_skill).
 from __future__ import annotations
 
 import dataclasses
-
 import logging
+from datetime import date
 
 from appliance.contracts import SkillReply
 from appliance.errors import TimerError
@@ -119,14 +119,17 @@ class AlarmSkill:
         data: dict = {"alarms": [self.schedule.data(a) for a in alarms]}
         if not alarms:
             return SkillReply(w.none, "alarm_list", data=data)
-        day = self.schedule.day_asked(self.schedule.when.days(tokens), now, self.tz)
-        if day is not None:
-            chosen = self.schedule.on_day(alarms, day)
-            said = self.schedule.said_date(day, now, self.tz)
-            data = {"alarms": [self.schedule.data(a) for a in chosen], "date": day.isoformat()}
-            text = w.on_day.format(Day=capital(said), alarms=self.schedule.alarms_at(chosen)) \
-                if chosen else w.none_on_day.format(day=said)
-            return SkillReply(text, "alarm_list", data=data)
+        asked = self.schedule.days_asked(self.schedule.when.days(tokens), now, self.tz)
+        if asked:
+            def of_day(day: date, said: str) -> str | None:
+                held = self.schedule.on_day(alarms, day)
+                return w.on_day.format(Day=capital(said), alarms=self.schedule.alarms_at(held)) if held else None
+
+            chosen = [a for a in alarms if any(self.schedule.on_day([a], day) for day in asked)]
+            data = {"alarms": [self.schedule.data(a) for a in chosen], "date": asked[0].isoformat(),
+                    "dates": [day.isoformat() for day in asked]}
+            return SkillReply(self.schedule.said_over(asked, now, self.tz, of_day, w.none_on_day), "alarm_list",
+                              data=data)
         if len(alarms) == 1:
             return SkillReply(w.one.format(when=self.schedule.said_when(alarms[0], now)), "alarm_list", data=data)
         return SkillReply(w.many.format(count=len(alarms), whens=self._whens(alarms)), "alarm_list", data=data)

@@ -174,29 +174,35 @@ class ReminderSkill:
             w.many_of.format(count=len(reminders), items=items)
 
     def _whats_on(self, tokens: list[str]) -> SkillReply | None:
-        """What the one day `tokens` say holds: its alarms and reminders; None unless they say only a day to come
-        ("what's on TV on Saturday" is the model's)."""
-        w, now = self.w, self.kit.clock()
+        """What the days `tokens` say hold ("what's on tomorrow", "this weekend"): their alarms and reminders; None
+        unless they say only days to come ("what's on TV on Saturday" is the model's)."""
+        now = self.kit.clock()
         days = self.schedule.when.days(tokens)
-        day = self.schedule.day_asked(days, now, self.tz) if self.schedule.when.only(tokens, days.used) else None
-        if day is None:
+        asked = self.schedule.days_asked(days, now, self.tz) if self.schedule.when.only(tokens, days.used) else []
+        if not asked:
             return None
+        alarms = [a for a in self.alarms.all(ALARM) if any(self.schedule.on_day([a], day) for day in asked)]
+        reminders = [r for r in self.alarms.all(REMINDER) if any(self.schedule.on_day([r], day) for day in asked)]
+        return SkillReply(self.schedule.said_over(asked, now, self.tz, self._on, self.w.nothing_on_day),
+                          "reminder_list", data={
+                              "alarms": [self.schedule.data(a) for a in alarms], "date": asked[0].isoformat(),
+                              "dates": [day.isoformat() for day in asked],
+                              "reminders": [self.schedule.data(r) for r in reminders]})
+
+    def _on(self, day: date, said: str) -> str | None:
+        """What one day holds, said (`said`: the day as a reply says it): its alarms and reminders; None for none."""
+        w = self.w
         alarms = self.schedule.on_day(self.alarms.all(ALARM), day)
         reminders = self.schedule.on_day(self.alarms.all(REMINDER), day)
-        said = self.schedule.said_date(day, now, self.tz)
         lead = capital(said)
         if alarms and reminders:
-            text = w.both_on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms),
+            return w.both_on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms),
                                         reminders=self._of_day(reminders))
-        elif alarms:
-            text = self.kit.words.schedule.alarms.on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms))
-        elif reminders:
-            text = w.on_day.format(Day=lead, reminders=self._of_day(reminders))
-        else:
-            text = w.nothing_on_day.format(day=said)
-        return SkillReply(text, "reminder_list", data={
-            "alarms": [self.schedule.data(a) for a in alarms], "date": day.isoformat(),
-            "reminders": [self.schedule.data(r) for r in reminders]})
+        if alarms:
+            return self.kit.words.schedule.alarms.on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms))
+        if reminders:
+            return w.on_day.format(Day=lead, reminders=self._of_day(reminders))
+        return None
 
     def _list(self, days: DaySpec) -> SkillReply:
         """The reminders kept; asked of one day ("any reminders for tomorrow"), those of that day only."""
@@ -205,14 +211,17 @@ class ReminderSkill:
         data: dict = {"reminders": [self.schedule.data(r) for r in reminders]}
         if not reminders:
             return SkillReply(w.none, "reminder_list", data=data)
-        day = self.schedule.day_asked(days, now, self.tz)
-        if day is not None:
-            chosen = self.schedule.on_day(reminders, day)
-            said = self.schedule.said_date(day, now, self.tz)
-            data = {"reminders": [self.schedule.data(r) for r in chosen], "date": day.isoformat()}
-            text = w.on_day.format(Day=capital(said), reminders=self._of_day(chosen)) \
-                if chosen else w.none_on_day.format(day=said)
-            return SkillReply(text, "reminder_list", data=data)
+        asked = self.schedule.days_asked(days, now, self.tz)
+        if asked:
+            def of_day(day: date, said: str) -> str | None:
+                held = self.schedule.on_day(reminders, day)
+                return w.on_day.format(Day=capital(said), reminders=self._of_day(held)) if held else None
+
+            chosen = [r for r in reminders if any(self.schedule.on_day([r], day) for day in asked)]
+            data = {"reminders": [self.schedule.data(r) for r in chosen], "date": asked[0].isoformat(),
+                    "dates": [day.isoformat() for day in asked]}
+            return SkillReply(self.schedule.said_over(asked, now, self.tz, of_day, w.none_on_day), "reminder_list",
+                              data=data)
         text = w.one.format(item=self._items(reminders)) if len(reminders) == 1 else \
             w.many.format(count=len(reminders), items=self._items(reminders))
         return SkillReply(text, "reminder_list", data=data)

@@ -142,16 +142,27 @@ class Schedule:
                       or (a.days and (local(now, a.tz).date().weekday() + days.offset) % 7 in a.days)]
         return chosen
 
-    def day_asked(self, days: DaySpec, now: float, tz: str) -> date | None:
-        """The one day a question is asked of ("what alarms do I have tomorrow", "is there one on Saturday"), in
-        the zone `tz`; None when it names none, several, or one gone (nothing kept rings then)."""
-        if not days.said or days.repeat or (days.offset is not None and days.offset < 0):
-            return None
+    def days_asked(self, days: DaySpec, now: float, tz: str) -> list[date]:
+        """The days a question is asked of, in the zone `tz`, in order: one ("what alarms do I have tomorrow",
+        "is there one on Saturday"), or the coming ones of a kind ("this weekend", "on weekdays": each such
+        day of the week from today on); [] when it names none, or a day gone (nothing kept rings then)."""
+        if not days.said or (days.offset is not None and days.offset < 0):
+            return []
         today = local(now, tz).date()
+        if days.repeat:
+            return sorted(today if today.weekday() == d else next_day(today, (d,)) for d in days.repeat)
         if days.offset is not None:
-            return today + timedelta(days=days.offset)
+            return [today + timedelta(days=days.offset)]
         assert days.weekday is not None
-        return next_day(today, (days.weekday,))  # the first such day after today, as the clock reads it
+        return [next_day(today, (days.weekday,))]  # the first such day after today, as the clock reads it
+
+    def said_over(self, asked: list[date], now: float, tz: str, of_day: Callable[[date, str], str | None],
+                  none: str) -> str:
+        """What the days `asked` hold, said: `of_day(day, said_date)` for each day that holds something (None for
+        one that holds nothing), or `none` once, its {day} the days asked ("on Saturday and on Sunday")."""
+        said = [self.said_date(day, now, tz) for day in asked]
+        texts = [text for day, when in zip(asked, said, strict=True) if (text := of_day(day, when))]
+        return " ".join(texts) if texts else none.format(day=self.words.say.join(said))
 
     @staticmethod
     def on_day(alarms: list[Alarm], day: date) -> list[Alarm]:

@@ -1,5 +1,6 @@
 """Alarms and reminders asked of one day ("what alarms do I have tomorrow", "any reminders for tomorrow", "what's
-on for Saturday") are answered for that day only; asked without a day, all of them, as ever."""
+on for Saturday") are answered for that day only, and of the weekend for its two days; asked without a day, all
+of them, as ever."""
 
 from __future__ import annotations
 
@@ -58,6 +59,17 @@ def test_asked_of_one_day_that_day_only(household: LocalSkills, asked: str, hear
     assert reply.intent in ("alarm_list", "reminder_list")
     assert (reply.text, reply.data["date"]) == (heard, day)
     assert len(household.timers.alarms.all()) == 5, "a question changes nothing"
+
+
+@pytest.mark.parametrize(("asked", "heard"), [
+    ("Any alarms this weekend?", "On Saturday you have an alarm at 9:30 AM."),
+    ("what's on at the weekend", "On Saturday you have an alarm at 9:30 AM."),
+    ("do I have reminders this weekend", "You have no reminders on Saturday and on Sunday."),
+])
+def test_asked_of_the_weekend_its_two_days(household: LocalSkills, asked: str, heard: str) -> None:
+    reply = household.match(asked)
+    assert reply is not None and reply.text == heard
+    assert reply.data["dates"] == ["2026-03-07", "2026-03-08"]
 
 
 def test_asked_without_a_day_all_of_them(household: LocalSkills) -> None:
