@@ -336,6 +336,8 @@ class Meanings:
                     if word in read:
                         break
                     words.append(word)
+                else:  # said to the end: "take the washing in" keeps its "in"
+                    return " ".join(words)
                 while words and words[-1] in self.w.message_ends:
                     words.pop()
                 return " ".join(words)

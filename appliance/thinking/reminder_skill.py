@@ -118,15 +118,26 @@ class ReminderSkill:
     def _what(self, rest: list[str], used: set[int]) -> str:
         """The reminder's words, without its time, turned to the listener ('call my mum' -> 'call your mum')."""
         w = self.w
-        marked = set(used) | {k - 1 for k in used if k > 0 and rest[k - 1] in w.after}
-        words = [t for i, t in enumerate(rest) if i not in marked]
-        while words and words[0] in w.after:
-            words.pop(0)
-        if words and words[0] in w.about:
-            words.pop(0)
-        while words and (words[-1] in w.after or words[-1] in w.about):
-            words.pop()
-        return swap_words(words, self._swaps)
+        # "at" before a time said goes with it; not "in" before "on Monday", which has its own
+        marked = set(used) | {k - 1 for k in used if k > 0 and k - 1 not in used and rest[k - 1] in w.after
+                              and rest[k] not in w.after}
+        kept = [i for i in range(len(rest)) if i not in marked]
+        while kept and rest[kept[0]] in w.after:
+            kept.pop(0)
+        if kept and rest[kept[0]] in w.about:
+            kept.pop(0)
+        # a word that led to the time ("call mum and then at six") goes, one that ends the words themselves
+        # ("take the washing in", "book the car in on Monday") stays
+        popped: set[int] = set()
+        joins = self.kit.words.timers.piece_joins  # "and", "then"
+
+        def leads_on(k: int) -> bool:
+            return rest[k] in w.about or rest[k] in w.after and (
+                k + 1 in popped or k + 1 in marked and (rest[k + 1] not in w.after or rest[k] in joins))
+
+        while kept and leads_on(kept[-1]):
+            popped.add(kept.pop())
+        return swap_words([rest[i] for i in kept], self._swaps)
 
     def _set_at(self, when: TimeOfDay, days: DaySpec, what: str, room: str) -> SkillReply:
         now = self.kit.clock()

@@ -55,6 +55,15 @@ REPLIES = [
      "ring the garage", at(2026, 3, 4, 9, 30)),
     ("remind me at half ten to lock the back door", "Reminder set for 10:30 PM today: lock the back door.",
      "lock the back door", at(2026, 3, 3, 22, 30)),
+    # a word that ends the words themselves stays; one that led to the time goes
+    ("remind me at 9 pm to bring the cushions in", "Reminder set for 9 PM today: bring the cushions in.",
+     "bring the cushions in", at(2026, 3, 3, 21, 0)),
+    ("remind me to drop the car off on friday at ten", "Reminder set for 10 AM on Friday: drop the car off.",
+     "drop the car off", at(2026, 3, 6, 10, 0)),
+    ("remind me to hand the keys in on friday at ten", "Reminder set for 10 AM on Friday: hand the keys in.",
+     "hand the keys in", at(2026, 3, 6, 10, 0)),
+    ("remind me to phone the vet and then at eight", "Reminder set for 8 PM today: phone the vet.",
+     "phone the vet", at(2026, 3, 3, 20, 0)),
 ]
 
 
