@@ -227,9 +227,11 @@ class ReminderWords:
 
 @dataclass(frozen=True)
 class ScheduleWords:
-    """Alarms and reminders in one language."""
+    """Alarms and reminders in one language. `when` and `said` are also the clock's and the meaning reader's (a
+    day, a time of day); a pack without words for the alarms or the reminders leaves them None, and that skill
+    is then off in its language (LanguagePack.schedule_words says so by name)."""
 
     when: WhenWords
     said: WhenSaid
-    alarms: AlarmWords
-    reminders: ReminderWords
+    alarms: AlarmWords | None = None
+    reminders: ReminderWords | None = None

@@ -28,7 +28,7 @@ class ReminderSkill:
 
     def __init__(self, kit: SkillKit) -> None:
         self.kit = kit
-        self.w = kit.words.schedule.reminders
+        self.w = kit.words.reminder_words()
         self.alarms = kit.timers.alarms
         self.schedule = Schedule(kit.words, kit.parse, self.alarms, kit.config.clock)
         self.questions = Questions(kit.clock)
@@ -168,7 +168,7 @@ class ReminderSkill:
             text = w.both_on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms),
                                         reminders=self._of_day(reminders))
         elif alarms:
-            text = self.kit.words.schedule.alarms.on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms))
+            text = self.kit.words.alarm_words().on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms))
         elif reminders:
             text = w.on_day.format(Day=lead, reminders=self._of_day(reminders))
         else:

@@ -22,7 +22,7 @@ from appliance.audio.volume import Volume
 from appliance.audio.volume import shared as shared_volume
 from appliance.config import ConversationConfig, SkillsConfig, WakeConfig, satellite_name
 from appliance.contracts import SkillReply
-from appliance.language import LanguagePack, pack
+from appliance.language import LanguagePack, MissingWords, pack
 from appliance.thinking.facts import FactStore
 from appliance.thinking.followups import FollowUps
 from appliance.thinking.honesty import is_request
@@ -107,7 +107,11 @@ class LocalSkills:
         self._questions: list[Questions] = []
         """The skills' questions back, each room's (alarms, reminders)."""
         for entry in discover():
-            skill = entry.make(kit)
+            try:
+                skill = entry.make(kit)
+            except MissingWords as missing:  # a skill the language has no words for is off, and said so once
+                _LOGGER.warning("The %s skill is off in %s: %s", entry.name, self.words.name, missing)
+                continue
             if skill is not None:  # the volume without rooms' volumes to change, the lists without lists
                 asked.append((entry.order, entry.name, skill.match))
                 if isinstance(questions := getattr(skill, "questions", None), Questions):
