@@ -32,7 +32,7 @@ from appliance.thinking.lists import Lists
 from appliance.thinking.meaning import meanings
 from appliance.thinking.schedule import Questions
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
-from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span
+from appliance.thinking.skillparse import DURATION_MARK, SkillParser, Span, capital
 from appliance.thinking.stop_skill import stopped
 from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
 from appliance.wake_name import wake_words
@@ -253,7 +253,7 @@ class LocalSkills:
         if len(made) == 1:
             t = made[0]
             duration = say.duration(t.duration_s)
-            text = w.set_named.format(Name=t.name.capitalize(), duration=duration) if t.name else \
+            text = w.set_named.format(Name=capital(t.name), duration=duration) if t.name else \
                 w.set_one.format(duration=duration)
         else:
             parts = [w.set_piece_named.format(name=t.name, duration=say.duration(t.duration_s)) if t.name
@@ -288,7 +288,7 @@ class LocalSkills:
             return self._clarify(self._which(timers), "cancel", None)
         gone = self.timers.cancel([t.id for t in chosen])
         if len(gone) == 1:
-            text = w.cancelled_one.format(Label=self._label(gone[0]).capitalize())
+            text = w.cancelled_one.format(Label=capital(self._label(gone[0])))
         else:
             text = w.cancelled_all.format(count=len(gone)) if len(gone) == len(timers) else \
                 w.cancelled_some.format(count=len(gone), labels=self._say.join([self._label(t) for t in gone]))
@@ -406,7 +406,7 @@ class LocalSkills:
         left = new.remaining(now)  # to the second when seconds were said ("take off thirty seconds")
         remaining = say.remaining(left) if change.by_s % 60 == 0 else say.duration(left)
         if change.to_s is not None:
-            text = w.changed_to.format(Label=label.capitalize(), duration=say.duration(change.to_s))
+            text = w.changed_to.format(Label=capital(label), duration=say.duration(change.to_s))
         elif change.by_s > 0:
             text = w.changed_more.format(duration=say.duration(change.by_s), label=label, remaining=remaining)
         else:
