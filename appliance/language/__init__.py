@@ -27,7 +27,7 @@ from typing import Final, Protocol
 from appliance.language.schedule import AlarmWords, ReminderWords, ScheduleWords
 
 DEFAULT: Final = "en"
-_MODULES: Final[Mapping[str, str]] = {"en": "appliance.language.en"}
+_MODULES: Final[Mapping[str, str]] = {"en": "appliance.language.en", "de": "appliance.language.de"}
 """Each known code and the module holding its pack (a module-level `PACK`)."""
 KNOWN: Final[tuple[str, ...]] = tuple(_MODULES)
 """The language codes the hub has a pack for."""
