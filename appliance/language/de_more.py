@@ -184,7 +184,7 @@ WHEN: Final = WhenWords(
     past=frozenset({"nach"}),
     to=frozenset({"vor"}),
     half=frozenset(),
-    half_hour=frozenset(),  # "halb sieben" is 6:30: not the English "half six"
+    half_hour=frozenset(),  # "halb sieben" is 6:30 (half_to), not the English "half six"
     quarter=frozenset({"viertel"}),
     oclock=frozenset({"uhr"}),
     oh=frozenset({"null"}),
@@ -219,6 +219,8 @@ WHEN: Final = WhenWords(
     ordinal_ends=frozenset(),
     months={**{month: i + 1 for i, month in enumerate(_MONTHS)}, "jan": 1, "feb": 2, "okt": 10, "dez": 12},
     of=frozenset(),
+    half_to=frozenset({"halb"}),
+    minutes_after_oclock=True,
 )
 
 SAID: Final = WhenSaid(

@@ -22,6 +22,7 @@ from appliance.thinking.list_skill import book
 from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.skills import LocalSkills
 from appliance.thinking.timers import ManualClock, Timers
+from appliance.thinking.whenparse import WhenParser
 
 TZ = ZoneInfo("Europe/Berlin")
 GERMAN = pack("de")
@@ -76,6 +77,16 @@ def test_german_durations_are_read(said_as: str, seconds: int) -> None:
     parse = SkillParser(GERMAN)
     spans = parse.find_durations(parse.normalize(said_as))
     assert [span.seconds for span in spans] == [seconds]
+
+
+@pytest.mark.parametrize(("said_as", "at"), [
+    ("um halb sieben", (6, 30)), ("um 19 uhr 30", (19, 30)), ("um sieben uhr", (7, 0)),
+    ("viertel nach sieben", (7, 15)), ("um 7:45", (7, 45)), ("um halb eins", (12, 30)),
+])
+def test_german_times_of_day_are_read(said_as: str, at: tuple[int, int]) -> None:
+    parse = SkillParser(GERMAN)
+    found = WhenParser(parse, GERMAN.schedule.when).time_of_day(parse.normalize(said_as))
+    assert found is not None and (found.hour, found.minute) == at
 
 
 def test_the_shopping_list_is_added_to_and_read_in_german(tmp_path: Path) -> None:
