@@ -24,10 +24,10 @@ from datetime import datetime
 from re import Pattern
 from typing import Final, Protocol
 
-from appliance.language.schedule import ScheduleWords
+from appliance.language.schedule import AlarmWords, ReminderWords, ScheduleWords
 
 DEFAULT: Final = "en"
-_MODULES: Final[Mapping[str, str]] = {"en": "appliance.language.en"}
+_MODULES: Final[Mapping[str, str]] = {"en": "appliance.language.en", "de": "appliance.language.de"}
 """Each known code and the module holding its pack (a module-level `PACK`)."""
 KNOWN: Final[tuple[str, ...]] = tuple(_MODULES)
 """The language codes the hub has a pack for."""
@@ -705,6 +705,18 @@ class LanguagePack:
         if name not in self.phrases:
             raise MissingWords(name, self.code)
         return replace(self.phrases[name], skill=name, code=self.code)
+
+    def alarm_words(self) -> AlarmWords:
+        """The alarms' words; MissingWords when this pack has none (the alarms skill is then off)."""
+        if self.schedule.alarms is None:
+            raise MissingWords("alarms", self.code)
+        return self.schedule.alarms
+
+    def reminder_words(self) -> ReminderWords:
+        """The reminders' words; MissingWords when this pack has none (the reminders skill is then off)."""
+        if self.schedule.reminders is None:
+            raise MissingWords("reminders", self.code)
+        return self.schedule.reminders
 
 
 _LOADED: dict[str, LanguagePack] = {}

@@ -70,6 +70,11 @@ class WhenWords:
     """Each month's name (and its short forms) -> 1 for January ... 12."""
     of: frozenset[str]
     """'the 20th of June'."""
+    half_to: frozenset[str] = frozenset()
+    """Said straight before an hour, half an hour before it: German "halb sieben" is 6:30."""
+    minutes_after_oclock: bool = False
+    """Whether minutes may follow the word for o'clock: German "19 Uhr 30" is 19:30. English never says
+    them there ("at 6 o'clock 5 days a week" has no minutes)."""
 
 
 @dataclass(frozen=True)
@@ -227,9 +232,11 @@ class ReminderWords:
 
 @dataclass(frozen=True)
 class ScheduleWords:
-    """Alarms and reminders in one language."""
+    """Alarms and reminders in one language. `when` and `said` are also the clock's and the meaning reader's (a
+    day, a time of day); a pack without words for the alarms or the reminders leaves them None, and that skill
+    is then off in its language (LanguagePack.schedule_words says so by name)."""
 
     when: WhenWords
     said: WhenSaid
-    alarms: AlarmWords
-    reminders: ReminderWords
+    alarms: AlarmWords | None = None
+    reminders: ReminderWords | None = None

@@ -29,7 +29,7 @@ class AlarmSkill:
 
     def __init__(self, kit: SkillKit) -> None:
         self.kit = kit
-        self.w = kit.words.schedule.alarms
+        self.w = kit.words.alarm_words()
         self.alarms = kit.timers.alarms
         self.schedule = Schedule(kit.words, kit.parse, self.alarms, kit.config.clock)
         self.questions = Questions(kit.clock, kit.follow_up_s)

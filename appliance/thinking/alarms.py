@@ -243,13 +243,15 @@ class Alarms(SharedState[_State]):
         shown = local(alarm.at, alarm.tz)  # the clock's time then: 2:30 for a 1:30 the clocks skipped
         now_said = words.said.clock(shown.hour, shown.minute, self.hours)
         ago = self.words.say.duration(now - alarm.at, precision_s=60 if now - alarm.at >= 120 else 1)
-        if alarm.kind == REMINDER:
+        if alarm.kind == REMINDER and words.reminders is not None:
             r = words.reminders
             text = r.ring_missed.format(what=alarm.text or said, ago=ago) if missed else \
                 r.ring.format(what=alarm.text) if alarm.text else r.ring_bare.format(time=now_said)
-        else:
+        elif alarm.kind != REMINDER and words.alarms is not None:
             a = words.alarms
             text = a.ring_missed.format(time=said, ago=ago) if missed else a.ring.format(time=now_said)
+        else:  # kept while the hub spoke a language with words for it: its time and words, as they were set
+            text = " ".join(filter(None, (said, alarm.text)))
         if repeat == 0:
             _LOGGER.info("%s %d rings%s", alarm.kind.capitalize(), alarm.id, " (due while off)" if missed else "")
         return AlarmAnnouncement(alarm, text, repeat, missed)

@@ -29,7 +29,7 @@ class ReminderSkill:
 
     def __init__(self, kit: SkillKit) -> None:
         self.kit = kit
-        self.w = kit.words.schedule.reminders
+        self.w = kit.words.reminder_words()
         self.alarms = kit.timers.alarms
         self.schedule = Schedule(kit.words, kit.parse, self.alarms, kit.config.clock)
         self.questions = Questions(kit.clock, kit.follow_up_s)
@@ -210,7 +210,7 @@ class ReminderSkill:
             return w.both_on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms),
                                         reminders=self._of_day(reminders))
         if alarms:
-            return self.kit.words.schedule.alarms.on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms))
+            return self.kit.words.alarm_words().on_day.format(Day=lead, alarms=self.schedule.alarms_at(alarms))
         if reminders:
             return w.on_day.format(Day=lead, reminders=self._of_day(reminders))
         return None

@@ -179,7 +179,7 @@ class Schedule:
 
     def alarms_at(self, alarms: list[Alarm]) -> str:
         """'an alarm at 6:45 AM', '2 alarms, at 6:30 AM and 7 AM': the alarms of one day, by their time."""
-        w = self.words.schedule.alarms
+        w = self.words.alarm_words()
         if len(alarms) == 1:
             return w.one_at.format(time=self.said_time(alarms[0]))
         return w.many_at.format(count=len(alarms), times=self.words.say.join([self.said_time(a) for a in alarms]))

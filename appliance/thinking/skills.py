@@ -22,7 +22,7 @@ from appliance.audio.volume import Volume
 from appliance.audio.volume import shared as shared_volume
 from appliance.config import ConversationConfig, SkillsConfig, WakeConfig, satellite_name
 from appliance.contracts import SkillReply
-from appliance.language import LanguagePack, pack
+from appliance.language import LanguagePack, MissingWords, pack
 from appliance.thinking.facts import FactStore
 from appliance.thinking.followups import FollowUps
 from appliance.thinking.honesty import is_request
@@ -32,7 +32,7 @@ from appliance.thinking.lists import Lists
 from appliance.thinking.meaning import MARGIN, MODEL, NEAR, meanings
 from appliance.thinking.schedule import Questions
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
-from appliance.thinking.skillparse import DURATION_MARK, UNIT_S, SkillParser, Span
+from appliance.thinking.skillparse import DURATION_MARK, UNIT_S, SkillParser, Span, capital
 from appliance.thinking.stop_skill import stopped
 from appliance.thinking.timers import MAX_DURATION_S, MIN_DURATION_S, Clock, Timer, TimerError, Timers
 from appliance.thinking.which import Choice, refer
@@ -120,7 +120,11 @@ class LocalSkills:
         self._questions: list[Questions] = []
         """The skills' questions back, each room's (alarms, reminders)."""
         for entry in discover():
-            skill = entry.make(kit)
+            try:
+                skill = entry.make(kit)
+            except MissingWords as missing:  # a skill the language has no words for is off, and said so once
+                _LOGGER.warning("The %s skill is off in %s: %s", entry.name, self.words.name, missing)
+                continue
             if skill is not None:  # the volume without rooms' volumes to change, the lists without lists
                 asked.append((entry.order, entry.name, skill.match))
                 if isinstance(questions := getattr(skill, "questions", None), Questions):
@@ -283,7 +287,7 @@ class LocalSkills:
         if len(made) == 1:
             t = made[0]
             duration = say.duration(t.duration_s)
-            text = w.set_named.format(Name=t.name.capitalize(), duration=duration) if t.name else \
+            text = w.set_named.format(Name=capital(t.name), duration=duration) if t.name else \
                 w.set_one.format(duration=duration)
         else:
             parts = [w.set_piece_named.format(name=t.name, duration=say.duration(t.duration_s)) if t.name
@@ -324,7 +328,7 @@ class LocalSkills:
         w = self._w
         gone = self.timers.cancel([t.id for t in chosen])
         if len(gone) == 1:
-            text = w.cancelled_one.format(Label=self._label(gone[0]).capitalize())
+            text = w.cancelled_one.format(Label=capital(self._label(gone[0])))
         else:
             text = w.cancelled_all.format(count=len(gone)) if len(gone) == of else \
                 w.cancelled_some.format(count=len(gone), labels=self._say.join([self._label(t) for t in gone]))
@@ -447,7 +451,7 @@ class LocalSkills:
         left = new.remaining(now)  # to the second when seconds were said ("take off thirty seconds")
         remaining = say.remaining(left) if change.by_s % 60 == 0 else say.duration(left)
         if change.to_s is not None:
-            text = w.changed_to.format(Label=label.capitalize(), duration=say.duration(change.to_s))
+            text = w.changed_to.format(Label=capital(label), duration=say.duration(change.to_s))
         elif change.by_s > 0:
             text = w.changed_more.format(duration=say.duration(change.by_s), label=label, remaining=remaining)
         else:

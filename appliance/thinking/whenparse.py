@@ -137,6 +137,11 @@ class WhenParser:
                 minutes, j = number
                 if j < n and tokens[j] in w.minute_words:
                     j += 1
+        if tok in w.half_to:  # 'halb sieben': half an hour before seven
+            hour = self._number(tokens, i + 1)
+            after = hour[1] if hour is not None else n
+            if hour is not None and 1 <= hour[0] <= 12 and not (after < n and self.parse.unit_of(tokens[after])):
+                return (hour[0] - 1) or 12, 30, after + (1 if after < n and tokens[after] in w.oclock else 0), None, True
         if tok in w.half_hour and j < n and tokens[j] not in w.past | w.to:  # 'half six': half past six
             hour = self._number(tokens, j)
             after = hour[1] if hour is not None else n
@@ -169,6 +174,10 @@ class WhenParser:
                 minute, end, said_minutes = after[0], after[1], True
         oclock = end < n and tokens[end] in w.oclock
         marked = end + (1 if oclock else 0)
+        if oclock and not said_minutes and w.minutes_after_oclock:  # '19 uhr 30'
+            after = self._number(tokens, marked)
+            if after is not None and 0 <= after[0] <= 59 and not (after[1] < n and self.parse.unit_of(tokens[after[1]])):
+                minute, marked, said_minutes = after[0], after[1], True
         meridiem_next = marked < n and tokens[marked] in w.am | w.pm
         if not (said_minutes or oclock or meridiem_next or cued):
             return None

@@ -27,14 +27,14 @@ PACKAGE: Final = Path(__file__).resolve().parents[2] / "appliance"
 LANGUAGE_DIR: Final = PACKAGE / "language"
 
 
-def test_english_is_the_default_and_the_only_known_language() -> None:
-    assert KNOWN == ("en",)
+def test_english_is_the_default_and_german_the_second_language() -> None:
+    assert KNOWN == ("en", "de")
     assert Config().language == "en"
     assert pack().code == "en" and pack("en") is pack()
 
 
 def test_an_unknown_code_names_the_known_languages() -> None:
-    with pytest.raises(UnknownLanguage, match=r"no language pack for 'xx'; known languages: en"):
+    with pytest.raises(UnknownLanguage, match=r"no language pack for 'xx'; known languages: en, de"):
         pack("xx")
 
 
@@ -43,7 +43,7 @@ def test_the_setting_is_checked_at_load_with_its_line() -> None:
         config.loads("audio:\n  rate: 16000\nlanguage: xx\n", source="hub.yaml")
     (problem,) = err.value.problems
     assert (problem.key, problem.line) == ("language", 3)
-    assert str(err.value) == "language: must be a language the hub has words for: en; got 'xx' (hub.yaml line 3)"
+    assert str(err.value) == "language: must be a language the hub has words for: en, de; got 'xx' (hub.yaml line 3)"
     assert config.loads("language: en\n").language == "en"
 
 

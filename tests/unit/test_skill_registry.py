@@ -14,6 +14,7 @@ from appliance.config import SkillsConfig
 from appliance.contracts import SkillReply
 from appliance.language import MissingWords, SkillPhrases, pack
 from appliance.thinking import skillkit
+from appliance.thinking.facts import FactStore
 from appliance.thinking.skillkit import CLOCK, TIMERS, Registered, SkillKit
 from appliance.thinking.skills import LocalSkills
 from appliance.thinking.timers import ManualClock, Timers
@@ -104,8 +105,8 @@ def test_a_skill_built_from_the_kit_gets_its_words_by_name(tmp_path: Path, monke
     skills = LocalSkills(SkillsConfig(), Timers(tmp_path, clock=clock, words=words), clock, TZ, words=words)
     reply = skills.match("please say hello", room="hall")
     assert reply is not None and reply.text == "Hello from hall."
-    with pytest.raises(MissingWords, match=re.escape("the 'en' language pack has no words for the 'greet' skill")):
-        LocalSkills(SkillsConfig(), Timers(tmp_path / "en", clock=clock), clock, TZ)
+    english = LocalSkills(SkillsConfig(), Timers(tmp_path / "en", clock=clock), clock, TZ)  # no words: off
+    assert "greet" not in english.asked and english.match("please say hello") is None
 
 
 def test_a_missing_entry_names_the_skill_the_language_and_the_key() -> None:
@@ -117,3 +118,24 @@ def test_a_missing_entry_names_the_skill_the_language_and_the_key() -> None:
     with pytest.raises(MissingWords) as err:
         greet.pattern("ask")
     assert (err.value.skill, err.value.code, err.value.key) == ("greet", "xx", "ask")
+
+
+def test_a_skill_without_words_in_the_language_is_off_and_said_so_once(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    english = pack()
+    words = dataclasses.replace(english, code="xx", phrases={"lists": english.phrases["lists"]},
+                                schedule=dataclasses.replace(english.schedule, alarms=None))
+    clock = ManualClock()
+    with caplog.at_level("WARNING", logger="appliance.thinking.skills"):
+        skills = LocalSkills(SkillsConfig(), Timers(tmp_path, clock=clock, words=words), clock, TZ, words=words,
+                             facts=FactStore(tmp_path))
+    assert "alarms" not in skills.asked and "facts" not in skills.asked and "remember" not in skills.asked
+    assert "reminders" in skills.asked and "clock" in skills.asked
+    off = [r.getMessage() for r in caplog.records]
+    assert "The alarms skill is off in English: the 'xx' language pack has no words for the 'alarms' skill" in off
+    assert [line.split(":")[0] for line in off if "'facts' skill" in line] == [
+        "The remember skill is off in English", "The facts skill is off in English"]
+    reply = skills.match("what time is it")
+    assert reply is not None and reply.intent == "time"
+    woken = skills.match("wake me up at seven")
+    assert woken is None or woken.intent != "alarm_set"

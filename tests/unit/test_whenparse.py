@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
@@ -77,3 +78,17 @@ def test_first_occurrence(now: tuple, text: str, first: tuple) -> None:
     when = WHEN.time_of_day(tokens)
     assert when is not None
     assert resolve(when, WHEN.days(tokens), datetime(*now, tzinfo=LONDON).timestamp(), "Europe/London") == first
+
+
+def test_a_half_before_the_hour_and_minutes_after_oclock_are_read_where_the_words_say_so() -> None:
+    said_so = dataclasses.replace(WORDS.schedule.when, half_to=frozenset({"halb"}), minutes_after_oclock=True)
+    when = WhenParser(PARSE, said_so)
+
+    def at(text: str) -> tuple[int, int] | None:
+        found = when.time_of_day(PARSE.normalize(text))
+        return None if found is None else (found.hour, found.minute)
+
+    assert at("at halb seven") == (6, 30) and at("halb one") == (12, 30)
+    assert at("at 19 oclock 30") == (19, 30) and at("at 7 oclock") == (7, 0)
+    assert at("at 7 oclock 20 minutes later") == (7, 0)  # a length of time, not minutes
+    assert read("at 6 oclock 5") == (6, 0, True)  # English says no minutes there
