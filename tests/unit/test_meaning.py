@@ -130,6 +130,17 @@ def test_a_question_the_skills_would_ask_back_about_is_the_models_when_it_reads_
     assert reply is not None and reply.text == "Your pasta timer has 10 minutes left."
 
 
+def test_a_clear_request_may_say_a_word_more_than_its_examples(skills: LocalSkills) -> None:
+    reply = skills.match("Nudge the volume up.")
+    assert reply is not None and reply.intent == "volume" and reply.data["level"] > 5
+
+
+@pytest.mark.parametrize("said", ["What date is Burns Night?", "What date is the harvest moon?",
+                                  "What day is Christmas this year?"])
+def test_a_question_of_the_clock_about_something_else_stays_the_models(skills: LocalSkills, said: str) -> None:
+    assert skills.match(said) is None  # not today's date
+
+
 def alarms_of(skills: LocalSkills) -> list[str]:
     return sorted(a.time[:5] for a in skills.timers.alarms.all())
 
