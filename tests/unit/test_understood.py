@@ -183,3 +183,10 @@ def test_a_turn_without_home_assistant_reads_each_pattern_once(runs: Counter[Any
         ClaimCheck(text, policy.words, step.understood).look("Done!")
     assert runs["recognize"] == 1
     assert max(runs.values()) == 1, runs
+
+
+def test_the_journal_gets_the_kind_never_the_words(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("DEBUG", logger="appliance.conversation.policy"):
+        Policy(FakeSkills(), None).begin("Order more coffee pods.")
+    said = [r.getMessage() for r in caplog.records if r.name == "appliance.conversation.policy"]
+    assert said == ["Understood as CannotDo"]
