@@ -162,7 +162,7 @@ class PassingCheck:
 
     open = False
 
-    def __init__(self, question: str, words: Any = None) -> None:
+    def __init__(self, question: str, words: Any = None, understood: Any = None) -> None:
         self.question = question
 
     def look(self, piece: str) -> str | None:

@@ -184,7 +184,7 @@ class Asker:
         if isinstance(step, AskHome):
             reply = self._home_reply(step)
             ha_ms = reply.reply.ms if isinstance(reply, HomeAnswered) else None
-            step = self.policy.settle(question, reply, self.home)
+            step = self.policy.settle(question, reply, self.home, step.question.understood)
         if isinstance(step, Say):
             route = step.route
             record = Record(question=question, answer=step.reply.text, route=route, stop_reason=route, ha_ms=ha_ms,
@@ -193,7 +193,7 @@ class Asker:
             answer = self.responder.say([step.reply.text], self.sink, route=route)
         else:
             record = Record(question=question, route="llm", ha_ms=ha_ms)
-            answer = self.responder.think(question, self.sink, long=long)
+            answer = self.responder.think(question, self.sink, long=long, understood=step.understood)
         parts: list[str] = []
         written_at = answer.started_at  # a skill's answer is there at once
         while True:

@@ -16,12 +16,14 @@ from appliance.conversation.policy import (
     AskHome,
     EarlyAnswers,
     HomeConversation,
+    HomeQuestion,
     Policy,
     Say,
     Step,
 )
 from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Failed, HomeAnswered, Responder
+from appliance.thinking.understood import Understood
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -44,6 +46,8 @@ class Answers:
         self.home = HomeConversation(clock)
         """The hub's conversation with Home Assistant: a follow-up keeps it."""
         self._preemptive = cfg.conversation.preemptive
+        self._asked: HomeQuestion | None = None
+        """The question Home Assistant was last asked, as the policy read it: settled when it answers."""
         self._returning: list[Answer] = []
 
     def held_answer(self, text: str) -> Answer:
@@ -62,24 +66,27 @@ class Answers:
         if isinstance(step, Say):
             return self.say([step.reply.text], route=step.route)
         if isinstance(step, AskHome):
+            self._asked = step.question
             self.current = self.responder.consult(step.question)
             return self.current
-        return self._model(step.question)
+        return self._model(step.question, step.understood)
 
     def settle(self, update: HomeAnswered | Failed, interrupted: bool = False) -> Answer:
         """Who speaks once Home Assistant has answered or failed (`interrupted` as for begin)."""
         question = self.current.text if self.current is not None else ""
-        return self.go(self._step(self.policy.settle(question, update, self.home), interrupted))
+        asked, self._asked = self._asked, None
+        understood = asked.understood if asked is not None else None
+        return self.go(self._step(self.policy.settle(question, update, self.home, understood), interrupted))
 
     def _step(self, step: Step, interrupted: bool) -> Step:
         return self.policy.after_interruption(step) if interrupted else step
 
-    def _model(self, question: str) -> Answer:
+    def _model(self, question: str, understood: Understood | None = None) -> Answer:
         """The model's answer: the early one if it heard the same words, else a new one."""
         pre = self.early.take(question)
         if pre is None:
             self.stopped(self.early.drop("the final transcript differs"))
-            pre = self.responder.think(question, self.sink, bell=self.bell)
+            pre = self.responder.think(question, self.sink, bell=self.bell, understood=understood)
         self.current = pre
         return pre
 

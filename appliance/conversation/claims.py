@@ -7,7 +7,8 @@ from typing import Final
 
 from appliance.language import LanguagePack, pack
 from appliance.speaking.sentences import CJK_TERMINATORS, CLOSERS, TERMINATORS, split_all
-from appliance.thinking.honesty import is_request, truth
+from appliance.thinking.honesty import is_request, truth, truth_of
+from appliance.thinking.understood import Understood
 
 PIECES_LOOKED_MAX: Final = 3  # pieces of an answer's start looked at for a claim ("Sure!" "I've added...")
 
@@ -22,12 +23,16 @@ class ClaimCheck:
     question) its "Sure, you can..." says yes to what nothing here did.
     """
 
-    def __init__(self, question: str, words: LanguagePack | None = None) -> None:
+    def __init__(self, question: str, words: LanguagePack | None = None,
+                 understood: Understood | None = None) -> None:
         self.question = question
         self.words = words or pack()
+        self.understood = understood
+        """The question as the policy read it (Think's), where the model answers what it sent there; None: the
+        question's words are read here (an answer started early, before the question was confirmed)."""
         self.open = True
         """Still looking: no piece has settled the answer's start yet."""
-        self._request = is_request(question, self.words)
+        self._request = understood.request if understood is not None else is_request(question, self.words)
         """The question asks the hub to do something: "Sure, you can..." is then a claim."""
         self._looked = 0
         self._start = ""
@@ -44,6 +49,8 @@ class ClaimCheck:
         if honesty.claim.search(said) or honesty.claim.search(self._start) \
                 or (self._request and honesty.granting.search(self._start)):
             self.open = False
+            if self.understood is not None:
+                return truth_of(self.understood.act, self.words)
             return truth(self.question, self.words)
         self._looked += 1
         ended = said.rstrip(CLOSERS)[-1:] in TERMINATORS + CJK_TERMINATORS
@@ -52,11 +59,12 @@ class ClaimCheck:
         return None
 
 
-def checked(question: str, answer: str, words: LanguagePack | None = None) -> str:
+def checked(question: str, answer: str, words: LanguagePack | None = None,
+            understood: Understood | None = None) -> str:
     """A whole answer of the model, checked as ClaimCheck checks one said piece by piece: the truth
     instead when its first sentence claims an action, else the answer as it was."""
     words = words or pack()
-    check = ClaimCheck(question, words)
+    check = ClaimCheck(question, words, understood)
     for piece in split_all(answer, words=words.sentences):
         said = check.look(piece)
         if said is not None:

@@ -14,6 +14,13 @@ The order, decided here and nowhere else (Policy.begin, then Policy.settle):
      request is which, Home Assistant's own sentences tell first (thinking/intents.py);
   5. silence instead of the model for a word or two that nothing here reads, said right after the
      person interrupted the hub's answer or ringing with the wake word (Policy.after_interruption).
+Each question is read once (thinking/understood.py), an emergency before all else and the skills asked
+in their place in the order: one result says what it asks for (an emergency, a skill's answer, a device request with Home Assistant's
+intent and slots, the internet, an act nothing here can do, one of the hub's own requests no skill read,
+"never mind", or a question for the model). Every step above routes on that result, and the steps carry
+it (AskHome's question, Think) to Home Assistant's turn and to the check of the model's answer, which
+read the words no more.
+
 A failure is answered with the apology, a time limit with its own, and a model that another answer
 holds with the busy reply (Policy.reply_to_failure). Every sentence is the language pack's
 (appliance/language/), chosen by the `language:` setting.
@@ -28,7 +35,7 @@ import dataclasses
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from appliance.config import Config, ConversationConfig
@@ -38,7 +45,17 @@ from appliance.conversation.responder import Answer, Failed, HomeAnswered
 from appliance.errors import HomeAssistantRefused, ModelBusy
 from appliance.language import LanguagePack, pack
 from appliance.thinking import honesty
-from appliance.thinking.requests import controls_device
+from appliance.thinking.understood import (
+    Answered,
+    CannotDo,
+    Emergency,
+    ForHome,
+    NeverMind,
+    Online,
+    Understood,
+    Unread,
+    understand,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -76,6 +93,8 @@ class HomeQuestion:
     home: Home
     text: str
     words: LanguagePack
+    understood: Understood
+    """What the request asks for, read once (thinking/understood.py)."""
     conversation_id: str | None = None
     area: str = ""
 
@@ -87,7 +106,7 @@ class HomeQuestion:
         """Home Assistant's reply; raises as Home.process."""
         reply = self.home.process(self.text, self.conversation_id)
         if (self.area and not reply.handled and reply.code in UNPLACED
-                and controls_device(self.text, self.words)):
+                and isinstance(self.understood, ForHome)):
             in_room = self.home.process(self.in_area(), self.conversation_id)
             if in_room.handled:
                 reply = dataclasses.replace(in_room, ms=reply.ms + in_room.ms)
@@ -131,6 +150,8 @@ class Think:
     """The language model answers `question`."""
 
     question: str
+    understood: Understood | None = field(default=None, compare=False)
+    """What the question asks for, read once; the check of the model's answer looks at it (claims.py)."""
 
 
 Step = Say | AskHome | Think
@@ -175,32 +196,45 @@ class Policy:
         """The first step for a question: what answers it at once, or who is asked. `room`: a satellite's
         name, where a timer set now rings; `area`: where Home Assistant places it (default the hub's).
         A failing skill raises."""
-        if (urgent := self._emergency(text, f"in {room}" if room else "to the hub")) is not None:
-            return Say(urgent, SKILL)
-        reply = self.skills.match(text, room) if self.skills is not None else None
-        if reply is None and self.home is None:
-            reply = (honesty.cannot_act(text, self.words) or self._unread(text)
-                     or honesty.cannot_do(text, self.words) or honesty.offline(text, self.words))
-        if reply is not None:
-            return Say(reply, SKILL)
-        if self.home is not None:
-            conversation_id = conversation.current() if conversation is not None else None
-            return AskHome(HomeQuestion(self.home, text, self.words, conversation_id,
-                                        self.area if area is None else area))
-        return Think(text)
+        skills = self.skills
+        asked = (lambda said: skills.match(said, room)) if skills is not None else None
+        understood = self._read(text, asked, home=self.home is not None)
+        if isinstance(understood, Emergency):
+            self._warn(f"in {room}" if room else "to the hub")
+        if isinstance(understood, Emergency | Answered):
+            return Say(understood.reply, SKILL)
+        if self.home is None:
+            reply = self._refusal(understood)
+            return Say(reply, SKILL) if reply is not None else Think(text, understood)
+        conversation_id = conversation.current() if conversation is not None else None
+        return AskHome(HomeQuestion(self.home, text, self.words, understood, conversation_id,
+                                    self.area if area is None else area))
 
-    def settle(self, question: str, update: HomeAnswered | Failed,
-               conversation: HomeConversation | None = None) -> Say | Think:
-        """Who speaks once Home Assistant has answered `question` (or failed to)."""
+    def _read(self, text: str, skills: Callable[[str], SkillReply | None] | None = None,
+              home: bool = True) -> Understood:
+        """What `text` asks for, read once as this policy needs it (thinking/understood.py): the skills asked
+        when given, and `home`: Home Assistant has its turn. The kind is logged, never the words."""
+        understood = understand(text, self.words, self.emergency_number, skills=skills,
+                                own=self.skills is not None, home=home)
+        _LOGGER.debug("Understood as %s", understood.kind)
+        return understood
+
+    def settle(self, question: str, update: HomeAnswered | Failed, conversation: HomeConversation | None = None,
+               understood: Understood | None = None) -> Say | Think:
+        """Who speaks once Home Assistant has answered `question` (or failed to); `understood`: the question
+        as begin read it (AskHome's), else it is read now."""
+        if understood is None:
+            understood = self._read(question)
         if isinstance(update, HomeAnswered):
             if conversation is not None:
                 conversation.keep(update.reply)
-            reply = self.after_home(question, update.reply)
+            reply = self.after_home(question, update.reply, understood=understood)
         else:
             _LOGGER.warning("%s", update.error)
-            reply = self.after_home(question, None, isinstance(update.error, HomeAssistantRefused))
+            refused = isinstance(update.error, HomeAssistantRefused)
+            reply = self.after_home(question, None, refused, understood)
         if reply is None:
-            return Think(question)
+            return Think(question, understood)
         return Say(reply, SKILL if reply.intent in OWN_WORDS else HOME_ASSISTANT)
 
     def after_interruption(self, step: Step) -> Step:
@@ -217,35 +251,43 @@ class Policy:
                      "ends in silence", words)
         return Say(SkillReply("", "nevermind", end_turn=True), SKILL)
 
-    def after_home(self, question: str, reply: HomeReply | None, refused: bool = False) -> SkillReply | None:
+    def after_home(self, question: str, reply: HomeReply | None, refused: bool = False,
+                   understood: Understood | None = None) -> SkillReply | None:
         """What to say once Home Assistant has answered `question` (None: it failed), or None for the model.
 
-        Decided by what was asked: a request it handled, or any device request, gets its words (a
-        device it does not know included); anything else goes to the model. Home Assistant down: a
-        device request is told so.
+        Decided by what was asked (`understood`, else read now): a request it handled, or any device
+        request, gets its words (a device it does not know included); anything else goes to the model.
+        Home Assistant down: a device request is told so.
         """
-        if reply is None:
-            return (honesty.unreachable(question, refused, self.words)
-                    or honesty.cannot_do(question, self.words, home=True) or honesty.offline(question, self.words)
-                    or self._unread(question))
-        device = controls_device(question, self.words)
-        if reply.speech and (reply.handled or device or self.fallback == "home_assistant"):
+        if understood is None:
+            understood = self._read(question)
+        device = isinstance(understood, ForHome)
+        if reply is None and device:
+            replies = self.words.replies
+            said = replies.home_assistant_refused if refused else replies.home_assistant_down
+            return SkillReply(said, "home_assistant_down")
+        if reply is not None and reply.speech and (reply.handled or device or self.fallback == HOME_ASSISTANT):
             return SkillReply(reply.speech, "home_assistant")
-        return (honesty.cannot_do(question, self.words, home=True) or honesty.offline(question, self.words)
-                or self._unread(question))
+        if device:  # Home Assistant said nothing to it
+            act = understood.act
+            return honesty.act_reply(act, self.words, home=True) if act is not None else None
+        return self._refusal(understood)
 
-    def _emergency(self, text: str, where: str) -> SkillReply | None:
-        """An emergency's one sentence, before anything else is asked, and a WARNING in the journal (without
-        the words, which stay private as every transcript does). `where`: "to the hub", "in kitchen"..."""
-        reply = honesty.emergency(text, self.emergency_number, self.words)
-        if reply is not None:
-            _LOGGER.warning("An emergency was said %s: told that the hub cannot call, and to call %s from a phone",
-                            where, self.emergency_number)
-        return reply
+    def _refusal(self, understood: Understood) -> SkillReply | None:
+        """The truth said instead of the model, for what nothing here can answer; None: the model's."""
+        if isinstance(understood, ForHome):
+            return SkillReply(self.words.replies.no_home_assistant, "no_home_assistant")
+        if isinstance(understood, Online):
+            return SkillReply(self.words.replies.no_internet, "no_internet")
+        if isinstance(understood, CannotDo | Unread | NeverMind):
+            return understood.reply
+        return None
 
-    def _unread(self, text: str) -> SkillReply | None:
-        """One of the hub's own requests that no skill read is asked again, while skills are on."""
-        return honesty.unread(text, self.words) if self.skills is not None else None
+    def _warn(self, where: str) -> None:
+        """A WARNING in the journal for an emergency (without the words, which stay private as every
+        transcript does). `where`: "to the hub", "in kitchen"..."""
+        _LOGGER.warning("An emergency was said %s: told that the hub cannot call, and to call %s from a phone",
+                        where, self.emergency_number)
 
     def handle(self, question: str, chat: Chat, cancel: threading.Event) -> HandleReply:
         """Home Assistant's own question (the Wyoming handle): only the model answers it. Home Assistant
@@ -254,8 +296,10 @@ class Policy:
         replies = self.words.replies
         if not question.strip():
             return HandleReply(replies.nothing_heard, handled=False)
-        if (urgent := self._emergency(question, "through Home Assistant")) is not None:
-            return HandleReply(urgent.text, handled=True)
+        understood = self._read(question)
+        if isinstance(understood, Emergency):
+            self._warn("through Home Assistant")
+            return HandleReply(understood.reply.text, handled=True)
         try:
             text = "".join(chat.stream(question, cancel)).strip()
         except ModelBusy:
@@ -265,7 +309,7 @@ class Policy:
             _LOGGER.warning("Wyoming: the language model failed: %s", exc)
             return HandleReply(replies.apology, handled=False, error_code="handle-failed",
                                error_text=f"The language model failed: {exc}")
-        return HandleReply(claims.checked(question, text, self.words), handled=True)
+        return HandleReply(claims.checked(question, text, self.words, understood), handled=True)
 
 
 class HeldAnswers(Protocol):

@@ -35,6 +35,7 @@ from appliance.conversation.gate import Gate
 from appliance.language import LanguagePack, SpeechWords
 from appliance.speaking.textclean import for_speech
 from appliance.speaking.tts import SpeechWorker
+from appliance.thinking.understood import Understood
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -138,7 +139,8 @@ class Answer:
 
     def __init__(self, text: str, tts: Synthesizer, sink: Sink | None, clock: Callable[[], float], *,
                  held: bool = False, bell: Bell | None = None, route: str = "llm",
-                 speech: SpeechWords | None = None, words: LanguagePack | None = None) -> None:
+                 speech: SpeechWords | None = None, words: LanguagePack | None = None,
+                 understood: Understood | None = None) -> None:
         self.text = text
         """The question (or for a spoken message, its first sentence)."""
         self.route = route
@@ -156,6 +158,8 @@ class Answer:
         """How text is made sayable in the hub's language (None: the default language's)."""
         self._words = words
         """The hub's language, for the check of the model's answer (None: the default language)."""
+        self._understood = understood
+        """The question as the policy read it, for the check of the model's answer (None: read there)."""
         self._updates: queue.SimpleQueue[Update] = queue.SimpleQueue()
         self._running: set[Part] = set()
         self._worker: SpeechWorker | None = None
@@ -171,7 +175,7 @@ class Answer:
         held back from the Delta updates too, so nothing shows what was not said.
         """
         question, cancel = self.text, self.cancel
-        check = ClaimCheck(question, self._words)
+        check = ClaimCheck(question, self._words, self._understood)
 
         def run() -> None:
             first, claimed = True, False
@@ -377,14 +381,15 @@ class Responder:
         return Answer(question.text, self.tts, None, self.clock, route="home", speech=self.speech).consult(question)
 
     def think(self, question: str, sink: Sink | None, *, held: bool = False, long: bool | None = None,
-              bell: Bell | None = None) -> Answer:
+              bell: Bell | None = None, understood: Understood | None = None) -> Answer:
         """The model's answer to `question`, started now: written, split, cleaned and spoken into `sink`.
 
         held: its audio waits for Answer.release() (an early answer). bell: messages that cannot
         wait for the end of the answer (a timer that has just ended), asked after each sentence.
+        understood: the question as the policy read it (Think's), for the check of the answer.
         """
         answer = Answer(question, self.tts, sink, self.clock, held=held, bell=bell, speech=self.speech,
-                        words=self.words)
+                        words=self.words, understood=understood)
         return answer.write(self.chat, self.splitter_factory(), long)
 
     def say(self, texts: Iterable[str], sink: Sink | None, route: str = "skill") -> Answer:

@@ -20,7 +20,7 @@ from appliance.config import Config
 from appliance.contracts import Caller, Chat, Recognizer, Stages, WakeDetector
 from appliance.conversation.floor import Claim, Floor
 from appliance.conversation.limits import TurnLimits
-from appliance.conversation.policy import AskHome, HomeConversation, Policy, Say
+from appliance.conversation.policy import AskHome, HomeConversation, Policy, Say, Think
 from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Failed, HomeAnswered, Responder
 from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at
@@ -196,7 +196,7 @@ class Rooms:
             if update is None:
                 return "cancelled"
             turn.apply(update)
-            step = self.policy.settle(turn.transcript, update, conversation)
+            step = self.policy.settle(turn.transcript, update, conversation, step.question.understood)
             if isinstance(step, Say):
                 claim.stop_reading()
                 turn.route = step.route
@@ -223,7 +223,8 @@ class Rooms:
                 return "timeout"
         claim.stop_reading()  # an early answer that heard other words is dropped
         if answer is None:
-            answer = responder.think(turn.transcript, caller.sink)
+            answer = responder.think(turn.transcript, caller.sink,
+                                     understood=step.understood if isinstance(step, Think) else None)
             claim.answers.append(answer)
         if claim.preempted.is_set():  # the hub woke in between: Claim.preempt missed this answer
             answer.cancel.set()

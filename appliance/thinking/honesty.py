@@ -6,12 +6,12 @@ conversation/claims.py says them instead of an action the model claims."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Final
 
 from appliance.contracts import SkillReply
 from appliance.language import Act, LanguagePack, pack
-from appliance.thinking.intents import Kind, understanding
+from appliance.thinking.intents import Kind, Recognized, understanding
 from appliance.thinking.requests import controls_device, needs_internet
 
 # The default pack's sentences, for callers that name them.
@@ -59,19 +59,29 @@ def cannot_do(text: str, words: LanguagePack | None = None, home: bool = False) 
     `home`: Home Assistant is connected (and has had its turn), so what it could do is not declined here."""
     words = words or pack()
     act = requested_act(text, words, home)
-    if act is None:
-        return None
+    return act_reply(act, words, home) if act is not None else None
+
+
+def act_reply(act: Act, words: LanguagePack, home: bool) -> SkillReply:
+    """What is said to a request for `act`: its truth with what the hub can do, or, for what Home Assistant
+    could do, that there is none."""
     if act.home:
         return SkillReply(words.replies.no_home_assistant, "no_home_assistant")
     return SkillReply(_with_abilities(act.said or words.honesty.cannot, words, home), CANNOT_DO)
 
 
 def requested_act(text: str, words: LanguagePack | None = None, home: bool = False) -> Act | None:
-    """The act of the language pack `text` asks for, or None: the request, or a later clause of it,
-    must start with it once the politeness is stripped; a request that starts by asking about
-    something ("how do I...") has no other clause looked at."""
+    """The act of the language pack `text` asks for, or None (act_in)."""
     words = words or pack()
-    for clause in _requests(text, words):
+    return act_in(clauses(text, words), words, home)
+
+
+def act_in(said: Clauses, words: LanguagePack, home: bool = False) -> Act | None:
+    """The act of the language pack the clauses ask for, or None: the request, or a later clause of it,
+    must start with it once the politeness is stripped; a request that starts by asking about
+    something ("how do I...") has no other clause looked at. `home`: Home Assistant is connected, so
+    what it could do is not such an act."""
+    for clause in said.clauses:
         for act in words.honesty.acts:
             if not (act.home and home) and act.request.match(clause):
                 return act
@@ -83,29 +93,53 @@ def emergency(text: str, number: str, words: LanguagePack | None = None) -> Skil
     never the model's: the hub cannot call, so call `number` from a phone now. Asking about one ("how do I
     call an ambulance abroad") is a question, for the model."""
     words = words or pack()
-    if not any(words.emergency.request.match(clause) for clause in _requests(text, words)):
-        return None
+    return emergency_reply(number, words) if is_emergency(clauses(text, words), words) else None
+
+
+def is_emergency(said: Clauses, words: LanguagePack) -> bool:
+    """Whether a clause starts with an emergency."""
+    return any(words.emergency.request.match(clause) for clause in said.clauses)
+
+
+def emergency_reply(number: str, words: LanguagePack) -> SkillReply:
+    """The one sentence an emergency gets: the hub cannot call, so call `number` from a phone now."""
     return SkillReply(words.emergency.said.format(number=number), EMERGENCY, data={"number": number})
 
 
 def is_request(text: str, words: LanguagePack | None = None) -> bool:
-    """Whether `text` asks the hub to do something ("make it louder", "I have to be up at six") rather than
-    asks a question ("how loud can it go", "can I freeze bread"): its first clause, politeness stripped."""
+    """Whether `text` asks the hub to do something (asks_to_do)."""
     words = words or pack()
-    first = next(_requests(text, words), "")
-    return bool(first) and not (words.honesty.about.match(first) or words.honesty.permission.match(first))
+    return asks_to_do(clauses(text, words), words)
 
 
-def _requests(text: str, words: LanguagePack) -> Iterator[str]:
-    """The clauses of `text` a request may start ("..., so order some more"), in plain words with the
-    politeness stripped; none after a first clause that asks about something ("how do I...")."""
+def asks_to_do(said: Clauses, words: LanguagePack) -> bool:
+    """Whether the clauses ask the hub to do something ("make it louder", "I have to be up at six") rather
+    than ask a question ("how loud can it go", "can I freeze bread"): the first one, politeness stripped."""
+    first = said.clauses[0]
+    return bool(first) and not (said.asking or words.honesty.permission.match(first))
+
+
+@dataclass(frozen=True)
+class Clauses:
+    """The clauses of a transcript a request may start ("..., so order some more"), in plain words with
+    the politeness stripped."""
+
+    clauses: tuple[str, ...]
+    asking: bool
+    """The first asks about something ("how do I..."): no clause after it is kept."""
+
+
+def clauses(text: str, words: LanguagePack) -> Clauses:
+    """The clauses of `text` a request may start, none after a first clause that asks about something."""
     honesty = words.honesty
     plain = text.lower().replace("\u2019", "'").replace("'", "")
-    for n, clause in enumerate([plain, *honesty.clauses.split(plain)[1:]]):
-        clause = honesty.polite.sub("", " ".join(words.requests.not_plain.sub(" ", clause).split()), count=1)
-        yield clause
-        if n == 0 and honesty.about.match(clause):
-            return
+    said: list[str] = []
+    for clause in [plain, *honesty.clauses.split(plain)[1:]]:
+        clause = " ".join(words.requests.not_plain.sub(" ", clause).split())
+        said.append(honesty.polite.sub("", clause, count=1))
+        if len(said) == 1 and honesty.about.match(said[0]):
+            return Clauses(tuple(said), asking=True)
+    return Clauses(tuple(said), asking=False)
 
 
 def can_do(words: LanguagePack | None = None, home: bool = False) -> str:
@@ -132,7 +166,12 @@ def can_do(words: LanguagePack | None = None, home: bool = False) -> str:
 def truth(question: str, words: LanguagePack | None = None) -> str:
     """What is said instead of the model's claim of an action in its answer to `question`."""
     words = words or pack()
-    act = requested_act(question, words, home=True)
+    return truth_of(requested_act(question, words, home=True), words)
+
+
+def truth_of(act: Act | None, words: LanguagePack) -> str:
+    """The truth said instead of a claimed action, for a question that asked for `act` (Home Assistant
+    connected) or for none."""
     return _with_abilities(act.said if act is not None and act.said else words.honesty.cannot, words, False)
 
 
@@ -158,7 +197,11 @@ def unread(text: str, words: LanguagePack | None = None) -> SkillReply | None:
     volume, a list) that no skill took: asked again in other words, for the model would claim it done.
     "Never mind" and a "stop" with nothing to stop end the turn without a word, as in Home Assistant."""
     words = words or pack()
-    found = understanding(words).recognize(text)
+    return unread_reply(understanding(words).recognize(text), words)
+
+
+def unread_reply(found: Recognized | None, words: LanguagePack) -> SkillReply | None:
+    """The reply to what Home Assistant's sentences read, when it asks for one of the hub's own skills."""
     if found is None:
         return None
     if found.kind is Kind.STOP:

@@ -12,11 +12,10 @@ means the question goes on to the next in line (Home Assistant or the model), ne
 from __future__ import annotations
 
 from appliance.language import LanguagePack, RequestWords, pack
-from appliance.thinking.intents import Kind, understanding
-from appliance.thinking.meaning import meanings
+from appliance.thinking.intents import Kind, Recognized, understanding
 
 
-def _plain(text: str, words: RequestWords) -> str:
+def plain(text: str, words: RequestWords) -> str:
     """Lower case, curly apostrophes straightened, "what's" as "whats", punctuation as spaces."""
     text = text.lower().replace("\u2019", "'").replace("'", "")
     return " ".join(words.not_plain.sub(" ", text).split())
@@ -26,18 +25,17 @@ def controls_device(text: str, words: LanguagePack | None = None) -> bool:
     """Whether `text` asks to switch, set or read a device in the home ("turn on the kitchen light",
     "is the front door locked", "what's the temperature in the bedroom"); in the default pack unless given."""
     words = words or pack()
-    plain = _plain(text, words.requests)
-    if words.requests.own_speaker.search(plain):
+    said = plain(text, words.requests)
+    if words.requests.own_speaker.search(said):
         return False
-    found = understanding(words).recognize(text)
+    return for_device(said, understanding(words).recognize(text), words.requests)
+
+
+def for_device(said: str, found: Recognized | None, words: RequestWords) -> bool:
+    """controls_device, from the plain words (not the hub's own speaker) and Home Assistant's reading."""
     if found is not None:
         return found.for_home
-    if words.requests.controls.search(plain):
-        return True
-    if words.honesty.about.match(plain):  # "how do i turn the heating down": a question, the model's
-        return False
-    read = meanings(words)
-    return read is not None and read.for_home(text)
+    return bool(words.controls.search(said))
 
 
 def needs_internet(text: str, words: LanguagePack | None = None) -> bool:
@@ -46,6 +44,12 @@ def needs_internet(text: str, words: LanguagePack | None = None) -> bool:
     found = understanding(words).recognize(text)
     if found is not None:
         return found.kind is Kind.WEATHER
-    plain = _plain(text, words.requests)
-    return bool(words.requests.internet.search(plain)) and not words.requests.why.search(plain) \
-        and not controls_device(text, words)
+    said = plain(text, words.requests)
+    return for_internet(said, None, False, words.requests) and not controls_device(text, words)
+
+
+def for_internet(said: str, found: Recognized | None, device: bool, words: RequestWords) -> bool:
+    """needs_internet, from the plain words, Home Assistant's reading and whether it is for a device."""
+    if found is not None:
+        return found.kind is Kind.WEATHER
+    return bool(words.internet.search(said)) and not words.why.search(said) and not device

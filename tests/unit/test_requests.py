@@ -74,13 +74,6 @@ def test_an_ordinary_question_is_not_caught(text: str) -> None:
     assert not needs_internet(text)
 
 
-@pytest.mark.parametrize("text", ["Pull the curtains in the lounge.", "Shut the blinds in the bedroom please.",
-                                  "It is far too dark in the kitchen."])
-def test_a_device_request_in_words_no_pattern_has_is_read_by_meaning(text: str) -> None:
-    reply = honesty.cannot_act(text)
-    assert reply is not None and reply.text == honesty.NO_HOME_ASSISTANT
-
-
 @pytest.mark.parametrize("text", ["Should I switch the heating off at night?",
                                   "Is it safe to leave the dryer running overnight?",
                                   "Does a smart plug use power when it is off?",
