@@ -8,6 +8,7 @@ across turns.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import logging
 import threading
@@ -28,8 +29,8 @@ from appliance.thinking.followups import FollowUps
 from appliance.thinking.honesty import is_request
 from appliance.thinking.intents import understanding
 from appliance.thinking.list_skill import book as list_book
-from appliance.thinking.lists import Lists
-from appliance.thinking.meaning import MARGIN, MODEL, NEAR, meanings
+from appliance.thinking.lists import HERE, Lists, find
+from appliance.thinking.meaning import MARGIN, MODEL, NEAR, Reading, meanings
 from appliance.thinking.schedule import Questions
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
 from appliance.thinking.skillparse import DURATION_MARK, UNIT_S, SkillParser, Span, capital
@@ -45,6 +46,8 @@ _LOGGER = logging.getLogger(__name__)
 
 PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
 CLARIFY: Final = frozenset({"timer_clarify", "alarm_clarify", "reminder_clarify", "list_clarify", "fact_clarify"})
+GROUNDED: Final = frozenset({"timer_left", "list_has"})
+"""Questions about a thing the household keeps, by its name (thinking: LocalSkills._grounded)."""
 ASKED_ONLY: Final = CLARIFY | {"timer_left", "timer_list", "alarm_list", "reminder_list", "list_read", "list_count",
                                "list_has", "time", "date", "day"}
 """Replies that change nothing: a question back, or what the hub's own state says. When what was said reads by
@@ -103,6 +106,7 @@ class LocalSkills:
         self._trailing = [*common.trailing, name] if wake else list(common.trailing)
         self._yes = common.yes
         self.timers = timers
+        self._lists = lists
         self.clock = clock
         self._pending: dict[str, _Pending] = {}
         """Each room's question waiting for its answer ("how long should the timer be?")."""
@@ -149,6 +153,8 @@ class LocalSkills:
         if reply is not None and reply.intent not in ASKED_ONLY or self._meanings is None:
             return reply
         meant = self._meanings.read(transcript)
+        if meant.said_as is None and (reply is None or reply.intent in CLARIFY):
+            meant = dataclasses.replace(meant, said_as=self._grounded(meant, transcript))
         if meant.said_as is not None and (reply is None or reply.intent in CLARIFY):
             _LOGGER.debug("Read by meaning as %s (%.2f, by %.2f)", meant.intent, meant.near, meant.margin)
             self._forget_questions(room)
@@ -159,6 +165,28 @@ class LocalSkills:
             self._forget_questions(room)
             return None
         return reply
+
+    def _grounded(self, meant: Reading, transcript: str) -> str | None:
+        """A question about what the household keeps that reads by meaning near and clear enough, and names one
+        thing it keeps, word for word: a running timer ("how much longer for the pasta?") or an item on the
+        shopping list kept here ("do I need bread?"), said again with that name. Words its examples do not say
+        are then the name of a kept thing, not a sign of a question for the model; nothing not kept is taken."""
+        if meant.intent not in GROUNDED or meant.near < NEAR or meant.margin < MARGIN:
+            return None
+        tokens = self.parse.normalize(transcript)
+        if meant.intent == "timer_left":
+            kept = [t.name for t in self.timers.all() if t.name]
+        else:
+            shopping = self._lists.open(self.words.skill("lists").say("default_list")) if self._lists else None
+            kept = shopping.items() if shopping is not None and shopping.kept == HERE else []
+        named = {found for size in (1, 2, 3) for k in range(len(tokens) - size + 1)
+                 if (found := find(kept, " ".join(tokens[k:k + size]))) is not None}  # "the pasta's": the pasta
+        if len(named) != 1:
+            return None
+        slot = "name" if meant.intent == "timer_left" else "item"
+        template = next((t for t in self.words.meaning.said_as.get(meant.intent, ())
+                         if t.count("{") == 1 and "{" + slot + "}" in t), None)  # the one with this slot alone
+        return template.format(**{slot: named.pop()}) if template is not None else None
 
     def _forget_questions(self, room: str) -> None:
         """Forget the room's questions back that the first reading of a request asked: the words were a

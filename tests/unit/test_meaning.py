@@ -141,6 +141,26 @@ def test_a_question_of_the_clock_about_something_else_stays_the_models(skills: L
     assert skills.match(said) is None  # not today's date
 
 
+@pytest.mark.parametrize("said,heard", [
+    ("How much more time does the rice need?", "Your rice timer has 10 minutes left."),
+    ("How long till the rice is done?", "Your rice timer has 10 minutes left."),
+    ("Is butter on there?", "Yes, your shopping list has butter."),
+    ("How long should rice cook for?", None),  # about rice, not the timer: the model's
+    ("Is butter bad for you?", None),
+])
+def test_a_question_naming_a_thing_kept_is_answered_from_what_is_kept(skills: LocalSkills, said: str,
+                                                                      heard: str | None) -> None:
+    assert skills.match("Set a rice timer for 10 minutes").intent == "timer_set"
+    assert skills.match("Add butter to the shopping list").intent == "list_add"
+    reply = skills.match(said)
+    assert (reply.text if reply is not None else None) == heard
+
+
+def test_a_name_nothing_kept_has_is_not_taken(skills: LocalSkills) -> None:
+    assert skills.match("Set a rice timer for 10 minutes").intent == "timer_set"
+    assert skills.match("How much more time does the lamb need?") is None
+
+
 def alarms_of(skills: LocalSkills) -> list[str]:
     return sorted(a.time[:5] for a in skills.timers.alarms.all())
 
