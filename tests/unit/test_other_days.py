@@ -42,6 +42,9 @@ DAYS = [
     ("what day will it be in a fortnight", "In 14 days it's Wednesday.", "2026-03-18"),
     ("what's the date a week from today", "In 7 days it's Wednesday, March 11th, 2026.", "2026-03-11"),
     ("what date is it in one day", "Tomorrow is Thursday, March 5th, 2026.", "2026-03-05"),
+    ("what day is it a week today", "In 7 days it's Wednesday.", "2026-03-11"),
+    ("what's the date a week tomorrow", "In 8 days it's Thursday, March 12th, 2026.", "2026-03-12"),
+    ("which date is it next monday", "Monday is March 9th.", "2026-03-09"),
     # a day of the month: the next to come, or the last gone when asked in the past
     ("what day of the week is the 20th", "The 20th is a Friday.", "2026-03-20"),
     ("what day does the twentieth fall on", "The 20th is a Friday.", "2026-03-20"),
