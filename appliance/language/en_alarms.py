@@ -87,7 +87,7 @@ SAID: Final = WhenSaid(
 
 _LIST: Final = r"\b(?:what|which) {kinds}\b|\b(?:when|what time) (?:is|are|does|do|will) (?:my|the) {kinds}?\b" \
     r"|\b(?:do i have|are there|is there|have i got|got|any) (?:any )?(?:\w+ )?{kinds}?\b(?! (?:to|about|for|at) )" \
-    r"|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? {kinds}\b" \
+    r"|\b(?:list|show|tell me|read|read out|go through|run through|name)(?: me)?(?: all)?(?: of)?(?: my| the)? {kinds}\b" \
     r"|\bhow many {kinds}\b|^(?:my |the |all )?{kinds}$|\bis (?:my|an|the) {kind} set\b|\bwhat are my {kinds}\b"
 # A question about the owner's own alarms, reminders or timers, on the normalised words: it opens as a
 # question of fact and says whose ("my", "I", "any", "is there"; for a running timer also "the": "is the

@@ -125,6 +125,7 @@ def test_list_and_cancel(tmp_path: Path) -> None:
     listed = skills.match("what reminders do I have")
     assert (listed.intent, listed.text) == (
         "reminder_list", "You have 2 reminders: call mum at 9 PM today and take the bins out at 8 AM tomorrow.")
+    assert skills.match("go through my reminders").text == listed.text
     assert skills.match("cancel my reminder").text == \
         "You have 2 reminders: call mum at 9 PM today and take the bins out at 8 AM tomorrow. " \
         "Which one should I cancel?"
