@@ -176,8 +176,11 @@ class Meanings:
         taken = intent not in NOT_LOCAL and near >= NEAR and margin >= MARGIN \
             and runs <= self._free[intent] + sure \
             and not all(t.startswith("<") for t in parts.marked) \
-            and bool(self._carriers[intent] - self._common & set(parts.marked))
-        # "seven" alone asks for nothing, nor "welcome to the list" with no list request's own word
+            and bool(self._carriers[intent] - self._common
+                     & {t for t in parts.marked if self._free[intent] or not t.startswith("<")})
+        # "seven" alone asks for nothing, nor "welcome to the list" with no list request's own word; and a slot
+        # (a list's name, a time) says only what a request with something of its own to say is about:
+        # "shopping list: tinned tomatoes" adds, "shopping list?" clears nothing
         return Reading(intent, near, margin, self._said_as(intent, parts) if taken else None)
 
     def cut(self, text: str) -> Parts:

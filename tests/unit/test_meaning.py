@@ -161,6 +161,16 @@ def test_a_name_nothing_kept_has_is_not_taken(skills: LocalSkills) -> None:
     assert skills.match("How much more time does the lamb need?") is None
 
 
+@pytest.mark.parametrize("said", ["Shopping list?", "the to do list"])
+def test_a_lists_name_alone_never_clears_it(skills: LocalSkills, said: str) -> None:
+    assert skills.match("Add butter to the shopping list").intent == "list_add"
+    assert skills.match("Add paint to the to do list").intent == "list_add"
+    reply = skills.match(said)
+    assert reply is None or reply.intent != "list_clear", reply
+    assert skills.match("Is butter on the shopping list?").text == "Yes, your shopping list has butter."
+    assert skills.match("Is paint on the to do list?").text == "Yes, your to do list has paint."
+
+
 def alarms_of(skills: LocalSkills) -> list[str]:
     return sorted(a.time[:5] for a in skills.timers.alarms.all())
 
