@@ -336,12 +336,17 @@ class Meanings:
                 run = []
                 continue
             run.append(token)  # "eggs and milk": one request's items
-            if len(run) > len(best):
+            if self._weight(run) > self._weight(best):
                 best = list(run)
         if best:
             out["item"] = " ".join(best)
             out["name"] = " ".join(best[-3:])
         return out
+
+    def _weight(self, run: list[str]) -> tuple[int, int]:
+        """Which run of words is the item: the one with more words no example has ("cereal", not "just" in "just
+        finished the last of the cereal"), then the longer."""
+        return sum(token not in self.vocabulary for token in run), len(run)
 
     def _message(self, tokens: list[str], read: set[str]) -> str:
         """What a reminder is about: the words after the first of MeaningWords.message_marks ("to", "about")

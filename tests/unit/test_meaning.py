@@ -106,6 +106,7 @@ def skills(tmp_path: Path) -> LocalSkills:
     ("Chuck some bananas on the shopping list, would you?", "added bananas"),
     ("We've run out of washing up liquid.", "added washing up liquid"),
     ("Give me a shout in ten minutes.", "10 minutes"),
+    ("We've just finished the last of the porridge oats.", "added porridge oats"),  # not "just"
 ])
 def test_the_person_hears_the_request_done(skills: LocalSkills, said: str, heard: str) -> None:
     reply = skills.match(said)
