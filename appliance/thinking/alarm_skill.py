@@ -15,7 +15,7 @@ from appliance.contracts import SkillReply
 from appliance.errors import TimerError
 from appliance.thinking.alarms import ALARM, Alarm
 from appliance.thinking.honesty import is_request
-from appliance.thinking.schedule import Asked, Questions, Schedule, referred
+from appliance.thinking.schedule import Asked, Cancelling, Questions, Schedule, cancel_answer
 from appliance.thinking.skillkit import ALARMS, SkillKit, local_skill
 from appliance.thinking.skillparse import capital
 from appliance.thinking.stop_skill import stopped
@@ -70,30 +70,10 @@ class AlarmSkill:
                 return SkillReply(self.w.ask_time_again, "alarm_clarify", data={"waiting_for": "time"})
             return None
         alarms = self.alarms.all(ALARM)
-        text = " ".join(tokens)
-        chosen = referred(self.kit.words, self.kit.parse, asked, text, alarms)
-        if chosen == []:  # "the other one" of three, "the third one" of two: asked again, never a guess
-            return self._which(room, alarms) if len(alarms) > 1 else None
-        if chosen is None and asked.kind == "other":
-            return None  # only "the other one" refers to what an answer left
-        if chosen is None and (self.w.all_words & set(tokens)
-                               or (tokens[0] in self.kit.words.skills.yes and len(alarms) == 1)):
-            return self._cancelled(alarms)
-        if chosen is None:
-            chosen = self.schedule.matching(alarms, tokens)
-        if not chosen:
-            return None
-        reply = self._cancelled(chosen)
-        if asked.kind == "other":
-            if self.kit.words.follow_ups.which.correction.search(text):  # "no, the other one": not that one
-                for alarm in asked.done:
-                    self.alarms.put_back(alarm)
-                back = self.kit.words.follow_ups.which.back_alarm
-                said = " ".join(back.format(when=self.schedule.said_when(a, self.kit.clock())) for a in asked.done)
-                reply = dataclasses.replace(reply, text=f"{reply.text} {said}")
-        elif len(chosen) == 1 and len(asked.options) > 1:  # "and the other one?" next
-            self.questions.acted(room, asked.options, tuple(chosen))
-        return reply
+        back = self.kit.words.follow_ups.which.back_alarm
+        how = Cancelling(alarms, self.schedule.matching, self._cancelled, lambda: self._which(room, alarms),
+                         lambda a: back.format(when=self.schedule.said_when(a, self.kit.clock())), self.w.all_words)
+        return cancel_answer(self.kit.words, self.kit.parse, self.questions, self.alarms, room, asked, tokens, how)
 
     def _set(self, tokens: list[str], room: str, days: DaySpec | None = None,
              when: TimeOfDay | None = None) -> SkillReply:

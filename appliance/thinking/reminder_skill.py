@@ -8,14 +8,13 @@ which says no more than a timer, is left to the timers.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from datetime import date, time
 
 from appliance.contracts import SkillReply
 from appliance.errors import TimerError
 from appliance.thinking.alarms import ALARM, REMINDER, Alarm
-from appliance.thinking.schedule import Asked, Questions, Schedule, referred
+from appliance.thinking.schedule import Asked, Cancelling, Questions, Schedule, cancel_answer
 from appliance.thinking.skillkit import REMINDERS, SkillKit, local_skill
 from appliance.thinking.skillparse import capital, swap_words
 from appliance.thinking.stop_skill import stopped
@@ -90,30 +89,10 @@ class ReminderSkill:
                                   data={"waiting_for": "time", "text": asked.text})
             return None
         reminders = self.alarms.all(REMINDER)
-        text = " ".join(tokens)
-        chosen = referred(self.kit.words, self.kit.parse, asked, text, reminders)
-        if chosen == []:  # "the other one" of three, "the third one" of two: asked again, never a guess
-            return self._which(room, reminders) if len(reminders) > 1 else None
-        if chosen is None and asked.kind == "other":
-            return None  # only "the other one" refers to what an answer left
-        if chosen is None and (self.w.all_words & set(tokens)
-                               or (tokens[0] in self.kit.words.skills.yes and len(reminders) == 1)):
-            return self._cancelled(reminders)
-        if chosen is None:
-            chosen = self._named(reminders, tokens)
-        if not chosen:
-            return None
-        reply = self._cancelled(chosen)
-        if asked.kind == "other":
-            if self.kit.words.follow_ups.which.correction.search(text):  # "no, the other one": not that one
-                for reminder in asked.done:
-                    self.alarms.put_back(reminder)
-                back = self.kit.words.follow_ups.which.back_reminder
-                said = " ".join(back.format(item=self._items([r])) for r in asked.done)
-                reply = dataclasses.replace(reply, text=f"{reply.text} {said}")
-        elif len(chosen) == 1 and len(asked.options) > 1:  # "and the other one?" next
-            self.questions.acted(room, asked.options, tuple(chosen))
-        return reply
+        back = self.kit.words.follow_ups.which.back_reminder
+        how = Cancelling(reminders, self._named, self._cancelled, lambda: self._which(room, reminders),
+                         lambda r: back.format(item=self._items([r])), self.w.all_words)
+        return cancel_answer(self.kit.words, self.kit.parse, self.questions, self.alarms, room, asked, tokens, how)
 
     def _what(self, rest: list[str], used: set[int]) -> str:
         """The reminder's words, without its time, turned to the listener ('call my mum' -> 'call your mum')."""

@@ -3,11 +3,13 @@ question back each room is waiting to answer."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from typing import Final
 
+from appliance.contracts import SkillReply
 from appliance.language import LanguagePack
 from appliance.thinking.alarms import Alarm, Alarms
 from appliance.thinking.skillparse import SkillParser
@@ -80,6 +82,54 @@ def referred(words: LanguagePack, parse: SkillParser, asked: Asked, text: str, k
     options = [Choice(i, said[i].at if i in said else float("inf")) for i in asked.options]
     ids = refer(words.follow_ups.which, parse, text, options, [a.id for a in asked.done])
     return None if ids is None else [said[i] for i in ids if i in said]
+
+
+@dataclass(frozen=True)
+class Cancelling:
+    """What an alarm or reminder skill gives the answer to its "which one should I cancel?" (cancel_answer):
+    how it picks by words, cancels, asks again, and says one put back."""
+
+    kept: list[Alarm]
+    """The alarms (or reminders) kept now."""
+    matching: Callable[[list[Alarm], list[str]], list[Alarm] | None]
+    """Those the words pick out by their time, day or words."""
+    cancelled: Callable[[list[Alarm]], SkillReply]
+    which: Callable[[], SkillReply]
+    """The question asked again."""
+    back: Callable[[Alarm], str]
+    """Said of one put back after "no, the other one"."""
+    all_words: frozenset[str]
+    """'all', 'both': every one kept."""
+
+
+def cancel_answer(words: LanguagePack, parse: SkillParser, questions: Questions, alarms: Alarms, room: str,
+                  asked: Asked, tokens: list[str], how: Cancelling) -> SkillReply | None:
+    """The answer to an alarm or reminder skill's "which one should I cancel?" (or, after one was cancelled,
+    to "and the other one"): by reference (thinking/which.py), "all"/"both", "yes" to the only one, or the
+    words that pick some out; "no, the other one" puts back the one cancelled first. None: no answer."""
+    text = " ".join(tokens)
+    chosen = referred(words, parse, asked, text, how.kept)
+    if chosen == []:  # "the other one" of three, "the third one" of two: asked again, never a guess
+        return how.which() if len(how.kept) > 1 else None
+    if chosen is None and asked.kind == "other":
+        return None  # only "the other one" refers to what an answer left
+    if chosen is None and (how.all_words & set(tokens)
+                           or (tokens[0] in words.skills.yes and len(how.kept) == 1)):
+        return how.cancelled(how.kept)
+    if chosen is None:
+        chosen = how.matching(how.kept, tokens)
+    if not chosen:
+        return None
+    reply = how.cancelled(chosen)
+    if asked.kind == "other":
+        if words.follow_ups.which.correction.search(text):  # "no, the other one": not that one
+            for alarm in asked.done:
+                alarms.put_back(alarm)
+            said = " ".join(how.back(a) for a in asked.done)
+            reply = dataclasses.replace(reply, text=f"{reply.text} {said}")
+    elif len(chosen) == 1 and len(asked.options) > 1:  # "and the other one?" next
+        questions.acted(room, asked.options, tuple(chosen))
+    return reply
 
 
 class Schedule:
