@@ -205,6 +205,7 @@ def test_a_first_sentence_promising_or_claiming_any_errand_is_a_claim(first: str
     "I'll tell you a joke.", "I'll write you a short poem.", "I've heard that octopuses have three hearts.",
     "I'll translate that for you: merci.", "Setting a timer is easy.", "Open the app and tap order.",
     "I don't have access to your messages.", "I cannot order things.", "Ordering online is simple.",
+    "Boiling an egg for a runny yolk is generally recommended to take six minutes.",
 ])
 def test_a_first_sentence_that_talks_is_said(first: str) -> None:
     assert claims.ClaimCheck("Tell me something.", WORDS).look(first) is None
