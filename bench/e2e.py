@@ -164,11 +164,15 @@ class PassingCheck:
     """A claim check that looks at nothing: every piece is said as the model wrote it (the unchecked pipeline)."""
 
     open = False
+    waiting = False
 
     def __init__(self, question: str, words: Any = None) -> None:
         self.question = question
 
     def look(self, piece: str) -> str | None:
+        return None
+
+    def settle(self) -> str | None:
         return None
 
 
