@@ -22,6 +22,9 @@ With --paused N (default 10), N more questions are said with a pause of 0.4-0.8 
 after the pause. Their latency is left out of the figures of the whole questions.
   unchecked:  (--claim-check) streaming, with the check of the answer's first sentence for a claimed
               action (conversation/claims.py) switched off, to show what the check costs.
+  by_rules:   (--by-rules) streaming, with requests read by the skills' words alone: a transcript no skill
+              reads goes to the model without being compared with the language pack's examples
+              (thinking/meaning.py), to show what reading by meaning costs a general question.
 Each recording ("Hey Jarvis. <question>") is paced in real time, so the end-of-speech time is real.
 The speaker is a clock that "plays" each chunk in real time, so drain() waits as a speaker would.
 Prints medians and 95th percentiles of each term and the ratio streaming/naive (lower is better),
@@ -161,11 +164,15 @@ class PassingCheck:
     """A claim check that looks at nothing: every piece is said as the model wrote it (the unchecked pipeline)."""
 
     open = False
+    waiting = False
 
     def __init__(self, question: str, words: Any = None, understood: Any = None) -> None:
         self.question = question
 
     def look(self, piece: str) -> str | None:
+        return None
+
+    def settle(self) -> str | None:
         return None
 
 
@@ -369,6 +376,9 @@ def main() -> int:
     parser.add_argument("--claim-check", action="store_true",
                         help="also run the streaming pipeline without the check of the answer's first sentence for "
                              "a claimed action (named unchecked), interleaved, to show what the check costs")
+    parser.add_argument("--by-rules", action="store_true",
+                        help="also run the streaming pipeline with requests read by the skills' words alone, "
+                             "without reading by meaning (named by_rules), interleaved, to show what it costs")
     parser.add_argument("--temperature", type=float, default=None,
                         help="llm.temperature for all pipelines (0: the same answer in each, so pairs differ only "
                              "by the pipeline; default: the config's)")
@@ -433,6 +443,11 @@ def main() -> int:
         pipelines[f"clause{words}"] = (clause_cfg, clause_stages, all_cores)
     if args.claim_check:
         pipelines["unchecked"] = (cfg, stages, all_cores)
+    if args.by_rules:
+        from appliance.thinking.skills import build
+
+        rules = build(cfg, by_meaning=False)  # the same state folder; a general question changes nothing in it
+        pipelines["by_rules"] = (cfg, dataclasses.replace(stages, skills=rules, timers=rules.timers), all_cores)
     home_server = None
     if args.home_assistant:
         home_server, ha_cfg, ha_stages = with_home_assistant(cfg, stages)
@@ -479,6 +494,7 @@ def main() -> int:
     ratios: dict[str, Any] = {}
     extra = [(name, "streaming") for name in rows if name.startswith(("phrase", "clause")) or name == "turn"]
     extra += [("streaming", "unchecked")] if "unchecked" in rows else []  # the check on / off
+    extra += [("streaming", "by_rules")] if "by_rules" in rows else []  # reading by meaning on / off
     for a, b in (("streaming", "no_prefill"), ("streaming", "one_core_first"), ("streaming", "before"),
                  ("no_prefill", "before"), ("streaming", "naive"), ("before", "naive"), *extra):
         if a in rows and b in rows:

@@ -1,7 +1,7 @@
 """How well the hub understands everyday requests: every line of the understanding corpus
 (tests/corpus/understanding_*.yaml) through the hub's real deciding path, in one run.
 
-    .venv/bin/python -m bench.understanding [--language en] [--every N] [--show] [--json]
+    .venv/bin/python -m bench.understanding [--language en] [--every N] [--show] [--json] [--by-rules]
                                             [--model [qwen|smollm2|PATH]]
 
 Each line is said to a fresh household (the corpus's `household`: its timers, alarms, reminders, lists
@@ -23,8 +23,9 @@ Figures only, per intent, per style and in one line of totals: the count, each o
 deciding costs per transcript (mean and p95 of Policy.begin, in ms, the skill's own work included, its
 state folder in memory).
 Nothing here needs the language model. `--model` also asks the Qwen stand-in (or another model) for
-the answer of every line that reaches it, and counts the answers whose start claims an action
-(conversation/claims.py): only that option loads a model.
+the answer of every line that reaches it, through `appliance ask`'s answer path, and counts the answers
+whose start claimed an action, replaced by the truth (conversation/claims.py): only that option loads a
+model. `--by-rules` reads requests by the skills' words alone, without reading by meaning, to compare.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ import re
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -357,8 +357,11 @@ class Result:
     ms: float
     got: dict[str, Any] = field(default_factory=dict)
     answer: str = ""
-    """The model's answer (--model only)."""
+    """The model's answer as it is heard (--model only)."""
+    route: str = ""
+    """Who answered it when it was asked (--model only): "llm", unless deciding again took it elsewhere."""
     claimed: bool = False
+    """The answer's start claimed an action, and the truth was said instead (--model only)."""
 
 
 def judge(line: Line, step: Say | Think, corpus: Corpus, seeded: Seeded) -> tuple[str, str, dict[str, Any]]:
@@ -392,26 +395,38 @@ def judge(line: Line, step: Say | Think, corpus: Corpus, seeded: Seeded) -> tupl
 # ------------------------------------------------------------------------------ the run
 
 
-def run(corpus: Corpus, base: Config | None = None) -> list[Result]:
-    """Every line said to a fresh household, each in a state folder of its own."""
-    from appliance.language import pack
-    from appliance.thinking.intents import understanding
+def household(corpus: Corpus, state_dir: Path, base: Config | None = None,
+              by_meaning: bool = True) -> tuple[Config, Policy, Seeded]:
+    """A fresh household of the corpus in `state_dir` (its timers, alarms, reminders, lists and volume, the
+    clock at the corpus's `now`), and the policy that decides for it as `appliance ask` does: the local
+    skills (by_meaning False: their words alone, without thinking/meaning.py), no Home Assistant."""
     from appliance.thinking.skills import build
 
     base = base or Config()
-    understanding(pack(corpus.language))  # compiled before the first line, as the daemon does at start-up
+    cfg = dataclasses.replace(base, language=corpus.language,
+                              service=dataclasses.replace(base.service, state_dir=str(state_dir)),
+                              home_assistant=dataclasses.replace(base.home_assistant, enabled=False))
     clock = corpus.now.timestamp
-    tz = ZoneInfo(ZONE)
+    seeded = seed(cfg, corpus, clock)
+    return cfg, Policy.configured(cfg, build(cfg, clock, ZoneInfo(ZONE), by_meaning), None), seeded
+
+
+def _folder() -> tempfile.TemporaryDirectory[str]:
+    return tempfile.TemporaryDirectory(prefix="understanding-", dir=MEMORY if MEMORY.is_dir() else None)
+
+
+def run(corpus: Corpus, base: Config | None = None, by_meaning: bool = True) -> list[Result]:
+    """Every line said to a fresh household, each in a state folder of its own."""
+    from appliance.language import pack
+    from appliance.thinking.intents import understanding
+
+    understanding(pack(corpus.language))  # compiled before the first line, as the daemon does at start-up
     results: list[Result] = []
-    with tempfile.TemporaryDirectory(prefix="understanding-", dir=MEMORY if MEMORY.is_dir() else None) as tmp:
+    with _folder() as tmp:
         for number, line in enumerate(corpus.lines):
             state_dir = Path(tmp) / str(number)
             state_dir.mkdir()
-            cfg = dataclasses.replace(base, language=corpus.language,
-                                      service=dataclasses.replace(base.service, state_dir=str(state_dir)),
-                                      home_assistant=dataclasses.replace(base.home_assistant, enabled=False))
-            seeded = seed(cfg, corpus, clock)
-            policy = Policy.configured(cfg, build(cfg, clock, tz), None)
+            _cfg, policy, seeded = household(corpus, state_dir, base, by_meaning)
             started = time.perf_counter()
             step = policy.begin(line.say)
             ms = (time.perf_counter() - started) * 1000.0
@@ -422,24 +437,44 @@ def run(corpus: Corpus, base: Config | None = None) -> list[Result]:
     return results
 
 
-def ask_model(results: list[Result], model: str) -> None:
-    """The model's answer to every line that reached it, and whether its start claims an action."""
+def model_config(model: str, base: Config | None = None) -> Config:
+    """`base` (default: the default config) answering with `model`: "qwen" (the stand-in, joined from its
+    packages once by bench/llm.py; exits saying how to install it when they are missing), "smollm2" or a
+    GGUF path."""
+    from bench.llm import model_path
+
+    base = base or Config()
+    return dataclasses.replace(base, llm=dataclasses.replace(base.llm, model=str(model_path(model))))
+
+
+def hear(results: list[Result], corpus: Corpus, chat: Any, base: Config | None = None) -> None:
+    """What the person hears of the model's answer to every line that reached it (each a new conversation),
+    through `appliance ask`'s answer path (commands/ask.py's Asker: decided again by the policy, then the
+    model's answer written, split and its start checked for a claimed action, conversation/claims.py).
+    Fills each such result's `answer` (as heard: the truth where a claim was replaced), `route` and
+    `claimed`. `chat`: the loaded model (a Chat with reset(), as LlamaChat). The lines share one household:
+    nothing the model says changes it."""
+    from appliance.commands.ask import Asker
+    from appliance.conversation.responder import CLAIM
+
+    with _folder() as tmp:
+        cfg, policy, _seeded = household(corpus, Path(tmp), base)
+        asker = Asker(cfg, chat_factory=lambda: chat, policy=policy)
+        for result in results:
+            if result.intent != MODEL:
+                continue
+            chat.reset()
+            record = asker.ask(result.line.say, lambda _delta: None)
+            result.answer, result.route = record.answer, record.route
+            result.claimed = record.stop_reason == CLAIM
+
+
+def ask_model(results: list[Result], corpus: Corpus, model: str) -> None:
+    """The model's answer to every line that reached it, and whether its start claimed an action (hear)."""
     from appliance.assembly import load_chat
-    from appliance.conversation.claims import checked
 
-    sys.path.insert(0, str(ROOT / "bench"))
-    from llm import model_path  # bench/llm.py joins the Qwen stand-in once
-
-    cfg = Config()
-    cfg = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, model=str(model_path(model))))
-    chat = load_chat(cfg)
-    for result in results:
-        if result.intent != MODEL:
-            continue
-        chat.reset()
-        answer = "".join(chat.stream(result.line.say, threading.Event())).strip()
-        result.answer = answer
-        result.claimed = checked(result.line.say, answer) != answer
+    cfg = model_config(model)
+    hear(results, corpus, load_chat(cfg), cfg)
 
 
 # ------------------------------------------------------------------------------ figures
@@ -526,13 +561,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", nargs="?", const="qwen", default=None,
                         help="also ask this model (qwen, the default; smollm2; a GGUF path) the lines "
                              "that reach it")
+    parser.add_argument("--by-rules", action="store_true",
+                        help="read requests by the skills' words alone, without reading by meaning "
+                             "(thinking/meaning.py), to compare")
     args = parser.parse_args(argv)
     corpus = load(args.language)
     if args.every > 1:
         corpus = dataclasses.replace(corpus, lines=corpus.lines[::args.every])
-    results = run(corpus)
+    results = run(corpus, by_meaning=not args.by_rules)
     if args.model:
-        ask_model(results, args.model)
+        ask_model(results, corpus, args.model)
     out = summary(results, bool(args.model))
     if args.json:
         out["totals"] = totals_line(out, corpus.language)

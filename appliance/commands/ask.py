@@ -146,7 +146,7 @@ class Asker:
     collects its record."""
 
     def __init__(self, cfg: Config, chat_factory: Callable[[], Chat] | None = None,
-                 voice: Synthesizer | None = None, sink: Sink | None = None) -> None:
+                 voice: Synthesizer | None = None, sink: Sink | None = None, policy: Policy | None = None) -> None:
         from appliance.assembly import splitter_factory
 
         self.cfg = cfg
@@ -156,7 +156,9 @@ class Asker:
                                    pack(cfg.language).speech, pack(cfg.language))
         self.home = HomeConversation(time.monotonic)
         """The conversation with Home Assistant, kept from one question to the next."""
-        self._policy: Policy | None = None
+        self._policy = policy
+        """Who answers; None until first use, then built from cfg (a caller may hand in one of its own, with
+        its own clock)."""
 
     def _load_chat(self) -> Chat:
         from appliance.assembly import load_chat

@@ -21,6 +21,11 @@ class ClaimCheck:
 
     The model never acts, so any action it claims is one the turn did not take; and to a request (not a
     question) its "Sure, you can..." says yes to what nothing here did.
+
+    A piece that reads as a claim but ends mid-sentence waits, unsaid (`waiting`), for the next one, which
+    may make it an answer: the first piece is cut before its verb ("Setting a timer | is easy.", "Boiling an
+    egg for a runny yolk | is..."). Still a claim with the next piece, or with nothing after it (`settle`),
+    the truth is said instead, and none of the claim was heard.
     """
 
     def __init__(self, question: str, words: LanguagePack | None = None,
@@ -37,6 +42,9 @@ class ClaimCheck:
         self._looked = 0
         self._start = ""
         """The pieces looked at so far, joined: a claim may span them ("Your order | has been placed")."""
+        self.waiting = False
+        """The last piece looked at reads as a claim but ends mid-sentence: it is not said before the next
+        piece (or the end of the answer) has decided it."""
 
     def look(self, piece: str) -> str | None:
         """The truth to say instead of `piece` when it, or the answer's start up to it, claims an action,
@@ -46,17 +54,30 @@ class ClaimCheck:
         said = piece.strip().lower().replace("\u2019", "'")
         self._start = f"{self._start} {said}".strip()
         honesty = self.words.honesty
+        ended = said.rstrip(CLOSERS)[-1:] in TERMINATORS + CJK_TERMINATORS
         if honesty.claim.search(said) or honesty.claim.search(self._start) \
                 or (self._request and honesty.granting.search(self._start)):
-            self.open = False
-            if self.understood is not None:
-                return truth_of(self.understood.act, self.words)
-            return truth(self.question, self.words)
+            if ended or self.waiting:
+                return self._claimed()
+            self.waiting = True  # "Setting a timer | is easy.": its verb is still to come
+            self._looked += 1
+            return None
+        self.waiting = False
         self._looked += 1
-        ended = said.rstrip(CLOSERS)[-1:] in TERMINATORS + CJK_TERMINATORS
         if self._looked >= PIECES_LOOKED_MAX or (ended and not honesty.agreeing.fullmatch(said)):
             self.open = False
         return None
+
+    def settle(self) -> str | None:
+        """At the end of the answer: the truth when its last piece looked at still waits (a claim with
+        nothing after it), else None."""
+        return self._claimed() if self.open and self.waiting else None
+
+    def _claimed(self) -> str:
+        self.open = self.waiting = False
+        if self.understood is not None:
+            return truth_of(self.understood.act, self.words)
+        return truth(self.question, self.words)
 
 
 def checked(question: str, answer: str, words: LanguagePack | None = None,
@@ -71,4 +92,4 @@ def checked(question: str, answer: str, words: LanguagePack | None = None,
             return said
         if not check.open:
             break
-    return answer
+    return check.settle() or answer

@@ -181,6 +181,7 @@ class Answer:
             first, claimed = True, False
             held: list[str] = []  # text not yet posted as Delta: the start, while it is checked
             said: list[str] = []  # pieces said while the start was checked
+            waiting: list[str] = []  # a piece not yet said: the check waits for the next one (ClaimCheck.waiting)
             deltas = None
             try:
                 if cancel.is_set():
@@ -194,11 +195,13 @@ class Answer:
                         held.append(delta)
                     else:
                         self._post(Delta(self.clock(), delta))
-                    claimed = self._pieces(splitter.add(delta), check, held, said)
+                    claimed = self._pieces(splitter.add(delta), check, held, said, waiting)
                     if claimed or cancel.is_set():
                         break
                 if not claimed and not cancel.is_set():
-                    claimed = self._pieces(splitter.finish(), check, held, said)
+                    claimed = self._pieces(splitter.finish(), check, held, said, waiting)
+                if not claimed and not cancel.is_set() and (truth := check.settle()) is not None:
+                    claimed = self._claimed(truth, said)
                 if not claimed and held:
                     self._post(Delta(self.clock(), "".join(held)))
             finally:  # the chat runs one answer at a time: its stats are still this answer's
@@ -212,24 +215,35 @@ class Answer:
         self._start(Part.MODEL, run)
         return self
 
-    def _pieces(self, pieces: list[str], check: ClaimCheck, held: list[str], said: list[str]) -> bool:
-        """Say the pieces the splitter has cut, the start checked first; True once a claim was replaced."""
+    def _pieces(self, pieces: list[str], check: ClaimCheck, held: list[str], said: list[str],
+                waiting: list[str]) -> bool:
+        """Say the pieces the splitter has cut, the start checked first; True once a claim was replaced. A
+        piece the check waits on is said with the next one that settles it (`waiting`)."""
         for piece in pieces:
             if not check.open:
                 self._sentence(piece)
                 continue
             truth = check.look(piece)
             if truth is not None:
-                _LOGGER.info("The model claimed an action in its first sentence; said the truth instead")
-                self._post(Delta(self.clock(), " ".join([*said, truth])))
-                self._sentence(truth)
-                return True
-            said.append(piece)
-            self._sentence(piece)
+                return self._claimed(truth, said)
+            if check.waiting:
+                waiting.append(piece)
+                continue
+            for ready in (*waiting, piece):
+                said.append(ready)
+                self._sentence(ready)
+            waiting.clear()
             if not check.open:  # the start has passed: what was held back is shown
                 self._post(Delta(self.clock(), "".join(held)))
                 held.clear()
         return False
+
+    def _claimed(self, truth: str, said: list[str]) -> bool:
+        """The truth said in place of a claimed action (after the pieces already said); True."""
+        _LOGGER.info("The model claimed an action in its first sentence; said the truth instead")
+        self._post(Delta(self.clock(), " ".join([*said, truth])))
+        self._sentence(truth)
+        return True
 
     def consult(self, question: HomeQuestion) -> Answer:
         """Home Assistant asked on a thread of its own: a HomeAnswered update, or a Failed one."""

@@ -196,8 +196,9 @@ CLAIM: Final = re.compile(
     # "I'll renew your books", "I'm ready to pick it up", "I can help you sign up": a verb that is not talk
     rf"|{_PROMISING}\s+{_PROMISING_ADVERBS}(?!{_TALKING}\b)[a-z]{{2,}}\b"
     # "Turning on the lights now", "Calling mum", "Added coffee pods to your list", but not "Booking a flight is easy"
+    # nor "Boiling an egg for a runny yolk is...": a subject of up to 8 words before its verb
     rf"|^(?:(?:ok|okay|sure|alright|of course|done|great|right)[,!.]* )?(?:now )?(?:{_DONE})\b"
-    rf"(?!\w* (?:\w+ ){{0,5}}{_FACTUAL}\b)(?! (?:in|by|during|from|up by|as) )"
+    rf"(?!\w* (?:\w+ ){{0,7}}{_FACTUAL}\b)(?! (?:in|by|during|from|up by|as) )"
     # "Done!", "Will do.", "Consider it done", "Coming right up", "Now playing"
     r"|^(?:done|all done|all set|there you go|there you are|consider it done|on it|right away|coming right up|"
     r"will do|you got it|now playing|it's done|that's done)\b"

@@ -93,7 +93,7 @@ class LocalSkills:
                  volume_of: Callable[[str], Volume] | None = None, words: LanguagePack | None = None,
                  lists: Lists | None = None, facts: FactStore | None = None,
                  facts_closed: frozenset[str] = frozenset(),
-                 follow_up_s: float = ConversationConfig.idle_reset_s) -> None:
+                 follow_up_s: float = ConversationConfig.idle_reset_s, by_meaning: bool = True) -> None:
         self.config = config
         self.words = words or pack()
         self.parse = SkillParser(self.words)
@@ -114,7 +114,9 @@ class LocalSkills:
         """The question the room now asking was asked, while its turn is matched."""
         self._asked: _Pending | None = None
         self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
-        self._meanings = meanings(self.words)  # built now (about 0.2 s), not in the first turn that needs it
+        self._meanings = meanings(self.words) if by_meaning else None
+        """The pack's examples (built now, about 0.2 s, not in the first turn that needs them); None: requests are
+        read by the skills' words alone (by_meaning False, the benchmarks' comparison)."""
         self.follow_ups = FollowUps(self.words.follow_ups, self.parse, follow_up_s, clock)
         """Each room's last request, for "cancel that", "actually make it fifteen", "and eggs"."""
         self.follow_up_s = follow_up_s
@@ -646,10 +648,11 @@ class LocalSkills:
 # Helpers
 
 
-def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> LocalSkills:
+def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None, by_meaning: bool = True) -> LocalSkills:
     """The skills in cfg.language, with their timers, lists, facts and the rooms' volumes kept in
     cfg.service.state_dir (the shopping list in Home Assistant when cfg.home_assistant is enabled); the
-    satellites with `facts: false` may not tell or ask what the hub remembers."""
+    satellites with `facts: false` may not tell or ask what the hub remembers. by_meaning False: requests
+    are read by the skills' words alone, without thinking/meaning.py (a benchmark's comparison)."""
     state_dir = Path(cfg.service.state_dir)
     words = pack(cfg.language)
     return LocalSkills(cfg.skills, Timers(state_dir, cfg.skills, clock, words=words), clock, tz,
@@ -657,7 +660,7 @@ def build(cfg: Config, clock: Clock = time.time, tz: tzinfo | None = None) -> Lo
                        volume_of=lambda room: shared_volume(state_dir, room), words=words,
                        lists=list_book(state_dir, cfg.home_assistant, words), facts=FactStore(state_dir),
                        facts_closed=frozenset(satellite_name(sat) for sat in cfg.wyoming.satellites if not sat.facts),
-                       follow_up_s=cfg.conversation.idle_reset_s)
+                       follow_up_s=cfg.conversation.idle_reset_s, by_meaning=by_meaning)
 
 
 def _strip(tokens: list[str], fillers: frozenset[str], leading: list[tuple[str, ...]],

@@ -163,6 +163,25 @@ def test_whole_answers_are_checked_like_spoken_ones() -> None:
         "A French emperor. He ordered the troops."
 
 
+@pytest.mark.parametrize(("answer", "pieces"), [
+    ("Setting a timer is easy. You open the app.", ["Setting a timer", "is easy.", "You open the app."]),
+    ("Boiling an egg for a runny yolk is generally recommended to take six minutes.",
+     ["Boiling an egg", "for a runny yolk is generally recommended to take six minutes."]),
+])
+def test_a_first_piece_cut_before_its_verb_waits_for_it_and_is_said_as_an_answer(answer: str,
+                                                                                  pieces: list[str]) -> None:
+    sentences, shown, reason, _chat = said("How long should I boil an egg for a runny yolk?", answer)
+    assert sentences == pieces and shown == answer and reason == "stop"
+
+
+@pytest.mark.parametrize("answer", ["Setting a timer for ten minutes now.", "Turning on the kitchen lights"])
+def test_a_claim_cut_mid_sentence_is_never_heard_whether_more_comes_or_the_answer_ends(answer: str) -> None:
+    question = "Do the thing for the neighbours."
+    sentences, shown, reason, _chat = said(question, answer)
+    assert sentences == [CANNOT] and shown == CANNOT and reason == CLAIM
+    assert claims.checked(question, answer, WORDS) == CANNOT
+
+
 def test_after_the_first_sentence_every_piece_passes_without_a_look() -> None:
     check = claims.ClaimCheck("Who was Napoleon?", WORDS)
     assert check.look("Napoleon was a French emperor.") is None
@@ -205,6 +224,7 @@ def test_a_first_sentence_promising_or_claiming_any_errand_is_a_claim(first: str
     "I'll tell you a joke.", "I'll write you a short poem.", "I've heard that octopuses have three hearts.",
     "I'll translate that for you: merci.", "Setting a timer is easy.", "Open the app and tap order.",
     "I don't have access to your messages.", "I cannot order things.", "Ordering online is simple.",
+    "Boiling an egg for a runny yolk is generally recommended to take six minutes.",
 ])
 def test_a_first_sentence_that_talks_is_said(first: str) -> None:
     assert claims.ClaimCheck("Tell me something.", WORDS).look(first) is None

@@ -159,3 +159,32 @@ def test_the_bench_runs_a_line_of_every_intent_through_the_deciding_path() -> No
     out = bench.summary(results)
     assert out["all"]["count"] == len(first)
     assert bench.totals_line(out, "en").startswith("en: ")
+
+
+def test_a_request_read_by_meaning_reaches_the_model_when_the_skills_read_words_alone() -> None:
+    line = next(line for line in REQUESTS if line.say == "The cake needs forty minutes.")
+    sample = bench.Corpus(CORPUS.language, CORPUS.now, CORPUS.household, [line])
+    assert [r.outcome for r in bench.run(sample)] == ["right"]
+    assert [(r.outcome, r.intent) for r in bench.run(sample, by_meaning=False)] == [("pretended", bench.MODEL)]
+
+
+def test_the_model_is_heard_through_the_answer_path_with_a_claim_replaced_by_the_truth() -> None:
+    from appliance.thinking.honesty import truth
+    from tests.fixtures.fakes import FakeChat
+
+    said = ["Hush now for a while.", "Why do cats purr?", "Set a timer for ten minutes."]
+    sample = bench.Corpus(CORPUS.language, CORPUS.now, CORPUS.household,
+                          [bench.Line(text, "model", {}, ("lookalike",), "here") for text in said])
+    results = bench.run(sample)
+    assert [r.intent for r in results] == [bench.MODEL, bench.MODEL, "timer_set"]
+    class Chat(FakeChat):
+        resets = 0
+
+        def reset(self) -> None:
+            self.resets += 1
+
+    chat = Chat("Sure, I've turned it down. Enjoy the quiet.")
+    bench.hear(results, sample, chat)
+    assert chat.questions == said[:2] and chat.resets == 2  # each a new conversation; a skill's answer asks no model
+    assert [(r.route, r.answer, r.claimed) for r in results[:2]] == [("llm", truth(said[0]), True)] * 2
+    assert (results[2].route, results[2].answer, results[2].claimed) == ("", "", False)
