@@ -213,7 +213,7 @@ TIMERS: Final = TimerWords(
     soundalikes=frozenset({"tiger", "timber", "timor", "timmer", "tamer", "dimer", "time"}),
     soundalike_after=frozenset({"", "for", "called", "named", "and"}),
     cancel_verbs=frozenset({"cancel", "stop", "delete", "remove", "clear", "kill", "end", "dismiss",
-                            "abort", "forget", "reset"}),
+                            "abort", "forget", "reset", "scrap", "scratch", "ditch", "nix", "axe", "drop"}),
     cancel_starts=("turn off", "switch off", "get rid of", "never mind the", "i dont need the"),
     set_verbs=frozenset({"set", "start", "make", "create", "put", "add", "begin", "run", "give",
                          "need", "want", "new", "get"}),

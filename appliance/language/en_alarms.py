@@ -98,7 +98,7 @@ _ELSEWHERE: Final = r"(?!.*\b(?:phone|app|watch|tablet|computer|laptop|clock rad
 STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE})\b){_ELSEWHERE}")
 TIMER_STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE}|the)\b){_ELSEWHERE}")
 _CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|dismiss|turn off|switch off"
-                  r"|get rid of|unset|drop)\b")
+                  r"|get rid of|unset|drop|scrap|scratch|ditch|nix|axe|kill)\b")
 
 ALARMS: Final = AlarmWords(
     alarm_words=frozenset({"alarm", "alarms"}),

@@ -126,6 +126,8 @@ def test_list_and_cancel(tmp_path: Path) -> None:
     assert (listed.intent, listed.text) == (
         "reminder_list", "You have 2 reminders: call mum at 9 PM today and take the bins out at 8 AM tomorrow.")
     assert skills.match("go through my reminders").text == listed.text
+    skills.match("remind me to feed the cat at 7 pm")
+    assert skills.match("nix the reminder to feed the cat").text == "Reminder cancelled: feed the cat at 7 PM tomorrow."
     assert skills.match("cancel my reminder").text == \
         "You have 2 reminders: call mum at 9 PM today and take the bins out at 8 AM tomorrow. " \
         "Which one should I cancel?"

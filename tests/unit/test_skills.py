@@ -115,6 +115,8 @@ TABLE = [
     ("cancel all timers", TWO, "timer_cancel", ["pasta", 600]),
     ("cancel the timer", ONE, "timer_cancel", ["pasta"]),
     ("stop the timer", ONE, "timer_cancel", ["pasta"]),
+    ("scrap the pasta timer", TWO, "timer_cancel", ["pasta"]),
+    ("ditch that timer", ONE, "timer_cancel", ["pasta"]),
     ("delete the tiger", ONE, "timer_cancel", ["pasta"]),
     ("cancel pasta", TWO, "timer_cancel", ["pasta"]),
     ("turn off the pasta timer", TWO, "timer_cancel", ["pasta"]),
