@@ -89,7 +89,7 @@ PATTERNS: Final = {
     "pronoun": re.compile(r"^(?:it|that|this|them|those|these|something|one|some)$"),
     # The items said, one by one
     "split": re.compile(r" (?:and also|and then|and|plus|as well as|then) "),
-    "item_lead": re.compile(r"^(?:(?:and|a|an|some|the|more|any|another|also|a few|a couple of) )+"),
+    "item_lead": re.compile(r"^(?:(?:and|a few|a couple of|a bit of|a|an|some|the|more|any|another|also) )+"),
     "item_tail": re.compile(r" (?:too|as well|also|please|for me)$"),
     "everything": re.compile(rf"^(?:{_EVERY}|anything|something|stuff|things)$"),
     # A list's name as said -> the list it is ("name:" + that list's name)

@@ -87,15 +87,17 @@ def test_the_shopping_list_takes_items_reads_them_and_answers_questions(tmp_path
         "I've added eggs and bread to your shopping list."
     assert say(hub, "add some milk to the shopping list").text == "Milk is already on your shopping list."
     assert say(hub, "and butter to my shopping list").text == "I've added butter to your shopping list."  # "add"
+    assert say(hub, "add a couple of lemons to the list").text == "I've added lemons to your shopping list."
     read = say(hub, "What's on my shopping list?")
     assert (read.intent, read.text) == ("list_read",
-                                        "You have 4 things on your shopping list: milk, eggs, bread and butter.")
+                                        "You have 5 things on your shopping list: milk, eggs, bread, butter and "
+                                        "lemons.")
     assert say(hub, "read me my shopping list").text == read.text
     assert say(hub, "is milk on my shopping list").text == "Yes, your shopping list has milk."
     asked = say(hub, "are eggs and jam on my list")
     assert (asked.intent, asked.text) == ("list_has", "Your shopping list has eggs. I can't see jam on your shopping list.")
     count = say(hub, "how many things are on my shopping list")
-    assert (count.intent, count.text, count.data["count"]) == ("list_count", "You have 4 things on your shopping list.", 4)
+    assert (count.intent, count.text, count.data["count"]) == ("list_count", "You have 5 things on your shopping list.", 5)
 
 
 def test_items_come_off_by_the_name_they_were_put_on_with_and_the_list_empties(tmp_path: Path) -> None:
