@@ -30,7 +30,7 @@ from appliance.thinking.honesty import is_request
 from appliance.thinking.intents import understanding
 from appliance.thinking.list_skill import book as list_book
 from appliance.thinking.lists import HERE, Lists, find
-from appliance.thinking.meaning import MARGIN, MODEL, NEAR, Reading, meanings
+from appliance.thinking.meaning import ACTS, MARGIN, MODEL, NEAR, Reading, meanings
 from appliance.thinking.schedule import Questions
 from appliance.thinking.skillkit import TIMERS, SkillKit, discover
 from appliance.thinking.skillparse import DURATION_MARK, UNIT_S, SkillParser, Span, capital
@@ -46,13 +46,18 @@ _LOGGER = logging.getLogger(__name__)
 
 PENDING_S: Final = 30.0  # seconds a clarifying question waits for its answer
 CLARIFY: Final = frozenset({"timer_clarify", "alarm_clarify", "reminder_clarify", "list_clarify", "fact_clarify"})
+"""The replies that are a question back: the request was read only in part."""
+READ_OVER: Final = CLARIFY | {"fact_not_told"}
+"""Replies that reading by meaning may take the place of: a question back, and "You haven't told me.", which
+the facts say of a question about the household that nothing told answers ("what have I put on the list so
+far?" is the list's to answer)."""
 GROUNDED: Final = frozenset({"timer_left", "list_has"})
 """Questions about a thing the household keeps, by its name (thinking: LocalSkills._grounded)."""
 ASKED_ONLY: Final = CLARIFY | {"timer_left", "timer_list", "alarm_list", "reminder_list", "list_read", "list_count",
                                "list_has", "time", "date", "day"}
 """Replies that change nothing: a question back, or what the hub's own state says. When what was said reads by
-meaning as a question for the model ("is it bad to hit snooze on the alarm?"), the model answers it instead."""
-"""The replies that are a question back: the request was read only in part."""
+meaning as a question for the model ("is it bad to hit snooze on the alarm?"), the model answers it instead.
+Never "You haven't told me.": the model would make the household's facts up."""
 REPORT_MAX: Final = 4  # timers read out one by one; more are counted
 WHICH_MAX: Final = 4  # timers a question back names; more are counted
 
@@ -152,16 +157,19 @@ class LocalSkills:
         reply = self._match(transcript, room)
         if reply is None and (again := self._said_as(transcript)) is not None:
             reply = self._match(again, room)
-        if reply is not None and reply.intent not in ASKED_ONLY or self._meanings is None:
+        if reply is not None and reply.intent not in ASKED_ONLY | READ_OVER or self._meanings is None:
             return reply
         meant = self._meanings.read(transcript)
-        if meant.said_as is None and (reply is None or reply.intent in CLARIFY):
+        # a question back is read over by any reading; "You haven't told me." only by another question
+        over = reply is None or reply.intent in CLARIFY or (reply.intent in READ_OVER and meant.intent not in ACTS)
+        if meant.said_as is None and over:
             meant = dataclasses.replace(meant, said_as=self._grounded(meant, transcript))
-        if meant.said_as is not None and (reply is None or reply.intent in CLARIFY):
+        if meant.said_as is not None and over:
             _LOGGER.debug("Read by meaning as %s (%.2f, by %.2f)", meant.intent, meant.near, meant.margin)
             self._forget_questions(room)
             return self._match(meant.said_as, room) or reply
-        if reply is not None and meant.intent == MODEL and meant.near >= NEAR and meant.margin >= MARGIN:
+        if reply is not None and reply.intent in ASKED_ONLY and meant.intent == MODEL and meant.near >= NEAR \
+                and meant.margin >= MARGIN:
             _LOGGER.debug("Read by meaning as a question for the model (%.2f, by %.2f), not as %s",
                           meant.near, meant.margin, reply.intent)
             self._forget_questions(room)

@@ -172,6 +172,20 @@ def test_a_lists_name_alone_never_clears_it(skills: LocalSkills, said: str) -> N
     assert skills.match("Is paint on the to do list?").text == "Yes, your to do list has paint."
 
 
+@pytest.mark.parametrize("said,heard", [
+    ("What have I put on the shopping list so far?", "You have one thing on your shopping list: butter."),
+    ("How many jobs are on my to do list?", "You have one thing on your to do list."),
+    ("Where did I put the remote?", "You haven't told me."),  # never the model's guess
+    ("What's the wifi password?", "You haven't told me."),
+])
+def test_a_question_of_the_lists_is_theirs_and_of_anything_else_untold_stays_untold(skills: LocalSkills, said: str,
+                                                                                    heard: str) -> None:
+    assert skills.match("Add butter to the shopping list").intent == "list_add"
+    assert skills.match("Add paint to the to do list").intent == "list_add"
+    reply = skills.match(said)
+    assert reply is not None and reply.text == heard
+
+
 def alarms_of(skills: LocalSkills) -> list[str]:
     return sorted(a.time[:5] for a in skills.timers.alarms.all())
 
