@@ -307,7 +307,11 @@ CLOCK: Final = ClockWords(
         r"\bwhat time is it(?P<rest>(?: \w+)*)$", r"\bwhat is the (?:current )?time(?P<rest>(?: \w+)*)$",
         r"^(?:the )?(?:current )?time(?: now| please| check)?$", r"\b(?:tell|give) me the time\b",
         r"\bdo you (?:know|have) (?:what time it is|the time)\b", r"\bwhat time do you have\b",
-        r"\bhave you got the time\b", r"^what time$")],
+        r"\bhave you got the time\b", r"^what time$",
+        # "is it after three yet?": the time answers it
+        r"^is it (?:after|past|gone|before|nearly|almost) (?:half |quarter )?(?:past |to )?(?:\d{1,2}(?::\d\d)?|one|two|three"
+        r"|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)(?: o ?clock| thirty| fifteen| forty five"
+        r"| am| pm)?(?: yet| already)?$")],
     here_words=frozenset({"now", "right now", "here", "at the moment", "currently"}),
     elsewhere_starts=("in ", "over "),
     date_res=[re.compile(p) for p in (

@@ -39,6 +39,8 @@ TABLE = [
     ("um what time is it please", [], "time", "It's 7:20 PM."),
     ("do you know what time it is", [], "time", "It's 7:20 PM."),
     ("tell me the time", [], "time", "It's 7:20 PM."),
+    ("is it gone half six yet", [], "time", "It's 7:20 PM."),
+    ("is it nearly midnight", [], "time", "It's 7:20 PM."),
     ("what's the date", [], "date", "2025-03-04"),
     ("what is today's date", [], "date", "2025-03-04"),
     ("whats the date today", [], "date", "2025-03-04"),
