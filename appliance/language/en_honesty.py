@@ -220,7 +220,8 @@ AGREEING: Final = re.compile(
 _AGREED: Final = (r"(?:(?:sure|of course|certainly|absolutely|okay|ok|alright|all right|yes|yeah|no problem|great|"
                   r"sounds good)[,.!]*\s+)")
 GRANTING: Final = re.compile(
-    rf"^{_AGREED}+(?:you (?:can|could|may|will|should|just)|that'?s (?:fine|no problem|done))\b"
+    rf"^{_AGREED}+(?:you (?:can|could|may|will|should|just)|that'?s (?:fine|no problem|done)"
+    r"|i can (?:certainly |definitely )?help(?: you)? with (?:that|this|it))\b"
     rf"|^{_AGREED}*i can\s+{_PROMISING_ADVERBS}(?!{_TALKING}\b)[a-z]{{2,}}\b")
 # A question asking whether one may, on plain words: "can I freeze bread", "do I need a coat".
 _PERMISSION: Final = (r"^(?:can|could|may|might|shall|do|will|need|must) (?:i|we)\b"

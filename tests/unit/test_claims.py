@@ -236,6 +236,8 @@ def test_a_first_sentence_that_talks_is_said(first: str) -> None:
     ("Bump the sound up a bit.", "I can turn it up for you."),
     ("We need more bin bags.", "Okay, that's fine."),
     ("Could you sort the heating out?", "Of course! You can just relax."),
+    ("Mind the soup for me.", "Sure, I can help you with that!"),
+    ("Water the plants for me.", "Sure! I can help with that by reminding you."),
 ])
 def test_to_a_request_a_yes_with_nothing_done_is_a_claim(request_: str, first: str) -> None:
     assert claims.ClaimCheck(request_, WORDS).look(first) is not None
@@ -247,6 +249,7 @@ def test_to_a_request_a_yes_with_nothing_done_is_a_claim(request_: str, first: s
     ("What's a good timer for boiled eggs?", "I can recommend six minutes for a soft egg."),
     ("Do I need a coat for a walk in November?", "Yes, you should take one."),
     ("Tell me about Paris.", "Sure, I can tell you about Paris."),
+    ("How do I keep rice from sticking?", "Sure, I can help you with that!"),
     ("Tell me a joke.", "Sure! Why did the chicken cross the road?"),
 ])
 def test_to_a_question_a_yes_is_an_answer(question: str, first: str) -> None:
