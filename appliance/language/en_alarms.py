@@ -43,6 +43,7 @@ WHEN: Final = WhenWords(
     parts={
         ("in", "the", "morning"): ("am", 9), ("this", "morning"): ("am", 9), ("morning",): ("am", 9),
         ("in", "the", "afternoon"): ("pm", 15), ("this", "afternoon"): ("pm", 15), ("afternoon",): ("pm", 15),
+        ("this", "arvo"): ("pm", 15), ("arvo",): ("pm", 15),
         ("in", "the", "evening"): ("pm", 18), ("this", "evening"): ("pm", 18), ("evening",): ("pm", 18),
         ("at", "night"): ("pm", 21), ("tonight",): ("pm", 20),
     },
@@ -106,6 +107,8 @@ ALARMS: Final = AlarmWords(
     # "wait me up": how Whisper tiny hears "wake me up" through a room at times; it means nothing else
     wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bwait (?:me|us) up\b|\bget (?:me|us) up\b"
                        r"|\bwake[ -]?up (?:alarm|call)\b"),
+    morning_re=re.compile(r"\b(?:be|get|got|getting|im|i am) up\b|\bup by\b|\b(?:awake|out of bed|sparrows?"
+                          r"|first thing|crack of dawn)\b"),
     cancel_re=re.compile(_CANCEL),
     list_re=re.compile(_LIST.format(kind="alarm", kinds="alarms")),
     all_words=frozenset({"all", "every", "both", "everything"}),

@@ -28,7 +28,9 @@ CONTRACTIONS: Final = [(r",(?=[^.?!]*\b(?:list|notes)\b)", " and ")]
 opened with the pack's other contractions, before the punctuation goes."""
 
 _LEAD: Final = r"^(?:(?:also|then|now|just|quickly) )?"
-_ADD_VERB: Final = r"(?:add|put|stick|pop|throw|write|jot|place|include|save|type)(?: down)?"
+_ADD_VERB: Final = (r"(?:add|at|put|stick|pop|throw|chuck|bung|whack|slap|write|jot|place|include|save|type)"
+                    r"(?: down)?")
+""""at": how a recogniser often writes "add"."""
 _TAKE_VERB: Final = (r"(?:remove|delete|erase|drop|take|cross|scratch|strike|tick|knock|rub|mark)"
                      r"(?: off| out)?")
 _EVERY: Final = r"(?:everything|all|all items|all the items|all the things|every item|all of it|the lot)"
@@ -89,7 +91,9 @@ PATTERNS: Final = {
     "pronoun": re.compile(r"^(?:it|that|this|them|those|these|something|one|some)$"),
     # The items said, one by one
     "split": re.compile(r" (?:and also|and then|and|plus|as well as|then) "),
-    "item_lead": re.compile(r"^(?:(?:and|a few|a couple of|a bit of|a|an|some|the|more|any|another|also) )+"),
+    # "to": how a recogniser often writes "two" ("add to eggs")
+    "item_lead": re.compile(r"^(?:(?:and|a few|few|a couple of|couple of|a bit of|a|an|some|the|more|any"
+                            r"|another|also|to) )+"),
     "item_tail": re.compile(r" (?:too|as well|also|please|for me)$"),
     "everything": re.compile(rf"^(?:{_EVERY}|anything|something|stuff|things)$"),
     # A list's name as said -> the list it is ("name:" + that list's name)

@@ -113,6 +113,9 @@ class AlarmWords:
     with the alarms kept, never with a question back; one about alarms in general is the model's."""
     wake_re: Pattern[str]
     """'wake me up', 'get me up': an alarm asked for by what it does."""
+    morning_re: Pattern[str]
+    """'I have to be up by six', 'get me out of bed at seven': an alarm for a time said without morning or
+    evening that is a time to be up, so in the morning (as wake_re's are)."""
     cancel_re: Pattern[str]
     list_re: Pattern[str]
     all_words: frozenset[str]

@@ -97,6 +97,20 @@ def test_waking_up_at_an_hour_without_am_or_pm_is_in_the_morning(tmp_path: Path)
         "Alarm set for 6:30 PM today."  # a plain alarm: the next half past six to come
     assert make(tmp_path / "wake-up", morning).match("can you set a wake up alarm for 7:30").text == \
         "Alarm set for 7:30 AM tomorrow."
+    assert make(tmp_path / "up-by", morning).match("I have to be up by six thirty, set an alarm").text == \
+        "Alarm set for 6:30 AM tomorrow."
+    assert make(tmp_path / "bed", morning).match("set an alarm to get me out of bed at seven").text == \
+        "Alarm set for 7 AM tomorrow."
+
+
+def test_the_time_is_the_one_said_with_the_request(tmp_path: Path) -> None:
+    morning = datetime(2026, 3, 3, 8, 3, tzinfo=LONDON)
+    assert make(tmp_path / "after", morning).match("my train is at eight so wake me at six fifteen").text == \
+        "Alarm set for 6:15 AM tomorrow."
+    assert make(tmp_path / "before", morning).match("at six tomorrow wake me up").text == \
+        "Alarm set for 6 AM tomorrow."
+    assert make(tmp_path / "first", morning).match("set an alarm for 7 pm, the film is at 8").text == \
+        "Alarm set for 7 PM today."
 
 
 def test_a_length_of_time_stays_a_timer(tmp_path: Path) -> None:

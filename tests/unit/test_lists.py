@@ -100,6 +100,16 @@ def test_the_shopping_list_takes_items_reads_them_and_answers_questions(tmp_path
     assert (count.intent, count.text, count.data["count"]) == ("list_count", "You have 5 things on your shopping list.", 5)
 
 
+@pytest.mark.parametrize(("said", "added"), [
+    ("pop a few onions on the list", "onions"),
+    ("chuck a couple of lemons on the shopping list", "lemons"),
+    ("at rice to the shopping list", "rice"),  # how a recogniser writes "add" at times
+    ("add to leeks to the list", "leeks"),  # and "two"
+])
+def test_the_item_is_what_was_asked_for_without_how_many(tmp_path: Path, said: str, added: str) -> None:
+    assert say(local(tmp_path), said).text == f"I've added {added} to your shopping list."
+
+
 def test_items_come_off_by_the_name_they_were_put_on_with_and_the_list_empties(tmp_path: Path) -> None:
     hub = local(tmp_path)
     say(hub, "add milk, eggs and bread to my shopping list")
