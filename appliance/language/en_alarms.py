@@ -135,9 +135,11 @@ ALARMS: Final = AlarmWords(
 )
 
 REMINDERS: Final = ReminderWords(
-    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|get me|i need|i want) "
-                         r"(?:a |an |me a )?reminder|reminder|dont let me forget)\b"),
-    about=frozenset({"to", "about", "that", "of"}),
+    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|get me|i need|i want"
+                         r"|put in|pop in|leave me|leave) (?:a |an |me a )?reminder|reminder|dont let me forget"
+                         r"|let (?:me|us) know(?= (?:at|on|tomorrow|tonight|this) ))\b"),
+    remind_after_re=re.compile(r"\b(?:so |and |then |just )?(?:please )?remind (?:me|us)\b"),
+    about=frozenset({"to", "about", "that", "of", "for"}),
     reminder_words=frozenset({"reminder", "reminders"}),
     asked_words=frozenset({"reminder", "reminders", "remind", "reminding", "reminded"}),
     state_re=STATE_QUESTION,

@@ -165,6 +165,9 @@ class ReminderWords:
 
     remind_re: Pattern[str]
     """The start of a request for a reminder; what follows it is the reminder and its time."""
+    remind_after_re: Pattern[str]
+    """A request for a reminder said after what it is about ("the plumber comes at ten, remind me at half
+    nine"): what follows it, then what came before it, are the reminder and its time."""
     about: frozenset[str]
     """Words that start what to be reminded of ('to', 'about', 'that')."""
     reminder_words: frozenset[str]

@@ -64,6 +64,16 @@ REPLIES = [
      "hand the keys in", at(2026, 3, 6, 10, 0)),
     ("remind me to phone the vet and then at eight", "Reminder set for 8 PM today: phone the vet.",
      "phone the vet", at(2026, 3, 3, 20, 0)),
+    # the request said after what it is about, or with words of its own
+    ("the window man comes at ten tomorrow so remind me at half nine",
+     "Reminder set for 9:30 AM tomorrow: the window man comes at ten.", "the window man comes at ten",
+     at(2026, 3, 4, 9, 30)),
+    ("I always forget my pills, remind me at 9 to take them", "Reminder set for 9 PM today: take them.",
+     "take them", at(2026, 3, 3, 21, 0)),
+    ("pop in a reminder for the vet at 11 am", "Reminder set for 11 AM tomorrow: the vet.", "the vet",
+     at(2026, 3, 4, 11, 0)),
+    ("let me know at 8 that the film is starting", "Reminder set for 8 PM today: the film is starting.",
+     "the film is starting", at(2026, 3, 3, 20, 0)),
 ]
 
 
@@ -162,3 +172,9 @@ def test_a_reminder_set_by_another_process_rings_here(tmp_path: Path) -> None:
     make(tmp_path, clock).match("remind me at 8 pm to lock the back door")  # `appliance ask` on the folder
     clock.now = at(2026, 3, 3, 20, 0)
     assert [a.text for a in hub.timers.due()] == ["Reminder: lock the back door."]
+
+
+@pytest.mark.parametrize("question", ["let me know what you think", "how do I get my phone to remind me",
+                                      "why does my phone never remind me"])
+def test_words_like_a_reminder_that_ask_something_else_are_the_models(tmp_path: Path, question: str) -> None:
+    assert make(tmp_path).match(question) is None
