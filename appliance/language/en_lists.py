@@ -51,7 +51,12 @@ PATTERNS: Final = {
         rf"|{_LEAD}(?:add|put|write) (?:to|on|onto) {_ref(2)} (?P<items2>.+)$"
         rf"|^{_ref(3)} add (?P<items3>.+)$"),
     # an add whose verb went unheard ("add" is often heard as "and", dropped as politeness): asked last
-    "add_bare": re.compile(rf"^(?P<items>.+?) (?:to|onto) {_ref(1, own=True)}$"),
+    # or said as curtly as "mince on the list" ("anything on the list?" asks)
+    "add_bare": re.compile(rf"^(?P<items>.+?) (?:to|onto) {_ref(1, own=True)}$"
+                           r"|^(?:(?:can|could|shall) (?:we|i|you) (?:get|have|put|stick|pop) )?"
+                           r"(?!(?:anything|something|nothing|everything|what|which|how|is|are|any|can|could|shall)\b"
+                           rf"|.*\b{_ADD_VERB}\b)"
+                           r"(?P<items2>.+?) on (?:the |my |our )?(?:shopping )?list$"),
     "remove": re.compile(
         rf"{_LEAD}{_TAKE_VERB} (?P<items>.+?) (?:off of|off|out of|from|on|in) {_ref(1)}$"
         rf"|{_LEAD}get rid of (?P<items2>.+?) (?:off of|off|out of|from|on|in) {_ref(2)}$"),
@@ -69,7 +74,7 @@ PATTERNS: Final = {
         r"|^(?:read|tell|show|give|list|say|go through|recite|check)(?: out)?(?: me| us)?(?: out)?"
         rf"(?: what is (?:on|in))? {_ref(2)}(?: out| to me| for me| again| back)?$"
         rf"|^what is {_ref(3, own=True)}$"
-        rf"|^(?:is there|do i have|do we have|have i got|have we got) anything (?:on|in) {_ref(4)}$"
+        rf"|^(?:is there |do i have |do we have |have i got |have we got )?anything (?:on|in) {_ref(4)}$"
         r"|^(?:what|which) (?P<notes5>notes) (?:do i have|have i got|are there|do we have)$"
         r"|^(?:do|have) (?:i|we) (?:have|got) any (?P<notes6>notes)$"
         r"|^what (?:do|should|must) (?:i|we) (?:need to |have to )?(?:buy|get|pick up|shop for)"

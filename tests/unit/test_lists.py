@@ -105,9 +105,19 @@ def test_the_shopping_list_takes_items_reads_them_and_answers_questions(tmp_path
     ("chuck a couple of lemons on the shopping list", "lemons"),
     ("at rice to the shopping list", "rice"),  # how a recogniser writes "add" at times
     ("add to leeks to the list", "leeks"),  # and "two"
+    ("crumpets on the list, ta", "crumpets"),  # as curtly as people say it
+    ("can we get some marmite on the shopping list", "marmite"),
 ])
 def test_the_item_is_what_was_asked_for_without_how_many(tmp_path: Path, said: str, added: str) -> None:
     assert say(local(tmp_path), said).text == f"I've added {added} to your shopping list."
+
+
+@pytest.mark.parametrize("question", ["anything on the list?", "is there anything on my shopping list",
+                                      "anything on the shopping list"])
+def test_asking_whether_the_list_has_anything_reads_it(tmp_path: Path, question: str) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk to the list")
+    assert say(hub, question).text == "You have one thing on your shopping list: milk."
 
 
 def test_items_come_off_by_the_name_they_were_put_on_with_and_the_list_empties(tmp_path: Path) -> None:

@@ -52,6 +52,8 @@ def small() -> Meanings:
     ("In ten minutes remind me to turn the oven off.", "reminder_set",
      "remind me in ten minutes to turn the oven off"),
     ("Nudge me about the bins at seven", "reminder_set", "remind me at seven to the bins"),
+    ("We're out of olive oil, cheers.", "list_add", "add olive oil to the list"),  # thanks is no item
+    ("Give me a holler in twenty minutes, ta.", "timer_set", "set a timer for twenty minutes"),
 ])
 def test_a_request_in_unlisted_words_is_said_again_as_the_skills_read_it(small: Meanings, said: str, intent: str,
                                                                          said_as: str) -> None:
