@@ -51,8 +51,9 @@ READ_OVER: Final = CLARIFY | {"fact_not_told"}
 """Replies that reading by meaning may take the place of: a question back, and "You haven't told me.", which
 the facts say of a question about the household that nothing told answers ("what have I put on the list so
 far?" is the list's to answer)."""
-GROUNDED: Final = frozenset({"timer_left", "list_has"})
-"""Questions about a thing the household keeps, by its name (thinking: LocalSkills._grounded)."""
+GROUNDED: Final = frozenset({"timer_left", "list_has", "list_remove"})
+"""Questions about a thing the household keeps, by its name, and an item kept taken off ("got the eggs, cross
+them off") (thinking: LocalSkills._grounded)."""
 ASKED_ONLY: Final = CLARIFY | {"timer_left", "timer_list", "alarm_list", "reminder_list", "list_read", "list_count",
                                "list_has", "time", "date", "day"}
 """Replies that change nothing: a question back, or what the hub's own state says. When what was said reads by
@@ -177,9 +178,10 @@ class LocalSkills:
         return reply
 
     def _grounded(self, meant: Reading, transcript: str) -> str | None:
-        """A question about what the household keeps that reads by meaning near and clear enough, and names one
-        thing it keeps, word for word: a running timer ("how much longer for the pasta?") or an item on the
-        shopping list kept here ("do I need bread?"), said again with that name. Words its examples do not say
+        """A question about what the household keeps, or a request to take an item off, that reads by meaning
+        near and clear enough, and names one thing it keeps, word for word: a running timer ("how much longer
+        for the pasta?") or an item on the shopping list kept here ("do I need bread?", "got the eggs, cross
+        them off"), said again with that name. Words its examples do not say
         are then the name of a kept thing, not a sign of a question for the model; nothing not kept is taken."""
         if meant.intent not in GROUNDED or meant.near < NEAR or meant.margin < MARGIN:
             return None

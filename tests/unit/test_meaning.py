@@ -148,6 +148,7 @@ def test_a_question_of_the_clock_about_something_else_stays_the_models(skills: L
     ("How much more time does the rice need?", "Your rice timer has 10 minutes left."),
     ("How long till the rice is done?", "Your rice timer has 10 minutes left."),
     ("Is butter on there?", "Yes, your shopping list has butter."),
+    ("Got the butter, cross it off.", "I've taken butter off your shopping list."),
     ("How long should rice cook for?", None),  # about rice, not the timer: the model's
     ("Is butter bad for you?", None),
 ])
