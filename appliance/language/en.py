@@ -54,7 +54,7 @@ NUMBERS: Final = NumberWords(
     letters="a-z",
     oclock=(r"\bo'?\s?clock\b", " oclock "),
     contractions=[
-        (r"\b(today|tomorrow|yesterday)'?s\b", r"\1"),
+        (r"\b(today|tonight|tomorrow|yesterday)'?s\b", r"\1"),
         (r"\bwhat's\b|\bwhats\b", "what is"), (r"\bthat's\b|\bthats\b", "that is"),
         (r"\bit's\b", "it is"), (r"\bhow's\b", "how is"), (r"\bhere's\b", "here is"),
         (r"\bthere's\b", "there is"), (r"\bwhere's\b|\bwheres\b", "where is"), (r"\bwho's\b", "who is"),

@@ -93,13 +93,16 @@ _LIST: Final = r"\b(?:what|which) {kinds}\b|\b(?:when|what time) (?:is|are|does|
 # A question about the owner's own alarms, reminders or timers, on the normalised words: it opens as a
 # question of fact and says whose ("my", "I", "any", "is there"; for a running timer also "the": "is the
 # timer still going?"); "how do I set an alarm on my phone?" opens otherwise.
-_OPENS: Final = r"^(?:is|are|do|does|did|have|has|when|whens|what time|which|what|whats|any|got)\b"
-_WHOSE: Final = r"my|our|i|we|me|us|any|the next|there"
+_OPENS: Final = (r"^(?:is|are|do|does|did|have|has|when|whens|what time|which|what|whats|any|got|how early"
+                  r"|how late|(?:will|wont)(?= (?:the|my|our|an|any) (?:alarm|reminder)s? (?:go off|ring|be on|be set"
+                  r"|sound|wake (?:me|us))))\b")
+_WHOSE: Final = r"my|our|i|we|me|us|any|the next|there|the alarm"
 _ELSEWHERE: Final = r"(?!.*\b(?:phone|app|watch|tablet|computer|laptop|clock radio)\b)"
 STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE})\b){_ELSEWHERE}")
 TIMER_STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE}|the)\b){_ELSEWHERE}")
 _CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|dismiss|turn off|switch off"
-                  r"|get rid of|unset|drop|scrap|scratch|ditch|nix|axe|kill)\b")
+                  r"|get rid of|unset|drop|scrap|scratch|ditch|nix|axe|kill|dont bother with|no need for"
+                  r"|knock(?= .* on the head$))\b")
 
 ALARMS: Final = AlarmWords(
     alarm_words=frozenset({"alarm", "alarms"}),

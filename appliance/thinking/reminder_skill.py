@@ -44,8 +44,8 @@ class ReminderSkill:
             if reply is not None:
                 return reply
         named = bool(w.reminder_words & set(tokens))
-        if named and w.cancel_re.match(text):
-            return self._cancel(tokens, room)
+        if named and (w.cancel_re.match(text) or self._cancel_after(tokens)):
+            return self._cancel(tokens, room)  # by every word said: "I rang the dentist, drop the reminder"
         days = self.schedule.when.days(tokens)
         rest = self._without_day(tokens, days)  # "any reminders for tomorrow" -> "any reminders"
         if (named and (w.list_re.search(text) or w.list_re.search(rest))) or \
@@ -66,6 +66,11 @@ class ReminderSkill:
         # "I keep losing my keys, remind me at 8 to take them": the request says all; "the plumber comes at
         # ten, remind me at half nine": what came before is what to be reminded of
         return self._request(after if what and (when or spans) else after + before, room)
+
+    def _cancel_after(self, tokens: list[str]) -> bool:
+        """A cancel said after why ("I've put the bins out, you can forget that reminder"), in a request."""
+        return any(self.w.cancel_re.match(" ".join(tokens[k:])) for k in range(1, len(tokens))) \
+            and is_request(" ".join(tokens), self.kit.words)
 
     def _is_request_after(self, before: list[str]) -> bool:
         """Words before "remind me" that tell what it is about or when ("the plumber comes at ten", "in an

@@ -142,6 +142,16 @@ def test_list_and_cancel_by_time_by_day_and_all(tmp_path: Path) -> None:
     assert skills.timers.alarms.all() == []
 
 
+def test_an_alarm_called_off_in_the_words_people_use(tmp_path: Path) -> None:
+    skills = make(tmp_path)
+    skills.match("set an alarm for 6:30 am tomorrow")
+    skills.match("set an alarm for 9:30 am on saturday")
+    assert skills.match("knock the half nine alarm on the head").text == "Alarm for 9:30 AM on Saturday cancelled."
+    assert skills.match("don't bother with the alarm tomorrow, I'm up anyway").text == \
+        "Alarm for 6:30 AM tomorrow cancelled."
+    assert skills.timers.alarms.all() == []
+
+
 def test_the_time_asked_for_is_taken_in_the_room_asked(tmp_path: Path) -> None:
     skills = make(tmp_path)
     assert skills.match("set an alarm for tomorrow", room="bedroom").intent == "alarm_clarify"
@@ -284,6 +294,15 @@ def test_asking_about_the_alarm(tmp_path: Path, question: str) -> None:
     skills.match("set an alarm for 7 am on weekdays")
     reply = skills.match(question)
     assert (reply.intent, reply.text) == ("alarm_list", "You have one alarm, for 7 AM on weekdays.")
+
+
+@pytest.mark.parametrize("question", ["will the alarm go off tomorrow", "how early is my alarm tomorrow",
+                                      "won't my alarm ring tomorrow"])
+def test_asking_about_tomorrows_alarm(tmp_path: Path, question: str) -> None:
+    skills = make(tmp_path)
+    skills.match("set an alarm for 7 am on weekdays")
+    reply = skills.match(question)
+    assert (reply.intent, reply.text) == ("alarm_list", "Tomorrow you have an alarm at 7 AM.")
 
 
 def test_turning_off_a_ringing_alarm_stops_it_and_keeps_it_for_its_next_day(tmp_path: Path) -> None:

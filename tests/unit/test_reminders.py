@@ -149,6 +149,17 @@ def test_list_and_cancel(tmp_path: Path) -> None:
     assert skills.timers.alarms.all() == []
 
 
+def test_a_reminder_called_off_with_why_is_the_one_the_words_name(tmp_path: Path) -> None:
+    skills = make(tmp_path)
+    skills.match("remind me to call the dentist at 10 am tomorrow")
+    skills.match("remind me to put the bins out at 9 pm")
+    assert skills.match("I rang the dentist, drop the reminder").text == \
+        "Reminder cancelled: call the dentist at 10 AM tomorrow."
+    skills.match("remind me to call the dentist at 10 am tomorrow")
+    assert skills.match("remove tonight's reminder").text == "Reminder cancelled: put the bins out at 9 PM today."
+    assert skills.match("how do I delete a reminder on my phone") is None
+
+
 def test_it_rings_in_its_room_repeats_and_stop_silences_it(tmp_path: Path) -> None:
     skills = make(tmp_path)
     skills.match("remind me in 5 minutes to turn the oven off", room="kitchen")
