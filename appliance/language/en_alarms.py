@@ -141,6 +141,8 @@ REMINDERS: Final = ReminderWords(
     remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|get me|i need|i want"
                          r"|put in|pop in|leave me|leave) (?:a |an |me a )?reminder|reminder|dont let me forget"
                          r"|let (?:me|us) know(?= (?:at|on|tomorrow|tonight|this) ))\b"),
+    duty_re=re.compile(r"^(?:i|we) (?:have|need|ought|got|have got|gotta) to |^(?:i|we) (?:must|should|gotta) "
+                       r"|^(?:i|we)ve got to "),
     remind_after_re=re.compile(r"\b(?:so |and |then |just )?(?:please )?remind (?:me|us)\b"),
     about=frozenset({"to", "about", "that", "of", "for"}),
     reminder_words=frozenset({"reminder", "reminders"}),

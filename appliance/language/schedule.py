@@ -168,6 +168,9 @@ class ReminderWords:
     remind_after_re: Pattern[str]
     """A request for a reminder said after what it is about ("the plumber comes at ten, remind me at half
     nine"): what follows it, then what came before it, are the reminder and its time."""
+    duty_re: Pattern[str]
+    """How what came before starts when it says what the person must do ("I have to call my sister at six,
+    remind me"): left out of the reminder's words ("call your sister")."""
     about: frozenset[str]
     """Words that start what to be reminded of ('to', 'about', 'that')."""
     reminder_words: frozenset[str]

@@ -61,7 +61,8 @@ class ReminderSkill:
         m = w.remind_after_re.search(text)
         if m is None or not self._is_request_after(text[: m.start()].split()):
             return None
-        after, before = tokens[len(text[: m.end()].split()):], text[: m.start()].split()
+        after = tokens[len(text[: m.end()].split()):]
+        before = w.duty_re.sub("", text[: m.start()]).split()  # "I have to call my sister": call my sister
         when, _days, spans, what = self._read(after)
         # "I keep losing my keys, remind me at 8 to take them": the request says all; "the plumber comes at
         # ten, remind me at half nine": what came before is what to be reminded of

@@ -70,6 +70,8 @@ REPLIES = [
      at(2026, 3, 4, 9, 30)),
     ("I always forget my pills, remind me at 9 to take them", "Reminder set for 9 PM today: take them.",
      "take them", at(2026, 3, 3, 21, 0)),
+    ("I have to ring the bank at 4 pm, remind me", "Reminder set for 4 PM tomorrow: ring the bank.",
+     "ring the bank", at(2026, 3, 4, 16, 0)),
     ("pop in a reminder for the vet at 11 am", "Reminder set for 11 AM tomorrow: the vet.", "the vet",
      at(2026, 3, 4, 11, 0)),
     ("let me know at 8 that the film is starting", "Reminder set for 8 PM today: the film is starting.",
