@@ -57,6 +57,10 @@ PATTERNS: Final = {
                            r"(?!(?:anything|something|nothing|everything|what|which|how|is|are|any|can|could|shall)\b"
                            rf"|.*\b{_ADD_VERB}\b)"
                            r"(?P<items2>.+?) on (?:the |my |our )?(?:shopping )?list$"),
+    # what to add said first, then pointed back to: "we need batteries, add them to the list"
+    "add_after": re.compile(
+        rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_ADD_VERB} (?:it|them|that|those|these"
+        rf"|this|one|some) (?:to|on|onto|on to|in|into) {_ref(1)}(?: too| as well| also| for me)?$"),
     "remove": re.compile(
         rf"{_LEAD}{_TAKE_VERB} (?P<items>.+?) (?:off of|off|out of|from|on|in) {_ref(1)}$"
         rf"|{_LEAD}get rid of (?P<items2>.+?) (?:off of|off|out of|from|on|in) {_ref(2)}$"),
@@ -98,8 +102,12 @@ PATTERNS: Final = {
     "split": re.compile(r" (?:and also|and then|and|plus|as well as|then) "),
     # "to": how a recogniser often writes "two" ("add to eggs")
     "item_lead": re.compile(r"^(?:(?:and|a few|few|a couple of|couple of|a bit of|a|an|some|the|more|any"
-                            r"|another|also|to) )+"),
-    "item_tail": re.compile(r" (?:too|as well|also|please|for me)$"),
+                            r"|another|also|to) )+"
+                            r"|^(?:i|we)(?: will| ll|ll)? (?:need|want|have to|need to|must|should|gotta|are out of"
+                            r"|have run out of|ran out of|have no|dont have any|dont have) (?:(?:a|an|some|more|any) )?"
+                            r"|^(?:were|im) out of (?:(?:a|an|some|more|any) )?"),
+    "item_tail": re.compile(r" (?:too|as well|also|please|for me|for (?:today|tonight|tomorrow|the weekend|monday"
+                            r"|tuesday|wednesday|thursday|friday|saturday|sunday))$"),
     "everything": re.compile(rf"^(?:{_EVERY}|anything|something|stuff|things)$"),
     # A list's name as said -> the list it is ("name:" + that list's name)
     "name_lead": re.compile(r"^(?:(?:my|the|our|your|a|an|this|that) )+"),

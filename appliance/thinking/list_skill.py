@@ -41,7 +41,9 @@ READ_MAX: Final = 5  # items read out one by one; more are counted
 CONTEXT_S: Final = 30.0  # seconds a list spoken of stays the one "add eggs" (no list named) goes on
 _FAILED: Final = (ListError, HomeAssistantUnreachable, HomeAssistantRefused, BadConfig)
 """What a list raises when it cannot be read or changed; each is said as what it is."""
-_ASKED: Final = ("note", "clear", "add", "remove", "count", "read", "has", "add_bare")
+_ASKED: Final = ("note", "clear", "add", "remove", "count", "read", "has", "add_after", "add_bare")
+_ADDS: Final = frozenset({"note", "add", "add_after", "add_bare"})
+"""The patterns that put something on a list."""
 """The patterns tried, in this order: the first that matches is what was asked."""
 
 
@@ -118,17 +120,17 @@ class ListSkill:
 
     def _do(self, asked: str, name: str, items: list[str], room: str) -> SkillReply | None:
         every = bool(items) and all(self._w.pattern("everything").match(item) for item in items)
-        if asked in ("add", "add_bare", "note", "remove", "has") and not items:
+        if (asked in _ADDS or asked in ("remove", "has")) and not items:
             return None
-        if every and asked in ("add", "add_bare", "note"):
+        if every and asked in _ADDS:
             return None  # "add everything to the list": nothing to put on it
         if every:
             asked = "clear" if asked == "remove" else "read"
         lst = self.lists.open(name)
         if any(self._w.pattern("pronoun").match(item) for item in items):  # "add it to my list": what is it
-            return self._unclear("add" if asked in ("note", "add_bare") else asked, lst)
-        reply = {"note": self._add, "add": self._add, "add_bare": self._add, "remove": self._remove, "clear": self._clear,
-                 "count": self._count, "read": self._read, "has": self._has}[asked](lst, items)
+            return self._unclear("add" if asked in _ADDS else asked, lst)
+        reply = (self._add if asked in _ADDS else {"remove": self._remove, "clear": self._clear, "count": self._count,
+                                                   "read": self._read, "has": self._has}[asked])(lst, items)
         if reply.intent != "list_error" or reply.data.get("done"):
             self._recent[room] = (name, self.clock() + CONTEXT_S)
         return reply

@@ -107,9 +107,17 @@ def test_the_shopping_list_takes_items_reads_them_and_answers_questions(tmp_path
     ("add to leeks to the list", "leeks"),  # and "two"
     ("crumpets on the list, ta", "crumpets"),  # as curtly as people say it
     ("can we get some marmite on the shopping list", "marmite"),
+    # said first, then pointed back to
+    ("We'll need candles for Sunday, add them to the shopping list.", "candles"),
+    ("we're out of foil so put it on the list", "foil"),
 ])
 def test_the_item_is_what_was_asked_for_without_how_many(tmp_path: Path, said: str, added: str) -> None:
     assert say(local(tmp_path), said).text == f"I've added {added} to your shopping list."
+
+
+def test_a_job_said_first_goes_on_the_list_pointed_back_to(tmp_path: Path) -> None:
+    assert say(local(tmp_path), "I have to paint the shed, put that on my jobs list").text == \
+        "I've added paint the shed to your to do list."
 
 
 @pytest.mark.parametrize("question", ["anything on the list?", "is there anything on my shopping list",
