@@ -64,6 +64,10 @@ PATTERNS: Final = {
     "remove": re.compile(
         rf"{_LEAD}{_TAKE_VERB} (?P<items>.+?) (?:off of|off|out of|from|on|in) {_ref(1)}$"
         rf"|{_LEAD}get rid of (?P<items2>.+?) (?:off of|off|out of|from|on|in) {_ref(2)}$"),
+    # what is done said first, then pointed back to: "I got the batteries, cross them off the list"
+    "remove_after": re.compile(
+        rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_TAKE_VERB} (?:it|them|that|those|these"
+        rf"|this) (?:off of|off|out of|from) {_ref(1)}$"),
     "count": re.compile(
         r"^how (?:many|much) (?:things |items |stuff |entries |products |notes )?"
         r"(?:are|is|do i have|have i got|do we have|have we got|there are|is there|have i put|did i put)"

@@ -41,7 +41,7 @@ READ_MAX: Final = 5  # items read out one by one; more are counted
 CONTEXT_S: Final = 30.0  # seconds a list spoken of stays the one "add eggs" (no list named) goes on
 _FAILED: Final = (ListError, HomeAssistantUnreachable, HomeAssistantRefused, BadConfig)
 """What a list raises when it cannot be read or changed; each is said as what it is."""
-_ASKED: Final = ("note", "clear", "add", "remove", "count", "read", "has", "add_after", "add_bare")
+_ASKED: Final = ("note", "clear", "add", "remove", "remove_after", "count", "read", "has", "add_after", "add_bare")
 _ADDS: Final = frozenset({"note", "add", "add_after", "add_bare"})
 """The patterns that put something on a list."""
 """The patterns tried, in this order: the first that matches is what was asked."""
@@ -65,7 +65,8 @@ class ListSkill:
             m = w.pattern(asked).match(text)
             if m is not None:
                 name = w.say("notes_list") if asked == "note" else self._list(m)
-                reply = self._do(asked, name, self._said(m, name), room)
+                items = self._kept_in(name, m["items"]) if asked == "remove_after" else self._said(m, name)
+                reply = self._do(asked, name, items, room)
                 if reply is not None:
                     return reply
         if w.pattern("note_alone").match(text):
@@ -111,6 +112,15 @@ class ListSkill:
                 items.append(piece)
         return items
 
+    def _kept_in(self, name: str, said: str) -> list[str]:
+        """The one item of the list that words said name, word for word or nearly ("I got the eggs": eggs;
+        "I fixed the gate": fix the gate); none when they name no item or more than one."""
+        words = said.split()
+        kept = self.lists.open(name).items()
+        named = {found for size in (3, 2, 1) for k in range(len(words) - size + 1)
+                 if (found := find(kept, " ".join(words[k:k + size]))) is not None}
+        return list(named) if len(named) == 1 else []
+
     def _number(self, item: str) -> bool:
         """Only a number, in digits or words ("2", "twenty two")."""
         n = self.words.numbers
@@ -120,6 +130,7 @@ class ListSkill:
 
     def _do(self, asked: str, name: str, items: list[str], room: str) -> SkillReply | None:
         every = bool(items) and all(self._w.pattern("everything").match(item) for item in items)
+        asked = "remove" if asked == "remove_after" else asked
         if (asked in _ADDS or asked in ("remove", "has")) and not items:
             return None
         if every and asked in _ADDS:

@@ -116,8 +116,19 @@ def test_the_item_is_what_was_asked_for_without_how_many(tmp_path: Path, said: s
 
 
 def test_a_job_said_first_goes_on_the_list_pointed_back_to(tmp_path: Path) -> None:
-    assert say(local(tmp_path), "I have to paint the shed, put that on my jobs list").text == \
+    hub = local(tmp_path)
+    assert say(hub, "I have to paint the shed, put that on my jobs list").text == \
         "I've added paint the shed to your to do list."
+    assert say(hub, "I painted the shed, tick that off my jobs list").text == \
+        "I've taken paint the shed off your to do list."
+
+
+def test_what_was_got_said_first_comes_off_the_list_pointed_back_to(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk and eggs to the list")
+    assert say(hub, "I got the eggs, cross them off the list").text == "I've taken eggs off your shopping list."
+    assert say(hub, "picked up some milk so take it off the shopping list").text == \
+        "I've taken milk off your shopping list."
 
 
 @pytest.mark.parametrize("question", ["anything on the list?", "is there anything on my shopping list",
