@@ -86,7 +86,13 @@ PATTERNS: Final = {
         r"|^(?:what|which) (?P<notes5>notes) (?:do i have|have i got|are there|do we have)$"
         r"|^(?:do|have) (?:i|we) (?:have|got) any (?P<notes6>notes)$"
         r"|^what (?:do|should|must) (?:i|we) (?:need to |have to )?(?:buy|get|pick up|shop for)"
-        r"(?: at the (?:shops|store|supermarket)| today| when i am out)?$"),
+        r"(?: at the (?:shops|store|supermarket)| today| when i am out)?$"
+        # the list named alone, or the shops said before "what do I need"
+        r"|^(?:(?:my|the|our) )?(?:(?P<list7>shopping|grocery|to do|todo|jobs) )?list$"
+        r"|^(?!.*\b(?:for|to make|to bake)\b).*\b(?:shops|shop|store|supermarket|shopping)\b.* what do (?:i|we) need$"
+        r"|^(?:give|run) (?:me|us) (?:a rundown of|through) (?:(?:my|the|our) )?(?P<list8>shopping|jobs|to do)(?: list)?$"
+        r"|^what (?P<list9>jobs|chores|tasks) (?:have i got|do i have|have we got|do we have|are there)"
+        r"(?: to do| on| left)?(?: today)?$"),
     "has": re.compile(
         rf"^(?:is|are) (?:there )?(?P<items>.+?) (?:on|in) {_ref(1)}(?: already| yet| still)?$"
         r"|^(?:do|did|have) (?:i|we) (?:already )?(?:have|got|put|add|added|write|written) (?P<items2>.+?) "

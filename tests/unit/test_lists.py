@@ -115,6 +115,28 @@ def test_the_item_is_what_was_asked_for_without_how_many(tmp_path: Path, said: s
     assert say(local(tmp_path), said).text == f"I've added {added} to your shopping list."
 
 
+@pytest.mark.parametrize(("asked", "heard"), [
+    ("Shopping list?", "You have one thing on your shopping list: milk."),
+    ("I'm off to the shops, what do I need?", "You have one thing on your shopping list: milk."),
+    ("Give me a rundown of the shopping list.", "You have one thing on your shopping list: milk."),
+    ("What jobs have I got on today?", "You have one thing on your to do list: sweep the yard."),
+    ("the to do list", "You have one thing on your to do list: sweep the yard."),
+])
+def test_the_list_read_when_asked_for_as_people_ask(tmp_path: Path, asked: str, heard: str) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk to the list")
+    say(hub, "add sweep the yard to my to do list")
+    assert say(hub, asked).text == heard
+
+
+@pytest.mark.parametrize("question", ["I'm going to the shop for a cake, what do I need to make it?",
+                                      "What do I need?", "What jobs are there in nursing?"])
+def test_what_is_needed_for_something_else_is_the_models(tmp_path: Path, question: str) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk to the list")
+    assert hub.match(question) is None
+
+
 def test_a_job_said_first_goes_on_the_list_pointed_back_to(tmp_path: Path) -> None:
     hub = local(tmp_path)
     assert say(hub, "I have to paint the shed, put that on my jobs list").text == \
