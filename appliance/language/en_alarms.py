@@ -177,7 +177,8 @@ REMINDERS: Final = ReminderWords(
     whats_on_res=[re.compile(p) for p in (
         (r"^(?:what is|what have i got|what do i have|what have we got|what do we have|anything) on "
          r"(?:for )?(?P<when>.+)$"),
-        r"^(?:is there|have i got|do i have|have we got|do we have) anything(?: on)?(?: for)? (?P<when>.+)$")],
+        r"^(?:is there|have i got|do i have|have we got|do we have) anything(?: on)?(?: for)? (?P<when>.+)$",
+        r"^what (?:am i|are we) (?:meant|supposed|due) to be doing (?P<when>.+)$")],
     on_day="{Day} you have {reminders}.",
     one_of="one reminder: {item}",
     many_of="{count} reminders: {items}",
