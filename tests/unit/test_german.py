@@ -98,6 +98,14 @@ def test_the_shopping_list_is_added_to_and_read_in_german(tmp_path: Path) -> Non
         ("list_read", "Auf deiner Einkaufsliste stehen 3 Sachen: Milch, Eier und Käse.")
 
 
+def test_what_is_said_first_and_pointed_back_to_goes_on_and_comes_off_the_list_in_german(tmp_path: Path) -> None:
+    hub = skills(tmp_path)
+    assert said(hub, "Wir brauchen Batterien, schreib sie auf die Einkaufsliste.") == \
+        ("list_add", "Ich habe Batterien zu deiner Einkaufsliste hinzugefügt.")
+    assert said(hub, "Ich habe die Batterien gekauft, streich sie von der Einkaufsliste.") == \
+        ("list_remove", "Ich habe Batterien von deiner Einkaufsliste gestrichen.")
+
+
 def test_the_volume_and_stop_are_understood_in_german(tmp_path: Path) -> None:
     hub = skills(tmp_path)
     assert said(hub, "Stell die Lautstärke auf fünf.") == ("volume", "Lautstärke 5.")
