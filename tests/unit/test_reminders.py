@@ -142,7 +142,7 @@ def test_list_and_cancel(tmp_path: Path) -> None:
 def test_it_rings_in_its_room_repeats_and_stop_silences_it(tmp_path: Path) -> None:
     skills = make(tmp_path)
     skills.match("remind me in 5 minutes to turn the oven off", room="kitchen")
-    skills.timers.claim("kitchen", True)
+    skills.timers.ring_in_room("kitchen", True)
     rings = at(2026, 3, 3, 19, 25)
     heard = []
     while skills.clock() < rings + 25:
