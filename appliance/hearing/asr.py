@@ -20,7 +20,7 @@ from appliance.errors import MissingLibrary
 from appliance.hearing import whisper_fast
 from appliance.hearing.asr_worker import Inline, Worker
 from appliance.hearing.endpoint import Endpointer, SpeechProbability, TurnJudge
-from appliance.hearing.utterance import Engine, Runner, Utterance
+from appliance.hearing.utterance import Engine, EngineUtterance, Runner
 from appliance.hearing.wake_text import wake_words
 from appliance.language import pack
 
@@ -73,7 +73,7 @@ class _BaseRecognizer:
                          time.monotonic() - started)
         return self
 
-    def start(self, preroll: list[AudioChunk]) -> Utterance:
+    def start(self, preroll: list[AudioChunk]) -> EngineUtterance:
         """Begin an utterance with the audio kept from just before the wake word fired."""
         self.load()
         assert self._vad is not None
@@ -82,9 +82,9 @@ class _BaseRecognizer:
         asr = self.cfg.asr
         unfinished = pack(self.cfg.language).sentences.unfinished if asr.unfinished_words else frozenset()
         endpointer = Endpointer(asr, self._vad, self._turn if asr.turn_detector else None, unfinished)
-        return Utterance(self._engine(), endpointer, list(preroll), self.runner,
-                          wake_words(self.cfg.wake.model),
-                          conversation.prefill_pace_s if conversation.prefill else None)
+        return EngineUtterance(self._engine(), endpointer, list(preroll), self.runner,
+                               wake_words(self.cfg.wake.model),
+                               conversation.prefill_pace_s if conversation.prefill else None)
 
     def another(self) -> _BaseRecognizer:
         """A recognizer on the same model with a voice detector (and, for Whisper, a transcription thread)

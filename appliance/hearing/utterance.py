@@ -43,7 +43,7 @@ class Runner(Protocol):
     def submit(self, job: Callable[[], str]) -> Run: ...
 
 
-class Utterance:
+class EngineUtterance:
     """One question: feeds the engine and the endpointer, returns a Transcript at the end.
 
     `early` is a transcript made once the speaker has paused for asr.early_silence_s, while the

@@ -52,13 +52,13 @@ REAL = [
     (contracts.Source, [mic.MicSource, mic.WavSource, replay.Recording, assembly.NoSource]),
     (contracts.Sink, [speaker.SpeakerSink, playback.WavSink, gate.Gate]),
     (contracts.WakeDetector, [wake.WakeWord]),
-    (contracts.Utterance, [utterance.Utterance]),  # made only by the recognizers
+    (contracts.Utterance, [utterance.EngineUtterance]),  # made only by the recognizers
     (contracts.Recognizer, [asr.VoskRecognizer, asr.WhisperRecognizer]),
     (contracts.Skills, [skills.LocalSkills]),
     (contracts.Chat, [llm.LlamaChat, llm_session.ChatSession]),
     (contracts.Synthesizer, [tts.PiperSynthesizer]),
     (contracts.Splitter, [sentences.SentenceSplitter]),
-    (contracts.Earcons, [earcons.Earcons]),
+    (contracts.Earcons, [earcons.ToneEarcons]),
     (contracts.Rings, [timers.Timers]),
     (contracts.Announcement, [timers.TimerAnnouncement]),
     (contracts.EventLog, [Journal]),
