@@ -155,7 +155,7 @@ class EngineUtterance:
         return result
 
     def settle(self, timeout: float) -> None:
-        """Block until every transcription and turn verdict asked for so far is done: the next chunk is
+        """Block until every transcription and completion verdict asked for so far is done: the next chunk is
         then judged as on a machine that keeps up with the microphone (benchmarks and tests feeding a
         recording faster than real time)."""
         deadline = time.monotonic() + timeout
