@@ -292,7 +292,7 @@ class ServiceConfig:
     state_dir: str = "/var/lib/appliance"
     """Folder for timers, lists, volumes and other state that survives a restart."""
     watchdog: bool = True
-    """Feed systemd's watchdog only while the microphone delivers and the loop turns."""
+    """Feed systemd's watchdog only while the microphone delivers and the loop runs."""
     cpu_affinity: list[int] = _f([])  # noqa: RUF009 - a default_factory
     """CPU cores the process may use; empty leaves it to the kernel (or CPUAffinity= in a drop-in)."""
 
