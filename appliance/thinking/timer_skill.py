@@ -56,7 +56,6 @@ class _Pending:
     """'other': the timer acted on, as it was before ("no, the other one" puts it back)."""
 
 
-
 class TimerSkill:
     """Sets, reports, changes and cancels the timers kept in `kit.timers`; a timer set from a room rings there."""
 
