@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from appliance.contracts import TIMER_CHECK_S, Timers
+from appliance.contracts import TIMER_CHECK_S, Rings
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -14,7 +14,7 @@ class TimerBell:
     """Asked while idle by the conductor's loop and while answering by the speech thread, which says
     the messages after the current sentence; a failing timers file is reported and skipped."""
 
-    def __init__(self, timers: Timers | None, clock: Callable[[], float],
+    def __init__(self, timers: Rings | None, clock: Callable[[], float],
                  on_error: Callable[[Exception], None], room: str = "") -> None:
         self.timers = timers
         self.clock = clock

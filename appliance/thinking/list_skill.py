@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from appliance.contracts import SkillReply
 from appliance.errors import (
@@ -24,14 +24,9 @@ from appliance.errors import (
     ListError,
 )
 from appliance.language import LanguagePack, SkillPhrases
-from appliance.thinking.lists import ItemList, ListBook, Lists, ListStore, find
+from appliance.thinking.lists import ItemList, Lists, find
 from appliance.thinking.skillkit import LISTS, SkillKit, local_skill
 from appliance.thinking.skillparse import capital
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from appliance.config import HomeAssistantConfig
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -280,18 +275,6 @@ class ListSkill:
     def _join(sentences: list[str | None]) -> str:
         return " ".join(s for s in sentences if s)
 
-
-
-def book(state_dir: Path, home_assistant: HomeAssistantConfig, words: LanguagePack) -> ListBook:
-    """The lists kept in `state_dir`; the default list (the shopping list) Home Assistant's when it is enabled."""
-    store = ListStore(state_dir)
-    if not home_assistant.enabled:
-        return ListBook(store)
-    from appliance.thinking.home_assistant import HomeAssistant
-    from appliance.thinking.home_shopping import HomeShoppingList
-
-    name = words.skill(NAME).say("default_list")
-    return ListBook(store, HomeShoppingList(name, lambda: HomeAssistant(home_assistant)), name)
 
 
 @local_skill(NAME, LISTS)

@@ -256,11 +256,11 @@ def test_one_due_while_off_rings_on_start_if_recent_else_is_skipped(tmp_path: Pa
 def test_it_rings_in_the_room_that_set_it(tmp_path: Path) -> None:
     skills = make(tmp_path)
     skills.match("set an alarm for 8 pm", room="bedroom")
-    skills.timers.claim("bedroom", True)
+    skills.timers.ring_in_room("bedroom", True)
     skills.clock.now = epoch(2026, 3, 3, 20, 0)
     assert skills.timers.due(room="") == []
     assert [a.text for a in skills.timers.due(room="bedroom")] == ["It's 8 PM. This is your alarm."]
-    skills.timers.claim("bedroom", False)  # the satellite went away: its alarm rings on the hub
+    skills.timers.ring_in_room("bedroom", False)  # the satellite went away: its alarm rings on the hub
     skills.clock.advance(10)
     assert [a.alarm.room for a in skills.timers.due(room="")] == ["bedroom"]
 

@@ -18,7 +18,7 @@ from appliance.config import HomeAssistantConfig, SkillsConfig
 from appliance.conversation.policy import Policy, Say, Think
 from appliance.language import pack
 from appliance.thinking.facts import FactStore
-from appliance.thinking.list_skill import book
+from appliance.thinking.home_shopping import book
 from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.skills import LocalSkills
 from appliance.thinking.timers import ManualClock, Timers
@@ -34,7 +34,8 @@ def skills(tmp_path: Path, style: str = "digits", clock_hours: int = 24) -> Loca
     clock = ManualClock(NOW.timestamp())
     return LocalSkills(SkillsConfig(time_style=style, clock=clock_hours), Timers(tmp_path, clock=clock, words=GERMAN),
                        clock, TZ, volume_of=lambda room: Volume(tmp_path, room), words=GERMAN,
-                       lists=book(tmp_path, HomeAssistantConfig(), GERMAN), facts=FactStore(tmp_path))
+                       lists=book(tmp_path, HomeAssistantConfig(), GERMAN.skill("lists").say("default_list")),
+                       facts=FactStore(tmp_path))
 
 
 def said(hub: LocalSkills, question: str) -> tuple[str, str]:

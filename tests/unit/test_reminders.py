@@ -165,7 +165,7 @@ def test_a_reminder_called_off_with_why_is_the_one_the_words_name(tmp_path: Path
 def test_it_rings_in_its_room_repeats_and_stop_silences_it(tmp_path: Path) -> None:
     skills = make(tmp_path)
     skills.match("remind me in 5 minutes to turn the oven off", room="kitchen")
-    skills.timers.claim("kitchen", True)
+    skills.timers.ring_in_room("kitchen", True)
     rings = at(2026, 3, 3, 19, 25)
     heard = []
     while skills.clock() < rings + 25:
