@@ -17,7 +17,7 @@ _DEVICE: Final = (r"lights?|lamps?|bulbs?|heating|heat|heater|radiators?|thermos
 # What is done to them.
 _ACTION: Final = (r"turn|switch|put|dim|brighten|set|open|close|shut|lock|unlock|start|stop|activate|"
                   r"deactivate|enable|disable|raise|lower|increase|decrease|run|arm|disarm|toggle|"
-                  r"make|change")
+                  r"make|change|kill|knock|crank|flick|pop|bang|whack|stick|fire up|boost")
 # The state a device is asked into or about.
 _STATE: Final = r"on|off|up|down|open|closed?|locked|unlocked|to \d+"
 # Explanations and advice, not requests: "how does a fan cool you down", "what makes a lamp flicker",
@@ -79,7 +79,9 @@ REQUESTS: Final = RequestWords(
         rf"|\b(?:warm|heat|cool) (?:up |down )?(?:the|my|our) (?:{_ROOM})\b"
         # The room's warmth said as a wish: "I'm freezing in here", "it's too hot in here".
         r"|^(?:im|i am) (?:freezing|so cold|too cold|cold|boiling|too hot|roasting)\b"
-        r"|\bits (?:freezing|boiling|(?:too|so) (?:hot|cold|warm|chilly)) in here\b",
+        r"|\bits (?:freezing|boiling|(?:too|so) (?:hot|cold|warm|chilly)) in here\b"
+        # and its light: "it's a bit dark in the study"
+        rf"|^its (?:a bit |a little |too |very |so |quite |getting |pretty )?(?:dark|dim|gloomy) in (?:here|the (?:{_ROOM}))$",
         re.IGNORECASE),
     own_speaker=re.compile(r"\b(?:volume|louder|quieter|softer|mute|unmute)\b", re.IGNORECASE),
     internet=re.compile(rf"\b(?:{_WEATHER}|{_NEWS}|{_SPORT}|{_MARKETS}|{_TRAVEL}|{_WEB})\b", re.IGNORECASE),
