@@ -239,7 +239,7 @@ TIMERS: Final = TimerWords(
         r"|\b(?:do i have|are there|is there|have i got|got) any (?:\w+ )?timers?\b|\bhow many timers\b"
         r"|\btimers (?:are )?(?:running|set|going|on)\b|^(?:my |the |all )?timers$|\bwhat are my timers\b"),
     name_stop=frozenset(_NAME_STOP_TEXT.split()),
-    name_introducers=frozenset({"called", "named", "labeled", "labelled", "for"}),
+    name_introducers=frozenset({"called", "named", "labeled", "labelled", "for", "on"}),
     name_articles=frozenset({"the", "my", "a", "an", "our"}),
     name_ends=frozenset({"and", "please", "timer", "for", "now"}),
     name_for="for",
