@@ -232,7 +232,8 @@ TIMERS: Final = TimerWords(
         r"\b(?:how (?:much time|long|many (?:minutes|seconds|hours)))\b(?: \w+)*? (?:left|remaining|to go)$"
         r"|^(?:time|how much) (?:left|longer)$|^how much longer$"
         r"|^(?:what is the )?time (?:left|remaining)(?: on \w+)?$"),
-    generic_re=re.compile(r"\b(?:a|an) (?:\w+ )?timer\b|\b(?:work|invent\w*|history|buy|best|app)\b"),
+    generic_re=re.compile(r"\b(?:a|an) (?:\w+ )?timer\b|\b(?:work|invent\w*|history|buy|best|app|ideal|accurate"
+                          r"|reliable|worth|length)\b"),
     state_re=TIMER_STATE_QUESTION,
     list_re=re.compile(
         r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"

@@ -201,6 +201,8 @@ NOT_SKILLS = [
     "how many minutes are in an hour", "what day is christmas", "stop the war in my head", "",
     "how does a kitchen timer work", "who invented the egg timer", "what is the best timer app",
     "   ", "...", "will the alarm wake the baby", "will a timer work in a power cut",
+    "are timers on microwaves accurate", "is it worth putting a timer on the porch light",
+    "what is the ideal timer length for studying",
 ]
 
 
