@@ -308,7 +308,7 @@ CLOCK: Final = ClockWords(
         r"\bwhat time is it(?P<rest>(?: \w+)*)$", r"\bwhat is the (?:current )?time(?P<rest>(?: \w+)*)$",
         r"^(?:the )?(?:current )?time(?: now| please| check)?$", r"\b(?:tell|give) me the time\b",
         r"\bdo you (?:know|have) (?:what time it is|the time)\b", r"\bwhat time do you have\b",
-        r"\bhave you got the time\b", r"^what time$",
+        r"\bhave you got the time\b", r"^what time$", r"^(?:tell me |remind me )?what time it is(?: now)?$",
         # "is it after three yet?": the time answers it
         r"^is it (?:after|past|gone|before|nearly|almost) (?:half |quarter )?(?:past |to )?(?:\d{1,2}(?::\d\d)?|one|two|three"
         r"|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)(?: o ?clock| thirty| fifteen| forty five"
@@ -320,7 +320,8 @@ CLOCK: Final = ClockWords(
         rf"\bwhat is (?:the )?(?:date|(?P<ref1>{_REF}) date)(?: (?P<ref2>{_REF})| now)?$",
         rf"\bwhat date is it(?: (?P<ref1>{_REF}))?$", rf"\bwhat date is (?P<ref1>{_REF})$",
         rf"\b(?:tell|give) me (?:the|(?P<ref1>{_REF})) date(?: (?P<ref2>{_REF})| now)?$",
-        r"\bwhat day of the month is it\b")],
+        r"\bwhat day of the month is it\b", rf"^(?:tell me |remind me )?what (?:the )?date (?P<ref1>{_REF}) is$",
+        rf"^(?:tell me |remind me )?what the date is(?: (?P<ref1>{_REF}))?$")],
     day_res=[re.compile(p) for p in (
         (rf"\b(?:what|which) day (?:of the week )?(?:is it|is (?P<ref1>{_REF})|was (?P<ref2>{_REF})"
          rf"|will it be (?P<ref3>{_REF}))(?: (?P<ref4>{_REF}))?$"), rf"^what is (?P<ref1>{_REF})$",

@@ -138,8 +138,10 @@ ALARMS: Final = AlarmWords(
 )
 
 REMINDERS: Final = ReminderWords(
-    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|get me|i need|i want"
-                         r"|put in|pop in|leave me|leave) (?:a |an |me a )?reminder|reminder|dont let me forget"
+    # "remind me what the date is": a question, not a reminder
+    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)(?! (?:what|whats|when|where|who|how|which|why)\b)|(?:set|make|create|add|give me|get me|i need|i want"
+                         r"|put in|pop in|leave me|leave) (?:a |an |me a )?reminder|reminder"
+                         r"|dont let me forget(?= to | about |$)"
                          r"|let (?:me|us) know(?= (?:at|on|tomorrow|tonight|this) ))\b"),
     duty_re=re.compile(r"^(?:i|we) (?:have|need|ought|got|have got|gotta) to |^(?:i|we) (?:must|should|gotta) "
                        r"|^(?:i|we)ve got to "),
