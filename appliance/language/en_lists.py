@@ -42,7 +42,7 @@ PATTERNS: Final = {
         r"|^(?!note that )note(?: to self)?(?: down)?(?: that)? (?P<items2>.+)$"  # "note that ...": a fact to keep
         r"|^(?:jot|write) down(?: that)? (?P<items3>.+)$"),
     "clear": re.compile(
-        rf"{_LEAD}(?:clear|empty|wipe|erase|delete|reset|clean|scrap)(?: out| off)?(?: all(?: of)?)? {_ref(1)}"
+        rf"{_LEAD}(?:clear|empty|wipe|erase|delete|reset|clean|scrap|bin|ditch)(?: out| off)?(?: all(?: of)?)? {_ref(1)}"
         r"(?: out| completely)?$"
         rf"|{_LEAD}(?:{_TAKE_VERB}|clear|wipe|get rid of) {_EVERY} (?:off of|off|from|on|in|out of) {_ref(2)}$"),
     "add": re.compile(
@@ -68,6 +68,13 @@ PATTERNS: Final = {
     "remove_after": re.compile(
         rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_TAKE_VERB} (?:it|them|that|those|these"
         rf"|this) (?:off of|off|out of|from) {_ref(1)}$"),
+    # an item taken off without the list named, only when it is on it: "don't need milk any more",
+    # "strike the eggs"; "a note about the boiler" is the note that says those words
+    "remove_kept": re.compile(
+        r"^(?:(?:i|we) )?(?:dont|do not|no longer) need (?:the |any )?(?P<items>.+?)(?: any ?more| now| after all)?$"
+        r"|^(?:strike|cross off|tick off|scratch|strike off|cross out) (?:the )?(?P<items2>.+)$"
+        r"|^(?:delete|remove|scrap|bin|ditch|get rid of) (?:the |my )?(?P<notes3>note) (?:about|on|saying|that says)"
+        r" (?P<items3>.+)$"),
     "count": re.compile(
         r"^how (?:many|much) (?:things |items |stuff |entries |products |notes )?"
         r"(?:are|is|do i have|have i got|do we have|have we got|there are|is there|have i put|did i put)"

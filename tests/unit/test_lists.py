@@ -145,6 +145,23 @@ def test_a_job_said_first_goes_on_the_list_pointed_back_to(tmp_path: Path) -> No
         "I've taken paint the shed off your to do list."
 
 
+def test_an_item_kept_comes_off_without_the_list_named_and_nothing_else_does(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk, eggs and flour to the list")
+    assert say(hub, "we don't need milk any more").text == "I've taken milk off your shopping list."
+    assert say(hub, "strike the eggs, got plenty").text == "I've taken eggs off your shopping list."
+    assert hub.match("strike a match") is None  # nothing kept: not a list request
+    assert hub.match("I no longer need glasses") is None
+
+
+def test_a_note_comes_off_by_what_it_is_about_and_bin_clears(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    say(hub, "make a note that the wifi code is 2231")
+    say(hub, "make a note that the gas meter is in the porch")
+    assert say(hub, "delete the note about the wifi code").text == "I've deleted the note the wifi code is 2231."
+    assert say(hub, "bin all my notes").intent == "list_clear"
+
+
 def test_what_was_got_said_first_comes_off_the_list_pointed_back_to(tmp_path: Path) -> None:
     hub = local(tmp_path)
     say(hub, "add milk and eggs to the list")
