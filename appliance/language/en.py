@@ -206,6 +206,9 @@ _NAME_STOP_TEXT: Final = (
     "please now called named labeled labelled timer timers alarm alarms countdown countdowns is are what "
     "how much long many left remaining check in at do does have has with")
 
+_TIMERS_IN_GENERAL: Final = (r"\b(?:work|invent\w*|history|buy|best|app|ideal|accurate|reliable|worth"
+                             r"|length)\b")
+
 TIMERS: Final = TimerWords(
     timer_word="timer",
     cancel_word="cancel",
@@ -232,8 +235,8 @@ TIMERS: Final = TimerWords(
         r"\b(?:how (?:much time|long|many (?:minutes|seconds|hours)))\b(?: \w+)*? (?:left|remaining|to go)$"
         r"|^(?:time|how much) (?:left|longer)$|^how much longer$"
         r"|^(?:what is the )?time (?:left|remaining)(?: on \w+)?$"),
-    generic_re=re.compile(r"\b(?:a|an) (?:\w+ )?timer\b|\b(?:work|invent\w*|history|buy|best|app|ideal|accurate"
-                          r"|reliable|worth|length)\b"),
+    generic_re=re.compile(rf"\b(?:a|an) (?:\w+ )?timer\b|{_TIMERS_IN_GENERAL}"),
+    general_re=re.compile(_TIMERS_IN_GENERAL),
     state_re=TIMER_STATE_QUESTION,
     list_re=re.compile(
         r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"
