@@ -56,6 +56,8 @@ PATTERNS: Final = {
     "remove_after": re.compile(
         rf"^(?P<items>.+?) (?:und |also )?{_TAKE_VERB}(?: bitte)? (?:es|sie|das|ihn|die|den) (?:von|aus) {_ref(1)}"
         r"(?: runter| raus| weg| ab)?$"),
+    # asked of an item without the list named, only when it is on it: "brauchen wir noch Eier?"
+    "has_kept": re.compile(r"^(?:brauche ich|brauchen wir) (?:noch )?(?:mehr )?(?P<items>.+?)(?: noch)?$"),
     # an item taken off without the list named, only when it is on it: "wir brauchen keine Milch mehr"
     "remove_kept": re.compile(
         r"^(?:wir brauchen|ich brauche) (?:keine|keinen|kein) (?P<items>.+?)(?: mehr)?$"

@@ -64,7 +64,7 @@ NUMBERS: Final = NumberWords(
     ],
     phrase_fixes=[("time her", "timer"), ("time hers", "timers"), ("time are", "timer"),
                   ("a m", "am"), ("p m", "pm"), ("count down", "countdown"),
-                  ("nevermind", "never mind")],
+                  ("nevermind", "never mind"), ("a llama", "an alarm"), ("shopping lest", "shopping list")],
     articles=frozenset({"a", "an"}),
     hundred="hundred",
     point="point",
@@ -233,7 +233,7 @@ TIMERS: Final = TimerWords(
         r"|\bhow is (?:the|my)\b|\bstatus\b|\bwhen (?:will|does|is)\b"),
     left_alone_re=re.compile(
         r"\b(?:how (?:much time|long|many (?:minutes|seconds|hours)))\b(?: \w+)*? (?:left|remaining|to go)$"
-        r"|^(?:time|how much) (?:left|longer)$|^how much longer$"
+        r"|^(?:time|how much) (?:left|longer)$|^how much longer$|^how (?:am i|are we) doing (?:for|on) time\b"
         r"|^(?:what is the )?time (?:left|remaining)(?: on \w+)?$"),
     generic_re=re.compile(rf"\b(?:a|an) (?:\w+ )?timer\b|{_TIMERS_IN_GENERAL}"),
     general_re=re.compile(_TIMERS_IN_GENERAL),

@@ -109,6 +109,7 @@ ALARMS: Final = AlarmWords(
     state_re=STATE_QUESTION,
     # "wait me up": how Whisper tiny hears "wake me up" through a room at times; it means nothing else
     wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bwait (?:me|us) up\b|\bget (?:me|us) up\b"
+                       r"|\bshake (?:me|us) (?:awake|up)\b"
                        r"|\bwake[ -]?up (?:alarm|call)\b"),
     morning_re=re.compile(r"\b(?:be|get|got|getting|im|i am) up\b|\bup by\b|\b(?:awake|out of bed|sparrows?"
                           r"|first thing|crack of dawn)\b"),

@@ -40,7 +40,7 @@ PATTERNS: Final = {
         rf"{_LEAD}(?:make|take|write|leave|add|create|jot|put|save)(?: me| down)? (?:a |another |one )?"
         r"note(?: down)?(?: for me)?(?: to self)?(?: that| to| saying| of| about| reading)? (?P<items>.+)$"
         r"|^(?!note that )note(?: to self)?(?: down)?(?: that)? (?P<items2>.+)$"  # "note that ...": a fact to keep
-        r"|^(?:jot|write) down(?: that)? (?P<items3>.+)$"),
+        r"|^(?:jot|write) down(?: that)? (?!.* for the (?:shops|shopping|supermarket)$)(?P<items3>.+)$"),
     "clear": re.compile(
         rf"{_LEAD}(?:clear|empty|wipe|erase|delete|reset|clean|scrap|bin|ditch)(?: out| off)?(?: all(?: of)?)? {_ref(1)}"
         r"(?: out| completely)?$"
@@ -49,7 +49,9 @@ PATTERNS: Final = {
         rf"{_LEAD}{_ADD_VERB} (?P<items>.+?) (?:to|on|onto|on to|in|into) {_ref(1)}"
         r"(?: too| as well| also| for me| for later)?$"
         rf"|{_LEAD}(?:add|put|write) (?:to|on|onto) {_ref(2)} (?P<items2>.+)$"
-        rf"|^{_ref(3)} add (?P<items3>.+)$"),
+        rf"|^{_ref(3)} add (?P<items3>.+)$"
+        # "jot down sugar for the shops": the shopping list
+        rf"|{_LEAD}{_ADD_VERB} (?P<items4>.+?) for the (?:shops|shopping|supermarket)$"),
     # an add whose verb went unheard ("add" is often heard as "and", dropped as politeness): asked last
     # or said as curtly as "mince on the list" ("anything on the list?" asks)
     "add_bare": re.compile(rf"^(?P<items>.+?) (?:to|onto) {_ref(1, own=True)}$"
@@ -75,6 +77,10 @@ PATTERNS: Final = {
         r"|^(?:strike|cross off|tick off|scratch|strike off|cross out) (?:the )?(?P<items2>.+)$"
         r"|^(?:delete|remove|scrap|bin|ditch|get rid of) (?:the |my )?(?P<notes3>note) (?:about|on|saying|that says)"
         r" (?P<items3>.+)$"),
+    # asked of an item without the list named, only when it is on it: "do I need bread?" ("do I need a coat?"
+    # is not a list question)
+    "has_kept": re.compile(r"^do (?:i|we) (?:still )?(?:need|have to get|have to buy) (?:any |some |more )?"
+                           r"(?P<items>.+?)(?: still| again| today)?$"),
     "count": re.compile(
         r"^how (?:many|much) (?:things |items |stuff |entries |products |notes )?"
         r"(?:are|is|do i have|have i got|do we have|have we got|there are|is there|have i put|did i put)"

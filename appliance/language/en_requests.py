@@ -23,6 +23,8 @@ _STATE: Final = r"on|off|up|down|open|closed?|locked|unlocked|to \d+"
 # Explanations and advice, not requests: "how does a fan cool you down", "what makes a lamp flicker",
 # "should I leave the heating on", "does the heating work better on a timer", "is it cheaper to run the dryer".
 _EXPLAINING: Final = r"(?:how|why|what|whats|who|when|where|should|does|is it)\b"
+# A question after what happens: "my kids never turn the lights off, what can I do?"
+_ASKED_AFTER: Final = r".*\b(?:what (?:can|should|do) (?:i|we) do|how (?:can|do|should) (?:i|we)|why (?:is|does|do|would))\b"
 # Rooms of a home, for questions about their temperature.
 _ROOM: Final = (r"(?:\w+ )?room|house|flat|home|bedroom|kitchen|lounge|hallway|hall|office|bathroom|nursery|"
                 r"study|basement|attic|garage|conservatory|upstairs|downstairs")
@@ -71,7 +73,7 @@ REQUESTS: Final = RequestWords(
     # What Home Assistant's sentences do not say: "turn the heating down a bit", "put the telly on",
     # "is the heating on", "what's the humidity in the bedroom", "make it warmer", "I'm freezing in here".
     controls=re.compile(
-        rf"^(?!{_EXPLAINING})(?:.*\b(?:{_ACTION})\b.*\b(?:{_DEVICE})\b|.*\b(?:{_DEVICE})\b.*\b(?:{_STATE})\b)"
+        rf"^(?!{_EXPLAINING}|{_ASKED_AFTER})(?:.*\b(?:{_ACTION})\b.*\b(?:{_DEVICE})\b|.*\b(?:{_DEVICE})\b.*\b(?:{_STATE})\b)"
         rf"|\b(?:is|are) (?:the|my|our|all the|any of the|any) (?:(?!of |my |our )\w+ ){{0,2}}(?:{_DEVICE})\b"
         rf"|\b(?:{_DEVICE}) (?:is|are)(?: still)? (?:on|off|open|closed|locked|unlocked)\b"
         rf"|\b(?:temperature|humidity) (?:(?:in|of) (?:the|my|our) (?:{_ROOM})|in here|inside)\b"

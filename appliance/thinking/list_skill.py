@@ -36,12 +36,12 @@ READ_MAX: Final = 5  # items read out one by one; more are counted
 CONTEXT_S: Final = 30.0  # seconds a list spoken of stays the one "add eggs" (no list named) goes on
 _FAILED: Final = (ListError, HomeAssistantUnreachable, HomeAssistantRefused, BadConfig)
 """What a list raises when it cannot be read or changed; each is said as what it is."""
-_ASKED: Final = ("note", "clear", "add", "remove", "remove_after", "remove_kept", "count", "read", "has", "add_after",
-                 "add_bare")
+_ASKED: Final = ("note", "clear", "add", "remove", "remove_after", "remove_kept", "count", "read", "has", "has_kept",
+                 "add_after", "add_bare")
 _ADDS: Final = frozenset({"note", "add", "add_after", "add_bare"})
 """The patterns that put something on a list."""
-_KEPT: Final = frozenset({"remove_after", "remove_kept"})
-"""The patterns that take off only an item the list has, named in what was said."""
+_KEPT: Final = {"remove_after": "remove", "remove_kept": "remove", "has_kept": "has"}
+"""The patterns that take off or ask of only an item the list has, named in what was said, and what they ask."""
 """The patterns tried, in this order: the first that matches is what was asked."""
 
 
@@ -132,7 +132,7 @@ class ListSkill:
 
     def _do(self, asked: str, name: str, items: list[str], room: str) -> SkillReply | None:
         every = bool(items) and all(self._w.pattern("everything").match(item) for item in items)
-        asked = "remove" if asked in _KEPT else asked
+        asked = _KEPT.get(asked, asked)
         if (asked in _ADDS or asked in ("remove", "has")) and not items:
             return None
         if every and asked in _ADDS:

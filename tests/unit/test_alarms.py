@@ -101,6 +101,9 @@ def test_waking_up_at_an_hour_without_am_or_pm_is_in_the_morning(tmp_path: Path)
         "Alarm set for 6:30 AM tomorrow."
     assert make(tmp_path / "bed", morning).match("set an alarm to get me out of bed at seven").text == \
         "Alarm set for 7 AM tomorrow."
+    assert make(tmp_path / "shake", morning).match("shake me awake at six").text == "Alarm set for 6 AM tomorrow."
+    # how a recogniser writes "an alarm" at times
+    assert make(tmp_path / "llama", morning).match("set a llama for 7 am").text == "Alarm set for 7 AM tomorrow."
 
 
 def test_the_time_is_the_one_said_with_the_request(tmp_path: Path) -> None:

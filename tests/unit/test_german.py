@@ -106,6 +106,7 @@ def test_what_is_said_first_and_pointed_back_to_goes_on_and_comes_off_the_list_i
     assert said(hub, "Ich habe die Batterien gekauft, streich sie von der Einkaufsliste.") == \
         ("list_remove", "Ich habe Batterien von deiner Einkaufsliste gestrichen.")
     said(hub, "Setz Milch auf die Einkaufsliste.")
+    assert said(hub, "Brauchen wir noch Milch?") == ("list_has", "Ja, Milch steht auf deiner Einkaufsliste.")
     assert said(hub, "Wir brauchen keine Milch mehr.") == \
         ("list_remove", "Ich habe Milch von deiner Einkaufsliste gestrichen.")
 

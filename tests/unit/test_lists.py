@@ -105,6 +105,7 @@ def test_the_shopping_list_takes_items_reads_them_and_answers_questions(tmp_path
     ("chuck a couple of lemons on the shopping list", "lemons"),
     ("at rice to the shopping list", "rice"),  # how a recogniser writes "add" at times
     ("add to leeks to the list", "leeks"),  # and "two"
+    ("add rice to my shopping lest", "rice"),  # and "list"
     ("crumpets on the list, ta", "crumpets"),  # as curtly as people say it
     ("can we get some marmite on the shopping list", "marmite"),
     # said first, then pointed back to
@@ -152,6 +153,19 @@ def test_an_item_kept_comes_off_without_the_list_named_and_nothing_else_does(tmp
     assert say(hub, "strike the eggs, got plenty").text == "I've taken eggs off your shopping list."
     assert hub.match("strike a match") is None  # nothing kept: not a list request
     assert hub.match("I no longer need glasses") is None
+
+
+def test_asked_of_an_item_without_the_list_named_only_an_item_kept_is_the_lists(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    say(hub, "add bread to the list")
+    assert say(hub, "do we still need bread").text == "Yes, your shopping list has bread."
+    assert hub.match("do I need a passport to fly to Spain") is None
+
+
+def test_jotted_down_for_the_shops_goes_on_the_shopping_list(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    assert say(hub, "jot down rice for the shops").text == "I've added rice to your shopping list."
+    assert say(hub, "jot down call the bank").text == "Noted: call the bank."
 
 
 def test_a_note_comes_off_by_what_it_is_about_and_bin_clears(tmp_path: Path) -> None:

@@ -110,6 +110,7 @@ TABLE = [
     ("how much time is left", TWO, "timer_left", ["pasta", None]),
     ("how long is left on the pasta timer", TWO, "timer_left", ["pasta"]),
     ("how much longer", ONE, "timer_left", ["pasta"]),
+    ("how am I doing for time", ONE, "timer_left", ["pasta"]),
     ("is my timer done", ONE, "timer_left", ["pasta"]),
     ("what's the timer at", ONE, "timer_left", ["pasta"]),
     ("what is left on my timer", ONE, "timer_left", ["pasta"]),
