@@ -28,6 +28,9 @@ CONTRACTIONS: Final = [(r",(?=[^.?!]*\b(?:list|notes)\b)", " and ")]
 opened with the pack's other contractions, before the punctuation goes."""
 
 _LEAD: Final = r"^(?:(?:also|then|now|just|quickly) )?"
+_NOT_BOUGHT: Final = (r"(?:time|space|room|money|ideas|options|luck|patience|energy|steam|road|battery|charge|puff"
+                      r"|breath|things to|help|sleep)\b")
+"""What people run out of that no shop sells: "we've run out of time" is no item."""
 _ADD_VERB: Final = (r"(?:add|at|put|stick|pop|throw|chuck|bung|whack|slap|write|jot|place|include|save|type)"
                     r"(?: down)?")
 """"at": how a recogniser often writes "add"."""
@@ -58,7 +61,10 @@ PATTERNS: Final = {
                            r"|^(?:(?:can|could|shall) (?:we|i|you) (?:get|have|put|stick|pop) )?"
                            r"(?!(?:anything|something|nothing|everything|what|which|how|is|are|any|can|could|shall)\b"
                            rf"|.*\b{_ADD_VERB}\b)"
-                           r"(?P<items2>.+?) on (?:the |my |our )?(?:shopping )?list$"),
+                           r"(?P<items2>.+?) on (?:the |my |our )?(?:shopping )?list$"
+                           # or said as what is missing: "we need more teabags", "we've run out of foil"
+                           rf"|^(?:we|i) (?:need|want) (?:some )?more (?!{_NOT_BOUGHT})(?P<items3>.+)$"
+                           rf"|^(?:we|i)(?: have|ve)? (?:run|ran) out of (?!{_NOT_BOUGHT})(?P<items4>.+)$"),
     # what to add said first, then pointed back to: "we need batteries, add them to the list"
     "add_after": re.compile(
         rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_ADD_VERB} (?:it|them|that|those|these"

@@ -108,6 +108,8 @@ def test_the_shopping_list_takes_items_reads_them_and_answers_questions(tmp_path
     ("add rice to my shopping lest", "rice"),  # and "list"
     ("crumpets on the list, ta", "crumpets"),  # as curtly as people say it
     ("can we get some marmite on the shopping list", "marmite"),
+    ("we need more kitchen roll", "kitchen roll"),  # what is missing
+    ("we have run out of foil", "foil"),
     # said first, then pointed back to
     ("We'll need candles for Sunday, add them to the shopping list.", "candles"),
     ("we're out of foil so put it on the list", "foil"),
@@ -160,6 +162,7 @@ def test_asked_of_an_item_without_the_list_named_only_an_item_kept_is_the_lists(
     say(hub, "add bread to the list")
     assert say(hub, "do we still need bread").text == "Yes, your shopping list has bread."
     assert hub.match("do I need a passport to fly to Spain") is None
+    assert hub.match("we need more space in the freezer") is None
 
 
 def test_jotted_down_for_the_shops_goes_on_the_shopping_list(tmp_path: Path) -> None:
