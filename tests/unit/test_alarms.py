@@ -153,6 +153,10 @@ def test_an_alarm_called_off_in_the_words_people_use(tmp_path: Path) -> None:
     assert skills.match("don't bother with the alarm tomorrow, I'm up anyway").text == \
         "Alarm for 6:30 AM tomorrow cancelled."
     assert skills.timers.alarms.all() == []
+    skills.match("set an alarm for 8 am on sunday")
+    skills.match("set an alarm for 7 am at weekends")
+    assert skills.match("remove the weekend alarm").text == "Alarm for 7 AM at weekends cancelled."  # repeats first
+    assert skills.match("remove the weekend alarm").text == "Alarm for 8 AM on Sunday cancelled."
 
 
 def test_the_time_asked_for_is_taken_in_the_room_asked(tmp_path: Path) -> None:
