@@ -247,6 +247,9 @@ TIMERS: Final = TimerWords(
     name_articles=frozenset({"the", "my", "a", "an", "our"}),
     name_ends=frozenset({"and", "please", "timer", "for", "now"}),
     name_for="for",
+    needs_re=re.compile(r"^(?:the |my |our )?(?P<name>\w+(?: \w+)?) (?:needs|need|wants|want"
+                        r"|is on|are on|go in|goes in|went in|is in|are in)(?: for)? (?!.*\btimer\b)"),
+    needs_said_as="set a {name} timer for {duration}",
     piece_joins=frozenset({"and", "then", "plus"}),
     piece_starts=frozenset({"a", "an", "another", "one", "the"}),
     more_verbs=frozenset({"add", "extend", "lengthen", "increase", "bump", "tack"}),
