@@ -359,7 +359,8 @@ CLOCK: Final = ClockWords(
         r"^(?:what (?:is|will be)|(?P<past>what was)|tell me|give me) (?:the )?date (?:for )?(?P<when>.+)$",
         r"^(?:what|which) date (?:is it|will it be|is|will be|would it be|would be|(?P<past>was it|was)) (?P<when>.+)$",
         r"^which dates (?P<when>.+)$",  # "which date's next monday"
-        r"^what will the date be (?P<when>.+)$", r"^when is (?P<when>.+)$")],
+        r"^what will the date be (?P<when>.+)$", r"^when is (?P<when>.+)$",
+        r"^(?:what|which) date (?:does|will) (?P<when>.+?) (?:start|begin)$")],
     day_of_res=[re.compile(p) for p in (
         (r"^(?:what|which) (?:day|day of the week|weekday) "
          r"(?:is it|will it be|is|will be|would it be|would be|(?P<past>was it|was)) (?P<when>.+)$"),
