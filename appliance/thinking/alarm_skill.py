@@ -110,6 +110,10 @@ class AlarmSkill:
         if not alarms:
             return SkillReply(w.none, "alarm_list", data=data)
         asked = self.schedule.days_asked(self.schedule.when.days(tokens), now, self.tz)
+        when = self.schedule.when.time_of_day(tokens)
+        if not asked and when is not None and when.assumed:  # "have I an alarm set for the morning?"
+            asked = sorted({a.day for a in self.schedule.in_part(alarms, when, now)}) \
+                or [self.schedule.part_day(when, now, self.tz)]
         if asked:
             def of_day(day: date, said: str) -> str | None:
                 held = self.schedule.on_day(alarms, day)

@@ -17,6 +17,7 @@ from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.which import Choice, refer
 from appliance.thinking.whenparse import EVERY_DAY, DaySpec, TimeOfDay, WhenParser, local, next_day, resolve
 
+DAY_S: Final = 24 * 3600.0
 PENDING_S: Final = 30.0  # seconds a question back waits for its answer in the room it was asked
 WEEKDAYS: Final = (0, 1, 2, 3, 4)
 WEEKENDS: Final = (5, 6)
@@ -160,6 +161,8 @@ class Schedule:
         if when is None and not days.said:
             return None
         chosen = list(alarms)
+        if when is not None and when.assumed and not days.said:  # "the alarm for the morning": the next morning's
+            return self.in_part(chosen, when, self.alarms.clock())
         if when is not None and not when.assumed:
             def same(a: Alarm) -> bool:
                 hour = a.clock.hour % 12 if when.ambiguous else a.clock.hour
@@ -178,6 +181,19 @@ class Schedule:
             chosen = [a for a in chosen if (a.day - local(now, a.tz).date()).days == days.offset
                       or (a.days and (local(now, a.tz).date().weekday() + days.offset) % 7 in a.days)]
         return chosen
+
+    @staticmethod
+    def in_part(alarms: list[Alarm], when: TimeOfDay, now: float) -> list[Alarm]:
+        """The alarms that ring next in the part of the day said without a day ("the morning"): within a day of
+        `now`, before noon for the morning, after it for the afternoon, the evening and the night."""
+        return [a for a in alarms if (a.clock.hour < 12) == (when.hour < 12) and 0 <= a.at - now < DAY_S]
+
+    @staticmethod
+    def part_day(when: TimeOfDay, now: float, tz: str) -> date:
+        """The day of the part of the day said without one ("the morning"), in the zone `tz`, when no alarm rings
+        in it: the next to come, today's until its usual hour, then tomorrow's."""
+        here = local(now, tz)
+        return here.date() if here.hour < when.hour else here.date() + timedelta(days=1)
 
     def days_asked(self, days: DaySpec, now: float, tz: str) -> list[date]:
         """The days a question is asked of, in the zone `tz`, in order: one ("what alarms do I have tomorrow",

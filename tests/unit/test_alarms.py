@@ -159,6 +159,17 @@ def test_an_alarm_called_off_in_the_words_people_use(tmp_path: Path) -> None:
     assert skills.match("remove the weekend alarm").text == "Alarm for 8 AM on Sunday cancelled."
 
 
+def test_the_alarm_for_the_morning_is_the_next_one_before_noon(tmp_path: Path) -> None:
+    skills = make(tmp_path, datetime(2026, 3, 3, 8, 3, tzinfo=LONDON))  # a Tuesday morning, after the alarm
+    skills.match("set an alarm for 6:30 am tomorrow")
+    skills.match("set an alarm for 7 pm")
+    skills.match("set an alarm for 9:30 am on saturday")
+    assert skills.match("have I got an alarm for the morning").text == \
+        "Tomorrow you have an alarm at 6:30 AM."
+    assert skills.match("switch off the alarm for the morning").text == "Alarm for 6:30 AM tomorrow cancelled."
+    assert skills.match("cancel the alarm for the evening").text == "Alarm for 7 PM today cancelled."
+
+
 def test_the_time_asked_for_is_taken_in_the_room_asked(tmp_path: Path) -> None:
     skills = make(tmp_path)
     assert skills.match("set an alarm for tomorrow", room="bedroom").intent == "alarm_clarify"
