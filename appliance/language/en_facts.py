@@ -111,6 +111,7 @@ _STOP_TEXT: Final = (
     "about into onto up down off out over under there here "
     "can could will would shall should may might must "
     "remember remembered note tell told telling said say know knew kept keep put left leave "
+    "written write stored store hidden hide found find located "
     "time day date year month long often much many old ago last back "
     "go goes going gone went "
     "thing things something anything everything stuff")

@@ -64,6 +64,8 @@ def test_a_fact_told_is_confirmed_kept_as_a_plain_file_and_answered(tmp_path: Pa
     ("the wifi password is purple elephant, remember that", "what's the wifi password",
      "You told me the wifi password is purple elephant."),
     ("remember that Sam is coming on Sunday", "who is coming on Sunday", "You told me sam is coming on sunday."),
+    ("the router password is on the fridge, remember that", "where's the router password written",
+     "You told me the router password is on the fridge."),
     ("for future reference, the fuse box is under the stairs", "where is the fuse box",
      "You told me the fuse box is under the stairs."),
     ("don't let me forget the spare key is in the shed", "where is the spare key",
