@@ -12,7 +12,7 @@ from typing import Final
 from appliance.contracts import SkillReply
 from appliance.language import Act, LanguagePack, pack
 from appliance.thinking.intents import Kind, Recognized, understanding
-from appliance.thinking.requests import controls_device, needs_internet
+from appliance.thinking.requests import controls_device, needs_internet, plain
 
 # The default pack's sentences, for callers that name them.
 NO_HOME_ASSISTANT: Final = pack().replies.no_home_assistant
@@ -206,6 +206,9 @@ def unread_reply(found: Recognized | None, words: LanguagePack) -> SkillReply | 
     """The reply to what Home Assistant's sentences read, when it asks for one of the hub's own skills."""
     if found is None:
         return None
+    command = found.slots.get("conversation_command")
+    if command and words.honesty.about.match(plain(str(command), words.requests)):
+        return None  # "what's a good breakfast I can make in five minutes?": a question, no command to delay
     if found.kind is Kind.STOP:
         return SkillReply("", "nevermind", end_turn=True)
     if found.kind in OWN:
