@@ -97,7 +97,8 @@ _OPENS: Final = (r"^(?:is|are|do|does|did|have|has|when|whens|what time|which|wh
                   r"|how late|(?:will|wont)(?= (?:the|my|our|an|any) (?:alarm|reminder)s? (?:go off|ring|be on|be set"
                   r"|sound|wake (?:me|us))))\b")
 _WHOSE: Final = r"my|our|i|we|me|us|any|the next|there|the alarm"
-_ELSEWHERE: Final = r"(?!.*\b(?:phone|app|watch|tablet|computer|laptop|clock radio)\b)"
+_DEVICES: Final = r"\b(?:phone|app|watch|tablet|computer|laptop|clock radio)\b"
+_ELSEWHERE: Final = rf"(?!.*{_DEVICES})"
 STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE})\b){_ELSEWHERE}")
 TIMER_STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE}|the)\b){_ELSEWHERE}")
 _CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|dismiss|turn off|switch off"
@@ -111,6 +112,7 @@ ALARMS: Final = AlarmWords(
     wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bwait (?:me|us) up\b|\bget (?:me|us) up\b"
                        r"|\bshake (?:me|us) (?:awake|up)\b"
                        r"|\bwake[ -]?up (?:alarm|call)\b"),
+    elsewhere_re=re.compile(_DEVICES),
     morning_re=re.compile(r"\b(?:be|get|got|getting|im|i am) up\b|\bup by\b|\b(?:awake|out of bed|sparrows?"
                           r"|first thing|crack of dawn)\b"),
     cancel_re=re.compile(_CANCEL),

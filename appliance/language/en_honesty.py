@@ -18,7 +18,9 @@ _POLITE: Final = (
     r"|(?:help me|let me|lets|let us|go ahead and|you can|you could|try to|remember to)\s+)+")
 
 # Where a request may start again inside one: "we are out of milk, so order some more".
-_CLAUSES: Final = r"[,;.!?]+|\s(?:and|then|so|but|also|please)\s"
+_CLAUSES: Final = (r"[,;.!?]+|\s(?:and|then|so|but|also|please)\s"
+             # a question after what happens, unpunctuated as a recogniser writes it: "... why would that happen"
+             r"|\s(?=(?:why|how|what|where|who) (?:would|does|do|did|is|are|can|could|should|will|am)\b)")
 
 # A question about doing it, not a request: "how do I book a flight", "what is a podcast".
 _ABOUT: Final = (r"^(?:how|what|whats|why|who|whos|when|where|which|is|are|was|does|did|should|would|"

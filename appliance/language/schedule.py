@@ -113,6 +113,8 @@ class AlarmWords:
     with the alarms kept, never with a question back; one about alarms in general is the model's."""
     wake_re: Pattern[str]
     """'wake me up', 'get me up': an alarm asked for by what it does."""
+    elsewhere_re: Pattern[str]
+    """An alarm of another device ("my alarm didn't go off on my phone"): not the hub's, the model's."""
     morning_re: Pattern[str]
     """'I have to be up by six', 'get me out of bed at seven': an alarm for a time said without morning or
     evening that is a time to be up, so in the morning (as wake_re's are)."""

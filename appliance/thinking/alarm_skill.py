@@ -49,8 +49,8 @@ class AlarmSkill:
             return self._cancel(tokens, room)
         if w.list_re.search(text) or w.state_re.match(text):
             return self._list(tokens)  # "is my alarm on for tomorrow?": the alarms kept, never a question back
-        if not is_request(text, self.kit.words):
-            return None  # "how do I set an alarm on my phone?": a question for the model
+        if not is_request(text, self.kit.words) or w.elsewhere_re.search(text):
+            return None  # "how do I set an alarm on my phone?", "it didn't go off on my phone": the model's
         when = self.schedule.when.time_of_day(self._asked_part(tokens))
         if when is None and self.kit.parse.find_durations(tokens):
             return None  # a length of time: a timer

@@ -208,6 +208,8 @@ NOT_SKILLS = [
     "   ", "...", "will the alarm wake the baby", "will a timer work in a power cut",
     "are timers on microwaves accurate", "is it worth putting a timer on the porch light",
     "what is the ideal timer length for studying",
+    "my alarm didn't go off on my phone this morning, why would that happen",
+    "my alarm never goes off on time why does that happen",  # as a recogniser writes it
 ]
 
 
