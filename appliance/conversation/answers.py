@@ -2,7 +2,7 @@
 
 Who answers is policy.py's (a local skill, Home Assistant, the model); this keeps the answers of the
 hub's own microphone while that happens: with Home Assistant configured it is asked first (only the
-confirmed words: it acts at once) while an early answer waits, held (policy.EarlyAnswers).
+confirmed words: it acts at once) while an early answer waits, held (early.EarlyAnswer).
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ from collections.abc import Callable
 
 from appliance.config import Config
 from appliance.contracts import Bell, Stages, Transcript
+from appliance.conversation.early import EarlyAnswer
 from appliance.conversation.policy import (
     AskHome,
-    EarlyAnswers,
     HomeConversation,
     HomeQuestion,
     Policy,
     Say,
     Step,
 )
-from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Failed, HomeAnswered, Responder
 from appliance.thinking.understood import Understood
 
@@ -41,23 +40,19 @@ class Answers:
                                    self.policy.words.speech, self.policy.words)
         self.sink, self.clock, self.bell = stages.sink, clock, bell
         self.current: Answer | None = None
-        self.early = EarlyAnswers(self, stages.chat)
-        self.prefill = Prefill(stages.chat) if cfg.conversation.prefill else None
+        self.early = EarlyAnswer(self.responder, prefill=cfg.conversation.prefill,
+                                 preemptive=cfg.conversation.preemptive, bell=bell)
+        self.prefill = self.early.prefill
         self.home = HomeConversation(clock)
         """The hub's conversation with Home Assistant: a follow-up keeps it."""
-        self._preemptive = cfg.conversation.preemptive
         self._asked: HomeQuestion | None = None
         """The question Home Assistant was last asked, as the policy read it: settled when it answers."""
         self._returning: list[Answer] = []
 
-    def held_answer(self, text: str) -> Answer:
-        """An early answer: the model's, its audio held until the question is confirmed (EarlyAnswers)."""
-        return self.responder.think(text, self.sink, held=True, bell=self.bell)
-
     def begin(self, question: str, interrupted: bool = False) -> Step:
         """The policy's first step for a confirmed question (a failing skill raises); `interrupted`: said right
         after the person interrupted the hub's answer or ringing (Policy.after_interruption)."""
-        self._heard_all()
+        self.early.quiet()
         return self._step(self.policy.begin(question, conversation=self.home), interrupted)
 
     def go(self, step: Step) -> Answer:
@@ -92,7 +87,6 @@ class Answers:
 
     def say(self, texts: list[str], route: str = "skill") -> Answer:
         """Fixed texts spoken as the turn's answer (a skill's reply, Home Assistant's, an apology, a timer)."""
-        self._heard_all()
         self.stopped(self.early.drop("a local answer is spoken"))
         self.current = self.responder.say(texts, self.sink, route=route)
         return self.current
@@ -101,16 +95,10 @@ class Answers:
         """Keep the model in step with the question as it is heard: its words so far read in ahead
         while the person speaks (prefill), then the early answer started on the early transcript
         (when preemptive)."""
-        if early is not None:
-            self._heard_all()
-        elif self.prefill is not None:
-            self.prefill.heard(partial, speaking)
-        if self._preemptive:
-            self.stopped(self.early.follow(early))
+        self.stopped(self.early.follow(self.sink, early, partial, speaking))
 
     def stop(self) -> None:
         """Stop the turn's answer, the early one and the prefill; nothing waits for their threads."""
-        self._heard_all()
         self.stopped(self.early.drop("the turn ended"))
         self.stopped(self.current)
         self.current = None
@@ -122,11 +110,6 @@ class Answers:
         answer.stop()
         if answer.model_running:
             self._returning.append(answer)
-
-    def _heard_all(self) -> None:
-        """The question is over (or paused on): no more prefill, which would only undo the answer's cache."""
-        if self.prefill is not None:
-            self.prefill.stop()
 
     def stuck_s(self) -> float | None:
         """Seconds the oldest stopped answer's model call has failed to return (a hung call), or None."""

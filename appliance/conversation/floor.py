@@ -1,6 +1,6 @@
 """Who may have the one language model: the hub's own microphone first, then satellites in the order
 they asked (the Floor); and a satellite question's hold on the model while it is still being heard,
-which lets it be read in ahead and answered early, as the hub's own microphone's questions are (Claim).
+which lets it be read in ahead and answered early, as the hub's own microphone's questions are (Hold).
 
 The policy for the language model, which writes one answer at a time:
   - the hub's own microphone goes first: while its turn runs, no satellite's answer starts, and a
@@ -20,10 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
-from appliance.contracts import Caller, Transcript
-from appliance.conversation.policy import EarlyAnswers
-from appliance.conversation.prefill import Prefill
-from appliance.conversation.responder import Answer, Responder
+from appliance.conversation.responder import Answer
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -109,66 +106,63 @@ class Floor:
             return len(self._queue)
 
 
-class Claim:
-    """A satellite question's hold on the model while it is still being heard: taken only when the model is
-    free (Floor.try_take), it lets the question be read in ahead (prefill) and answered early, as the hub's
-    own microphone does, with the answer's audio held until the question is confirmed over."""
+class Hold:
+    """A satellite question's hold on the model: taken while the question is still heard only when the model
+    is free (try_take: its words may then be read in ahead and answered early, as the hub's own microphone's
+    are), else waited for once it is confirmed (take). Its ticket is written by the question's own thread
+    only; the hub's loop only sets `preempted` and the cancel Events of the answers kept under it."""
 
-    def __init__(self, floor: Floor, responder: Responder, caller: Caller, prefill: Prefill | None,
-                 preemptive: bool) -> None:
-        self.floor, self.prefill = floor, prefill
-        self.responder, self.caller = responder, caller
-        self.preemptive = preemptive
-        self.ticket: object | None = None
+    def __init__(self, floor: Floor, gone: Callable[[], bool]) -> None:
+        self.floor = floor
+        self._gone = gone
+        self._ticket: object | None = None
         self.preempted = threading.Event()
-        self.answers: list[Answer] = []
-        """Answers under this ticket (the early one, then the turn's): the hub waking stops them."""
-        self.early = EarlyAnswers(self, responder.chat)
-
-    def held_answer(self, text: str) -> Answer:
-        """An early answer on the satellite's speaker, held until its question is confirmed."""
-        answer = self.responder.think(text, self.caller.sink, held=True)
-        self.answers.append(answer)
-        return answer
+        """Set by the hub's loop when its own microphone woke (Floor.local_turn)."""
+        self._answers: list[Answer] = []
+        self._lock = threading.Lock()  # kept by the question's thread, cancelled from the hub's loop
 
     @property
     def gone(self) -> bool:
-        return self.caller.gone
-
-    def preempt(self) -> None:
-        """The hub's own microphone woke (the conductor's thread): only Events are set, nothing waits."""
-        self.preempted.set()
-        for answer in list(self.answers):
-            answer.cancel.set()
+        return self._gone()
 
     @property
     def held(self) -> bool:
-        return self.ticket is not None and not self.preempted.is_set()
+        """The model is this question's now."""
+        return self._ticket is not None and not self.preempted.is_set()
 
-    def follow(self, partial: str, speaking: bool, early: Transcript | None) -> None:
-        """The question as heard so far: take the model if it is free, read the words in, answer early."""
-        if self.ticket is None and (partial or early is not None):
-            self.ticket = self.floor.try_take(self)
-        if not self.held:
-            self.stop_reading()
-            return
-        if self.prefill is not None:
-            if early is None:
-                self.prefill.heard(partial, speaking)
-            else:
-                self.prefill.stop()
-        if self.preemptive:
-            self.early.follow(early)
+    def keep(self, answer: Answer) -> Answer:
+        """An answer under this hold: the hub waking stops it (and one started after the hub woke, at once)."""
+        with self._lock:
+            self._answers.append(answer)
+        if self.preempted.is_set():
+            answer.cancel.set()
+        return answer
 
-    def stop_reading(self) -> None:
-        """No more reading ahead or answering early (the answer goes on, if it was taken)."""
-        if self.prefill is not None:
-            self.prefill.stop()
-        self.early.drop("not answered early")
+    def preempt(self) -> None:
+        """The hub's own microphone woke (the hub's loop): only Events are set, nothing waits."""
+        self.preempted.set()
+        with self._lock:
+            answers = list(self._answers)
+        for answer in answers:
+            answer.cancel.set()
+
+    def try_take(self) -> bool:
+        """The model now if it is free, without waiting; whether it is held."""
+        if self._ticket is None and not self.preempted.is_set():
+            self._ticket = self.floor.try_take(self)
+        return self.held
+
+    def take(self) -> bool:
+        """Wait for the model (Floor.take) unless it is held; False when the wait was in vain."""
+        if self.held:
+            return True
+        self.release()
+        self.preempted.clear()
+        self._ticket = self.floor.take(self)
+        return self._ticket is not None
 
     def release(self) -> None:
-        """The turn is over: the model goes to the next in line."""
-        self.stop_reading()
-        if self.ticket is not None:
-            self.floor.give(self.ticket)
-            self.ticket = None
+        """The model goes to the next in line."""
+        if self._ticket is not None:
+            self.floor.give(self._ticket)
+            self._ticket = None

@@ -18,10 +18,10 @@ from typing import Final
 
 from appliance.config import Config
 from appliance.contracts import Caller, Chat, Recognizer, Stages, WakeDetector
-from appliance.conversation.floor import Claim, Floor
+from appliance.conversation.early import EarlyAnswer
+from appliance.conversation.floor import Floor, Hold
 from appliance.conversation.limits import TurnLimits
 from appliance.conversation.policy import AskHome, HomeConversation, Policy, Say, Think
-from appliance.conversation.prefill import Prefill
 from appliance.conversation.responder import Answer, Failed, HomeAnswered, Responder
 from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at
 from appliance.errors import ModelBusy
@@ -48,7 +48,7 @@ class Rooms:
         self._report = Reporter(on_turn, on_event)
         self._ids = itertools.count(1)
         self._chats: dict[str, Chat] = {}
-        self._prefills: dict[str, Prefill] = {}
+        self._early: dict[str, EarlyAnswer] = {}
         self._bells: dict[str, TimerBell] = {}
         self._home_conversations: dict[str, HomeConversation] = {}
         """Each room's conversation with Home Assistant and when it was last used."""
@@ -91,15 +91,16 @@ class Rooms:
                 asr = self._recognizers[name] = self.stages.asr.another()
             return asr
 
-    def _claim(self, caller: Caller) -> Claim:
-        responder = self._responder(caller.name)
-        prefill = None
-        if self.cfg.conversation.prefill:
+    def _early_answer(self, caller: Caller) -> EarlyAnswer:
+        """The room's early answer and its reading ahead (on the room's own chat)."""
+        with self._lock:
+            early = self._early.get(caller.name)
+        if early is None:
+            conv = self.cfg.conversation
+            early = EarlyAnswer(self._responder(caller.name), prefill=conv.prefill, preemptive=conv.preemptive)
             with self._lock:
-                prefill = self._prefills.get(caller.name)
-                if prefill is None:
-                    prefill = self._prefills[caller.name] = Prefill(responder.chat)
-        return Claim(self.floor, responder, caller, prefill, self.cfg.conversation.preemptive)
+                early = self._early.setdefault(caller.name, early)
+        return early
 
     def _responder(self, name: str) -> Responder:
         with self._lock:
@@ -126,11 +127,11 @@ class Rooms:
         turn = TurnRecord(turn_id=next(self._ids), source=caller.name, wake_word=caller.wake_word or None,
                           wake_at=self.clock())
         _LOGGER.info("Satellite %s%s: listening", caller.name, f" ({caller.area})" if caller.area else "")
-        claim = self._claim(caller)
+        hold, early = Hold(self.floor, lambda: caller.gone), self._early_answer(caller)
         try:
-            outcome = self._hear(caller, turn, claim)
+            outcome = self._hear(caller, turn, hold, early)
             if outcome is None:
-                outcome = self._respond(caller, turn, claim)
+                outcome = self._respond(caller, turn, hold, early)
         except Exception as exc:
             self._report.event("error", f"Satellite {caller.name}: the turn failed: {exc}", exc=exc,
                                stage="satellite", source=caller.name)
@@ -143,11 +144,12 @@ class Rooms:
                 except Exception:  # the apology itself failed: the journal has the first error
                     _LOGGER.debug("Satellite %s: the apology failed too", caller.name, exc_info=True)
         finally:
-            claim.release()
+            early.drop("the turn ended")
+            hold.release()
         turn.outcome, turn.end_at = outcome, self.clock()
         self._report.turn(turn)
 
-    def _hear(self, caller: Caller, turn: TurnRecord, claim: Claim) -> str | None:
+    def _hear(self, caller: Caller, turn: TurnRecord, hold: Hold, early: EarlyAnswer) -> str | None:
         """Listen until the question is over, reading it in and answering early while the model is free;
         an outcome when there is nothing to answer, else None."""
         utt = self._recognizer(caller.name).start([])
@@ -167,7 +169,13 @@ class Rooms:
                 now = self.clock()
                 if result is not None:
                     break
-                claim.follow(utt.partial, utt.speaking, utt.early)
+                if (utt.partial or utt.early is not None) and hold.try_take():
+                    answer = early.pending
+                    early.follow(caller.sink, utt.early, utt.partial, utt.speaking)
+                    if early.pending is not None and early.pending is not answer:
+                        hold.keep(early.pending)
+                else:
+                    early.drop("the model is not this room's")
                 overdue = self.limits.listening(turn, heard_s, utt.ended, now)
                 if overdue is not None:
                     caller.heard("")
@@ -175,8 +183,7 @@ class Rooms:
                     return "timeout"
         finally:
             utt.close()
-            if claim.prefill is not None:
-                claim.prefill.stop()
+            early.quiet()
         turn.transcript_at = result.final_at or now
         turn.speech_end_at = speech_end_at(result, now, heard_s, self.cfg.asr.endpoint_silence_s)
         turn.transcript = result.text.strip()
@@ -185,7 +192,7 @@ class Rooms:
             return "no_speech"
         return None
 
-    def _respond(self, caller: Caller, turn: TurnRecord, claim: Claim) -> str:
+    def _respond(self, caller: Caller, turn: TurnRecord, hold: Hold, early: EarlyAnswer) -> str:
         """Answer as the policy says (policy.Policy.begin); the model when the Floor allows."""
         responder = self._responder(caller.name)
         conversation = self._home(caller.name)
@@ -198,22 +205,20 @@ class Rooms:
             turn.apply(update)
             step = self.policy.settle(turn.transcript, update, conversation, step.question.understood)
             if isinstance(step, Say):
-                claim.stop_reading()
+                early.drop("a local answer is spoken")
                 turn.route = step.route
                 return self._play(caller, turn, responder.say([step.reply.text], caller.sink, route=step.route))
         elif isinstance(step, Say):
-            claim.stop_reading()
+            early.drop("a local answer is spoken")
             turn.route, turn.intent, turn.private = step.route, step.reply.intent, step.reply.private
             turn.first_token_at = turn.answer_done_at = self.clock()
             if step.reply.end_turn:
                 return "answered"
             return self._play(caller, turn, responder.say([step.reply.text], caller.sink, route=step.route))
-        answer = claim.early.take(turn.transcript) if claim.held else None
-        if not claim.held:  # waits its turn for the model (the hub's own microphone took it back, or never free)
-            claim.release()
-            claim.preempted.clear()
-            claim.ticket = self.floor.take(claim)
-            if claim.ticket is None:
+        answer = early.take(turn.transcript) if hold.held else None
+        if not hold.held:  # waits its turn for the model (the hub's own microphone took it back, or never free)
+            early.drop("the model was not this room's")
+            if not hold.take():
                 if caller.gone:
                     return "cancelled"
                 _LOGGER.info("Satellite %s waited %.0f s for the language model; told it is busy", caller.name,
@@ -221,13 +226,10 @@ class Rooms:
                 turn.route, turn.error = "skill", f"llm: busy for {self.floor.wait_s:g} s"
                 self._play(caller, turn, responder.say([self.policy.words.replies.busy], caller.sink), record=False)
                 return "timeout"
-        claim.stop_reading()  # an early answer that heard other words is dropped
+        early.drop("the final transcript differs")  # an early answer that heard other words
         if answer is None:
-            answer = responder.think(turn.transcript, caller.sink,
-                                     understood=step.understood if isinstance(step, Think) else None)
-            claim.answers.append(answer)
-        if claim.preempted.is_set():  # the hub woke in between: Claim.preempt missed this answer
-            answer.cancel.set()
+            answer = hold.keep(responder.think(turn.transcript, caller.sink,
+                                               understood=step.understood if isinstance(step, Think) else None))
         turn.answered_by(answer)
         return self._play(caller, turn, answer)
 
