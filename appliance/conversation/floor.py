@@ -43,30 +43,52 @@ class Floor:
     def __init__(self, wait_s: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.wait_s = wait_s
         self.clock = clock
-        self._cond = threading.Condition()
+        self._cond = threading.Condition(threading.RLock())  # take() grants while it holds it
         self._queue: deque[object] = deque()
         self._holder: object | None = None
         self._seat: Seat | None = None
         self._local = False
 
+    def ask(self) -> object:
+        """Join the line for the model: a ticket for grant() and leave()."""
+        ticket = object()
+        with self._cond:
+            self._queue.append(ticket)
+        return ticket
+
+    def grant(self, ticket: object, seat: Seat) -> bool:
+        """Whether it is `ticket`'s turn now (first in line, nobody holds the model, the hub's own microphone
+        is not in a turn); the model is then the seat's, until give(ticket). Never waits."""
+        with self._cond:
+            if self._holder is not None or self._local or not self._queue or self._queue[0] is not ticket:
+                return False
+            self._queue.popleft()
+            self._holder, self._seat = ticket, seat
+            self._cond.notify_all()
+            return True
+
+    def leave(self, ticket: object) -> None:
+        """Leave the line without the model."""
+        with self._cond:
+            if ticket in self._queue:
+                self._queue.remove(ticket)
+                self._cond.notify_all()
+
     def take(self, seat: Seat) -> object | None:
         """Wait for the model: a ticket to give back when it is this seat's turn, None when it waited
         wait_s in vain (or it went away). Its answer is preempted should the local microphone wake."""
-        ticket = object()
+        ticket = self.ask()
         deadline = self.clock() + self.wait_s
-        with self._cond:
-            self._queue.append(ticket)
-            try:
-                while self._holder is not None or self._local or self._queue[0] is not ticket:
+        try:
+            with self._cond:
+                while not self.grant(ticket, seat):
                     left = deadline - self.clock()
                     if left <= 0 or seat.gone:
                         return None
                     self._cond.wait(min(left, 0.1))
-                self._holder, self._seat = ticket, seat
                 return ticket
-            finally:
-                self._queue.remove(ticket)
-                self._cond.notify_all()
+        finally:
+            self.leave(ticket)
 
     def try_take(self, seat: Seat) -> object | None:
         """The model now, without waiting: a ticket when nobody holds or waits for it and the hub's own
@@ -109,13 +131,16 @@ class Floor:
 class Hold:
     """A satellite question's hold on the model: taken while the question is still heard only when the model
     is free (try_take: its words may then be read in ahead and answered early, as the hub's own microphone's
-    are), else waited for once it is confirmed (take). Its ticket is written by the question's own thread
-    only; the hub's loop only sets `preempted` and the cancel Events of the answers kept under it."""
+    are), else waited for in line once it is confirmed (wait, waited), without blocking the room's turn.
+    Its ticket is written by the question's own thread only; the hub's loop only sets `preempted` and the
+    cancel Events of the answers kept under it."""
 
     def __init__(self, floor: Floor, gone: Callable[[], bool]) -> None:
         self.floor = floor
         self._gone = gone
         self._ticket: object | None = None
+        self._queued: object | None = None
+        self._until = 0.0
         self.preempted = threading.Event()
         """Set by the hub's loop when its own microphone woke (Floor.local_turn)."""
         self._answers: list[Answer] = []
@@ -152,17 +177,32 @@ class Hold:
             self._ticket = self.floor.try_take(self)
         return self.held
 
-    def take(self) -> bool:
-        """Wait for the model (Floor.take) unless it is held; False when the wait was in vain."""
-        if self.held:
-            return True
+    def wait(self) -> None:
+        """Join the line for the model (the question is confirmed and the model is not held): waited() says
+        when it is this question's, for at most the floor's wait_s."""
         self.release()
         self.preempted.clear()
-        self._ticket = self.floor.take(self)
-        return self._ticket is not None
+        self._queued, self._until = self.floor.ask(), self.floor.clock() + self.floor.wait_s
+
+    def waited(self) -> bool | None:
+        """Never waits: True once the model is this question's, False when the wait was in vain (too long, or
+        the satellite went away), None while it is still waited for."""
+        if self._queued is None:
+            return self.held
+        if self.floor.grant(self._queued, self):
+            self._ticket, self._queued = self._queued, None
+            return True
+        if self.gone or self.floor.clock() >= self._until:
+            self.floor.leave(self._queued)
+            self._queued = None
+            return False
+        return None
 
     def release(self) -> None:
-        """The model goes to the next in line."""
+        """The model goes to the next in line (or the line is left)."""
+        if self._queued is not None:
+            self.floor.leave(self._queued)
+            self._queued = None
         if self._ticket is not None:
             self.floor.give(self._ticket)
             self._ticket = None

@@ -218,14 +218,15 @@ class Faults:
         self.source = source
         """A satellite's name, or "" for the hub's own microphone (the journal then has no SOURCE)."""
 
-    def _fields(self) -> dict[str, object]:
+    def fields(self) -> dict[str, object]:
+        """The journal's SOURCE of a satellite's failure."""
         return {"source": self.source} if self.source else {}
 
     def timers(self, exc: Exception) -> None:
-        self.report.event("error", f"Timers failed: {exc}", exc=exc, stage="timers", **self._fields())
+        self.report.event("error", f"Timers failed: {exc}", exc=exc, stage="timers", **self.fields())
 
     def earcon(self, name: str, exc: Exception) -> None:
-        self.report.event("error", f"Earcon {name} failed: {exc}", exc=exc, stage="earcons", **self._fields())
+        self.report.event("error", f"Earcon {name} failed: {exc}", exc=exc, stage="earcons", **self.fields())
 
 
 def speech_end_at(result: Transcript, now: float, heard_s: float, endpoint_silence_s: float) -> float:

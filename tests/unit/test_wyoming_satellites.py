@@ -662,3 +662,19 @@ def test_a_recognizer_that_fails_costs_one_apology_and_the_next_question_is_hear
     assert hub.turn_of("kitchen").outcome == "error"
     asr.fail_feed = False
     assert kitchen.answer(kitchen.ask())[1][0].startswith("TTS:1: what is the capital of France")
+
+
+def test_a_timer_that_ends_while_a_satellite_is_answered_is_said_there_after_the_sentence(
+        timer_hub: tuple[Hub, Timers]) -> None:
+    hub, timers = timer_hub
+    chat = hub.stages.chat
+    assert isinstance(chat, FakeChat)
+    kitchen = hub.satellites["kitchen"]
+    kitchen.answer(kitchen.ask(["SAY:set a timer for one second", "SIL", "SIL"]))
+    chat.delay_s = 1.5  # the model's first sentence comes after the timer has ended
+    _, audio = kitchen.answer(kitchen.ask())
+    assert audio[0].startswith("TTS:1: what is the capital of France")
+    assert any(a.startswith("TTS:Your 1 second timer is done.") for a in audio[1:]), audio  # in the same answer
+    record = next(t for t in reversed(hub.turns) if t.source == "kitchen")
+    assert record.route == "llm" and "timer" not in record.answer  # not part of the answer
+    assert timers.due(room="kitchen") == []
