@@ -118,7 +118,10 @@ class LocalSkills:
         self._waiting: _Pending | None = None
         """The question the room now asking was asked, while its turn is matched."""
         self._asked: _Pending | None = None
-        self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
+        """A question back asked in the turn being matched, kept for the room's next words."""
+        self._lock = threading.Lock()
+        """The hub's loop and each satellite's turn match at once: _pending, _waiting and _asked are read and
+        written only while it is held (_match), so one turn's question back is never another room's."""
         self._meanings = meanings(self.words) if by_meaning else None
         """The pack's examples (built now, about 0.2 s, not in the first turn that needs them); None: requests are
         read by the skills' words alone (by_meaning False, the benchmarks' comparison)."""
