@@ -24,11 +24,10 @@ from appliance.config import Config
 from appliance.contracts import Sink, Source, Stages, StopDetector, Utterance, WakeDetector, WakeHit
 from appliance.conversation.answers import Answers
 from appliance.conversation.floor import Hold
-from appliance.conversation.limits import TurnLimits
 from appliance.conversation.memory import release_memory
 from appliance.conversation.policy import SKILL, Say, Step, Think
 from appliance.conversation.responder import Failed, HomeAnswered, Sentence
-from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at, stop_word_turn
+from appliance.conversation.turn import Faults, Reporter, TurnLimits, TurnRecord, speech_end_at, stop_word_turn
 from appliance.hearing.wake_text import says_wake_phrase, wake_words
 from appliance.errors import ModelBusy
 from appliance.speaking.earcons import Chimes
@@ -143,18 +142,6 @@ class Conductor:
         self._says_wake = False
         """The answer playing has the wake phrase in it ("say hey jarvis, then your question")."""
 
-    @property
-    def source(self) -> Source:
-        return self.room.source
-
-    @property
-    def sink(self) -> Sink:
-        return self.room.sink
-
-    @property
-    def wake(self) -> WakeDetector | None:
-        return self.room.wake
-
     # ---------------------------------------------------------------- loop
 
     def run(self) -> None:
@@ -178,7 +165,7 @@ class Conductor:
             self._abort_turn("cancelled")  # the satellite went away: nothing is waited for
             return
         try:
-            chunk = self.source.read(POLL_S if waiting else self.room.read_s)
+            chunk = self.room.source.read(POLL_S if waiting else self.room.read_s)
         except Exception as exc:  # the source recovers by itself; keep turning
             self._event("error", f"Microphone read failed: {exc}", stage="source", exc=exc)
             self._stop.wait(SOURCE_ERROR_BACKOFF_S)
@@ -207,7 +194,7 @@ class Conductor:
         self._stop.set()
         if self.answers.current is not None:
             self.answers.current.stop()
-        self._safe(self.sink.stop)
+        self._safe(self.room.sink.stop)
 
     def tick(self, chunk: AudioChunk | None, now: float) -> None:
         if chunk is not None and now < self._ignore_until:
@@ -298,7 +285,7 @@ class Conductor:
                 self._utt_audio_s += chunk.duration_s
                 if chunk.captured_at is not None:
                     self._question_until = chunk.captured_at + chunk.duration_s
-            elif self.source.eof:  # a recording ended mid-question
+            elif self.room.source.eof:  # a recording ended mid-question
                 result = utt.finish()
             else:
                 result = utt.poll()
@@ -339,7 +326,7 @@ class Conductor:
             turn.route, turn.intent, turn.private = step.route, step.reply.intent, step.reply.private
             turn.first_token_at = turn.answer_done_at = self.clock()
             if step.reply.end_turn:
-                self._safe(self.sink.stop)
+                self._safe(self.room.sink.stop)
                 self._finish_turn("answered", now)
                 return
         self._go(turn, step)
@@ -490,7 +477,7 @@ class Conductor:
         self._event("error", f"{stage} failed: {exc}", stage=stage, exc=exc, tb=tb,
                     turn_id=turn.turn_id if turn else None, **self._faults.fields())
         self.answers.stop()
-        self._safe(self.sink.stop)
+        self._safe(self.room.sink.stop)
         if turn is None:
             self._set_state(State.IDLE)
             return
@@ -518,7 +505,7 @@ class Conductor:
     def _finish_turn(self, outcome: str | None, now: float, record: bool = True) -> None:
         turn, utt = self._turn, self._utt
         self.answers.stop()
-        self._safe(self.sink.stop)
+        self._safe(self.room.sink.stop)
         self._turn, self._utt, self._parked = None, None, None
         self._says_wake = False
         if self.room.hold is not None:
@@ -575,7 +562,7 @@ class Conductor:
     def _earcon(self, name: str) -> None:
         """Play one of the hub's earcons in this room, if it is one the room hears from the hub."""
         if name in self.room.earcons:
-            Chimes(self.stages.earcons, self.sink, self.cfg.conversation.earcons, self._faults.earcon).play(name)
+            Chimes(self.stages.earcons, self.room.sink, self.cfg.conversation.earcons, self._faults.earcon).play(name)
 
     def _tell(self, text: str) -> None:
         """Tell the room the question's words, once, when it is over (a satellite then stops streaming)."""
