@@ -72,6 +72,7 @@ def trace_turn(cfg: Config, wav: Path, out: Path) -> dict:
     turn = [m for m in modules if m.startswith("appliance/conversation/")]
     return {"answer": rec.answer if rec else None, "modules": modules, "module_count": len(modules),
             "function_count": sum(len(called[m]) for m in modules),
+            "functions": {m: sorted(called[m]) for m in modules},
             "turn_modules": turn, "turn_function_count": sum(len(called[m]) for m in turn),
             "threads": threads, "thread_count": len(threads),
             "per_thread": {t: sorted(m for m in modules if t in seen[m]) for t in threads}}

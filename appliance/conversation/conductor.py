@@ -108,6 +108,9 @@ class Conductor:
         self._report = Reporter(on_turn, on_event)
         self._event = self._report.event
         self._faults = Faults(self._report, self.room.name)
+        self._earcon: Callable[[str], None] = Chimes(stages.earcons, self.room.sink, config.conversation.earcons,
+                                                     self._faults.earcon).play
+        """Plays one of the hub's earcons in the room (a served room's: _room_earcon)."""
         self._on_state = on_state
         self._on_heard = on_heard
         """When given, each turn ends at its final transcript and goes here unanswered (`listen --hear-only`)."""
@@ -177,6 +180,7 @@ class Conductor:
         timer's announcement said there: turned on the calling thread from its start to the end of its
         answer, through the same steps as the hub's own."""
         self.room = room
+        self._earcon = self._room_earcon
         self.answers.enter(room.sink, room.hold, room.area)
         now = self.clock()
         if announce:
@@ -304,7 +308,8 @@ class Conductor:
         turn.transcript_at = result.final_at or now
         turn.speech_end_at = speech_end_at(result, now, self._utt_audio_s, self.cfg.asr.endpoint_silence_s)
         turn.transcript = result.text.strip()
-        self._tell(turn.transcript)
+        if self.room.heard is not None:
+            self._tell(turn.transcript)
         if self._on_heard is not None:
             self._on_heard(turn)
             self._finish_turn(None, now, record=False)
@@ -329,18 +334,18 @@ class Conductor:
                 self._safe(self.room.sink.stop)
                 self._finish_turn("answered", now)
                 return
-        self._go(turn, step)
-
-    def _go(self, turn: TurnRecord, step: Step) -> None:
-        """Start what `step` says; a satellite's question for the model waits in line for it first, unless it
-        holds it already (Hold), without blocking this thread."""
-        hold = self.room.hold
-        if isinstance(step, Think) and hold is not None and not hold.held:
-            self.answers.stopped(self.answers.early.drop("the model was not this room's"))
-            hold.wait()
-            self._parked = step
+        if self.room.hold is not None and isinstance(step, Think) and not self.room.hold.held:
+            self._wait_in_line(step)
             return
         turn.answered_by(self.answers.go(step))
+
+    def _wait_in_line(self, step: Think) -> None:
+        """A satellite's question for the model waits in line for it (Hold.wait), unless it holds it already,
+        without blocking this thread; _wait_for_model starts it when its turn comes."""
+        assert self.room.hold is not None
+        self.answers.stopped(self.answers.early.drop("the model was not this room's"))
+        self.room.hold.wait()
+        self._parked = step
 
     def _wait_for_model(self, turn: TurnRecord) -> None:
         """A satellite's question in line for the model: answered once it is its turn, else told the hub is
@@ -376,7 +381,11 @@ class Conductor:
                 self._hub_says([update.text])
             if answer.route == "home" and isinstance(update, (HomeAnswered, Failed)):  # Home Assistant spoke
                 turn.apply(update)
-                self._go(turn, self.answers.settle(update, turn.interrupted))
+                step = self.answers.settle(update, turn.interrupted)
+                if self.room.hold is not None and isinstance(step, Think) and not self.room.hold.held:
+                    self._wait_in_line(step)
+                else:
+                    turn.answered_by(self.answers.go(step))
                 return
             if isinstance(update, Failed):
                 stage = update.part.stage
@@ -559,8 +568,8 @@ class Conductor:
         for text in texts if detector is not None else []:
             self._safe(lambda text=text: detector.hub_says(text))  # type: ignore[union-attr]
 
-    def _earcon(self, name: str) -> None:
-        """Play one of the hub's earcons in this room, if it is one the room hears from the hub."""
+    def _room_earcon(self, name: str) -> None:
+        """One of the hub's earcons in a served room, if it is one the room hears from the hub (a satellite)."""
         if name in self.room.earcons:
             Chimes(self.stages.earcons, self.room.sink, self.cfg.conversation.earcons, self._faults.earcon).play(name)
 
