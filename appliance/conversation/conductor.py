@@ -25,7 +25,7 @@ from appliance.contracts import Sink, Source, Stages, StopDetector, Utterance, W
 from appliance.conversation.answers import Answers
 from appliance.conversation.floor import Hold
 from appliance.conversation.memory import release_memory
-from appliance.conversation.policy import SKILL, Say, Step, Think
+from appliance.conversation.policy import SKILL, Say, Think
 from appliance.conversation.responder import Failed, HomeAnswered, Sentence
 from appliance.conversation.turn import Faults, Reporter, TurnLimits, TurnRecord, speech_end_at, stop_word_turn
 from appliance.hearing.wake_text import says_wake_phrase, wake_words
@@ -132,7 +132,7 @@ class Conductor:
         """Timers that end are announced while idle, and mid-answer after the current sentence."""
         self.answers = Answers(stages, config, self.bell, clock, self.room.sink, self.room.name, self.room.area)
         """The turn's answer, the early one (answers.early) and stopped ones still returning."""
-        self._parked: Step | None = None
+        self._parked: Think | None = None
         """The model's step of a satellite's question while it waits in line for the model (Hold.wait)."""
         self._told = False
         """The room was told the question's words (Room.heard)."""
