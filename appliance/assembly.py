@@ -214,7 +214,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
     from appliance.audio.speaker import SpeakerSink
     from appliance.hearing.asr import make_recognizer
     from appliance.hearing.wake import WakeWord
-    from appliance.speaking.earcons import Earcons
+    from appliance.speaking.earcons import ToneEarcons
 
     loads: dict[str, float] = {}
     recognizer = make_recognizer(cfg)  # chosen first: a missing model fails before anything loads
@@ -234,7 +234,7 @@ def build_stages(cfg: Config, events: EventLog | None = None, *, source: Source 
         source = MicSource(cfg.audio, events=events, echo=echo) if mic else NoSource()
     stages = Stages(source=source, sink=out, wake=wake, asr=asr, chat=chat, tts=tts,
                     splitter_factory=splitter_factory(cfg), skills=skills,
-                    earcons=Earcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None,
+                    earcons=ToneEarcons(cfg, rate=tts.rate), timers=skills.timers if skills is not None else None,
                     home=load_home(cfg), stop=load_stop_words(cfg, asr, echo))
     summary = ", ".join(f"{k} {v:.0f} ms" for k, v in loads.items())
     _LOGGER.info("Models loaded: %s (speech recognition: %s)", summary, recognizer.name)

@@ -107,15 +107,15 @@ class AsrConfig:
     """Seconds of silence after speech when a transcript is made early, before the question is
     confirmed over (less than endpoint_silence_s); 0 turns it off."""
     turn_detector: bool = True
-    """Ask a turn-taking model (Smart Turn v3.2) at a pause whether the question is over: a finished
+    """Ask a model (Smart Turn v3.2) at a pause whether the question is over: a finished
     one ends at once, an unfinished one waits up to unfinished_silence_s; off, silence alone decides
     (endpoint_silence_s)."""
     turn_model: str | None = _f(None, exists=True)
-    """Path to the turn detector's .onnx file; null resolves it from the models folder."""
+    """Path to the completion detector's .onnx file; null resolves it from the models folder."""
     turn_silence_s: float = _f(0.2, 0.05, 2.0)
-    """Seconds of silence after speech when the turn detector is asked."""
+    """Seconds of silence after speech when the completion detector is asked."""
     unfinished_silence_s: float = _f(1.5, 0.3, 5.0)
-    """Seconds of silence after speech that end a question heard as unfinished, by the turn detector or
+    """Seconds of silence after speech that end a question heard as unfinished, by the completion detector or
     by its last word (unfinished_words)."""
     unfinished_words: bool = True
     """Wait through a pause after a word a question does not end on ("set a timer for... ten minutes"):
@@ -292,7 +292,7 @@ class ServiceConfig:
     state_dir: str = "/var/lib/appliance"
     """Folder for timers, lists, volumes and other state that survives a restart."""
     watchdog: bool = True
-    """Feed systemd's watchdog only while the microphone delivers and the loop turns."""
+    """Feed systemd's watchdog only while the microphone delivers and the loop runs."""
     cpu_affinity: list[int] = _f([])  # noqa: RUF009 - a default_factory
     """CPU cores the process may use; empty leaves it to the kernel (or CPUAffinity= in a drop-in)."""
 

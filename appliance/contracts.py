@@ -307,18 +307,18 @@ class Bell(Protocol):
         """What to say now; nothing when there is nothing new."""
 
 
-TIMER_CHECK_S: Final = 0.5  # seconds between looks at Timers.due: a turn's bell, a satellite's link
+TIMER_CHECK_S: Final = 0.5  # seconds between looks at Rings.due: a turn's bell, a satellite's link
 
 
 @runtime_checkable
-class Timers(Protocol):
+class Rings(Protocol):
     """Kitchen timers, alarms and reminders as the conductor sees them: what rings and is to be announced."""
 
     def due(self, now: float | None = None, room: str = "") -> Sequence[Announcement]:
         """The timers, alarms and reminders to announce now in `room` ("" the hub), each once, then again
         until acknowledged."""
 
-    def claim(self, room: str, here: bool) -> None:
+    def ring_in_room(self, room: str, here: bool) -> None:
         """Whether a satellite's room rings its own timers now (connected); else they ring on the hub."""
 
 
@@ -455,7 +455,7 @@ class Stages:
     skills: Skills | None = None
     """None when skills are switched off: every question goes to the model."""
     earcons: Earcons | None = None
-    timers: Timers | None = None
+    timers: Rings | None = None
     home: Home | None = None
     """The owner's Home Assistant when home_assistant.enabled, else None."""
     stop: StopDetector | None = None

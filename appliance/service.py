@@ -121,7 +121,7 @@ class Journal:
 
 
 class Watchdog:
-    """Feeds WATCHDOG=1 only while the conductor loop turns and the microphone delivers (or is waited for).
+    """Feeds WATCHDOG=1 only while the conductor loop runs and the microphone delivers (or is waited for).
 
     It also turns microphone status changes into STATUS= lines and device lost/back events.
     """

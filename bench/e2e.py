@@ -14,8 +14,8 @@ The pipelines run the same conductor, models and recordings, interleaved questio
   one_core_first: with the prefill, but the first phrase written on llm.n_threads like the rest.
   before:     neither (the pipeline as it was before both).
   naive:      whole transcript after the endpoint, whole answer, whole speech synthesized, then play.
-  turn:       streaming, with the end of the question heard from the voice and the words (the turn
-              detector, asr.turn_detector, and asr.unfinished_words); the others end every question
+  completion: streaming, with the end of the question heard from the voice and the words (the
+              completion detector, asr.turn_detector, and asr.unfinished_words); the others end every question
               after asr.endpoint_silence_s of silence, as before.
 With --paused N (default 10), N more questions are said with a pause of 0.4-0.8 s inside them
 (bench/paused.py): each pipeline's answer counts as cut off when its transcript lacks the words
@@ -65,7 +65,7 @@ QUESTIONS: Final = [  # short and long, as people ask: 3 to 19 words
     "What language is spoken in Brazil?",
     "Can you explain in a few words how a refrigerator keeps the food inside it cold?",
 ]
-PIPELINES: Final = ("streaming", "no_prefill", "one_core_first", "before", "naive", "turn")
+PIPELINES: Final = ("streaming", "no_prefill", "one_core_first", "before", "naive", "completion")
 KEY: Final = "speech_end_to_first_audio"
 TOKEN_KEY: Final = "speech_end_to_first_token"
 
@@ -371,7 +371,7 @@ def main() -> int:
                         help="also run the streaming pipeline with conversation.first_phrase_max_words N "
                              "(named phraseN), interleaved, to show what a later first-phrase cut gives")
     parser.add_argument("--first-clause-min-words", type=int, metavar="N", default=None,
-                        help="also run the turn pipeline with conversation.first_clause_min_words N (named "
+                        help="also run the completion pipeline with conversation.first_clause_min_words N (named "
                              "clauseN), interleaved, to show what an earlier first piece gives")
     parser.add_argument("--claim-check", action="store_true",
                         help="also run the streaming pipeline without the check of the answer's first sentence for "
@@ -407,8 +407,8 @@ def main() -> int:
     paused = make_paused(stages.tts, OUT / "questions", args.paused)
     rests = {str(path): (question, after) for path, question, after in paused}
     wavs += [path for path, _question, _after in paused]
-    turn_cfg, turn_stages = variant(cfg, stages, prefill=True)
-    cfg, stages = with_asr(turn_cfg, turn_stages, turn_detector=False, unfinished_words=False)
+    completion_cfg, completion_stages = variant(cfg, stages, prefill=True)
+    cfg, stages = with_asr(completion_cfg, completion_stages, turn_detector=False, unfinished_words=False)
     cfg, stages = variant(cfg, stages, prefill=True)
     naive_cfg, naive_stages = variant(cfg, stages, preemptive=False, prefill=False)
     naive_cfg = dataclasses.replace(naive_cfg, asr=dataclasses.replace(cfg.asr, early_silence_s=0.0))
@@ -423,7 +423,7 @@ def main() -> int:
     every = {"streaming": (cfg, stages, all_cores), "no_prefill": (*without, all_cores),
              "one_core_first": (cfg, stages, one_fewer), "before": (*without, one_fewer),
              "naive": (naive_cfg, naive_stages, one_fewer),
-             "turn": (turn_cfg, dataclasses.replace(turn_stages, chat=timed), all_cores)}
+             "completion": (completion_cfg, dataclasses.replace(completion_stages, chat=timed), all_cores)}
     pipelines = {name: every[name] for name in args.pipelines.split(",")}
     print(f"first phrase on {all_cores} threads, the rest on {one_fewer}", flush=True)
     if args.first_phrase_max_words is not None:
@@ -437,7 +437,7 @@ def main() -> int:
         from appliance.speaking.sentences import SentenceSplitter
 
         words, longest = args.first_clause_min_words, cfg.conversation.first_phrase_max_words
-        clause_cfg, clause_stages = variant(turn_cfg, dataclasses.replace(turn_stages, chat=timed),
+        clause_cfg, clause_stages = variant(completion_cfg, dataclasses.replace(completion_stages, chat=timed),
                                             first_clause_min_words=words)
         clause_stages = dataclasses.replace(clause_stages, splitter_factory=lambda: SentenceSplitter(words, longest))
         pipelines[f"clause{words}"] = (clause_cfg, clause_stages, all_cores)
@@ -492,7 +492,7 @@ def main() -> int:
     print(f"{'prompt tokens read while spoken':34}" + "".join(
         f" {tokens_of(rows[n], 'prefilled_tokens') or 0:15.0f} {'':7}" for n in names))
     ratios: dict[str, Any] = {}
-    extra = [(name, "streaming") for name in rows if name.startswith(("phrase", "clause")) or name == "turn"]
+    extra = [(name, "streaming") for name in rows if name.startswith(("phrase", "clause")) or name == "completion"]
     extra += [("streaming", "unchecked")] if "unchecked" in rows else []  # the check on / off
     extra += [("streaming", "by_rules")] if "by_rules" in rows else []  # reading by meaning on / off
     for a, b in (("streaming", "no_prefill"), ("streaming", "one_core_first"), ("streaming", "before"),

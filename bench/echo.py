@@ -15,7 +15,7 @@ score around the wake word gives the recall at each threshold, the best score ov
 self-wakes. Each barge-in is scored with the wake word's 80 ms frames falling at 8 points 10 ms apart
 (--phases), as a person starts anywhere in a frame: through a canceller one case's score swings with it
 (phase_scores), so the recall is over cases and phases. The wake word is scored as the daemon scores it:
-in silence as idle (one model, the quiet gate), under an answer as while the hub speaks (copies' frames
+in silence as idle (one model, skipping a quiet room's frames), under an answer as while the hub speaks (copies' frames
 between the first's, any one firing: wake.barge_in_phases, or --barge-in-phases).
 ERLE is the echo's drop after the first 2 s of each answer; cpu_share the canceller's CPU seconds per
 second of audio while it runs (idle it is not called); wake_cpu_share the wake word's, with one model and
@@ -125,9 +125,9 @@ def at_voice_rate(answer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def scores(wake: WakeWord, samples: np.ndarray, speaking: bool = True) -> np.ndarray:
-    """The wake word's score for every 80 ms chunk: as while the hub speaks (its quiet gate held open, copies'
+    """The wake word's score for every 80 ms chunk: as while the hub speaks (every frame scored, copies'
     frames between the first's: wake.barge_in_phases, hearing/wake.py), or as idle (speaking=False: one model,
-    the gate)."""
+    a quiet room's frames skipped)."""
     wake.reset(new_stream=True)
     out = []
     for start in range(0, len(samples) - CHUNK + 1, CHUNK):
@@ -294,12 +294,12 @@ def idle_cost(seconds: float = 60.0) -> dict:
 
 
 def wake_cost(cfg: Config, talk: list[np.ndarray], rounds: int = 3) -> dict:
-    """CPU seconds per second of audio of the wake word over the hub's answers, its quiet gate open on every
-    frame: one model (as idle in a room that is not quiet) against wake.barge_in_phases of them (as while the
+    """CPU seconds per second of audio of the wake word over the hub's answers, every frame
+    scored: one model (as idle in a room that is not quiet) against wake.barge_in_phases of them (as while the
     hub speaks), taken in turns."""
     sound = np.concatenate(talk[:4]) + NOISE_RMS * noise("pink", sum(len(t) for t in talk[:4]), seed=11)
     chunks = [AudioChunk.from_float(sound[i:i + CHUNK], RATE) for i in range(0, len(sound) - CHUNK + 1, CHUNK)]
-    one, speaking = detector(cfg, gate=False), detector(cfg, gate=False)
+    one, speaking = detector(cfg, quiet_gate=False), detector(cfg, quiet_gate=False)
     spent = {"one_model": 0.0, "while_speaking": 0.0}
     for _ in range(rounds):
         for name, wake, threshold in (("one_model", one, None), ("while_speaking", speaking, 1.01)):
@@ -338,7 +338,7 @@ def main() -> int:
     base = Config()
     cfg = dataclasses.replace(base, wake=dataclasses.replace(base.wake, barge_in_phases=args.barge_in_phases))
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
-    wake = detector(cfg, gate=True)
+    wake = detector(cfg, quiet_gate=True)
     talk = answers(speech, max(args.answers, 2))
     cancellers = {"on": Canceller(cfg.audio.echo_engine), "on_cold": Canceller(cfg.audio.echo_engine, earlier=0),
                   "on_long": Canceller(cfg.audio.echo_engine, earlier=3),

@@ -80,7 +80,7 @@ def measure(cases: int, move_ms: float, before_s: float) -> dict:
     cfg = Config()
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
     talk = answers(speech, 12)
-    wake = detector(cfg, gate=True)
+    wake = detector(cfg, quiet_gate=True)
     stops = Stops(cfg)
     canceller = Canceller(cfg.audio.echo_engine)
     move = round(move_ms / 1000 * RATE)

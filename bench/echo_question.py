@@ -29,7 +29,7 @@ import numpy as np
 from appliance.audio.playback import FADE_MS
 from appliance.config import Config
 from appliance.hearing.wake import WakeWord
-from appliance.speaking.earcons import Earcons
+from appliance.speaking.earcons import ToneEarcons
 from bench.echo import CHUNK, ECHO_DB, VOICE_RMS, Canceller, answers, scene, scores
 from bench.hearing import VOICES
 from bench.stop import at_level, whisper
@@ -86,7 +86,7 @@ def question_cases(cfg: Config, speech: SpeechMaker, wake: WakeWord, n: int) -> 
     """n questions asked after "hey jarvis" over an answer; one row a case; the recognizer's name."""
     recognizer = whisper(cfg)
     canceller = Canceller(cfg.audio.echo_engine)  # one of its own: the wake word's CPU figures stay its own
-    chime = Earcons(cfg, rate=RATE).get("wake").to_float()[:, 0]
+    chime = ToneEarcons(cfg, rate=RATE).get("wake").to_float()[:, 0]
     talk = answers(speech, ANSWERS)
     rng = np.random.default_rng(23)
     rows = []

@@ -2,11 +2,11 @@
 
     .venv/bin/python -m bench.hearing [--seconds 60] [--realtime] [--json]
 
-The wake word's figures are taken with the quiet gate off and on, side by side in one run: CPU
+The wake word's figures are taken with `wake.quiet_gate` off and on, side by side in one run: CPU
 share of one core on silence, steady room noise and a talk track; and on the hard clips (hey
 jarvis after a lead of room sound, 6 voices, clean and at 10 and 5 dB SNR) and a longer set
 (5 questions, clean and at 20, 10 and 5 dB), the misses and the latency after "jarvis", and
-whether each clip fired on the same frame with the gate as without it.
+whether each clip fired on the same frame skipping a quiet room's frames as not.
 
 Figures only, no assertions. Speech is made with Piper and espeak-ng (tests/fixtures/speech.py),
 cached under .pytest_cache/d/speech.
@@ -38,16 +38,16 @@ from tests.fixtures.speech import RATE, SpeechMaker, load, noise, voiced_span
 from tests.fixtures.waits import SLOW_WAIT_S
 
 CHUNK: Final = 1280  # samples per 80 ms
-LEAD_S: Final = 6.0  # of room sound before each wake word: the gate knows the floor by then
+LEAD_S: Final = 6.0  # of room sound before each wake word: the floor is known by then
 QUESTIONS: Final = ["what time is it", "set a timer for ten minutes", "turn on the kitchen lights",
                     "what is the weather like tomorrow", "how far away is the moon"]
 VOICES: Final = [("piper", 1.0), ("piper", 1.25), ("espeak:en-us", 1.0), ("espeak:en-us", 1.25),
                  ("espeak:en-gb", 1.0), ("espeak:en-us+f3", 0.9)]
 
 
-def detector(cfg: Config, gate: bool) -> WakeWord:
+def detector(cfg: Config, quiet_gate: bool) -> WakeWord:
     np.random.seed(11)  # openWakeWord's first features are random audio: the same for both detectors
-    return WakeWord(dataclasses.replace(cfg, wake=dataclasses.replace(cfg.wake, quiet_gate=gate))).load()
+    return WakeWord(dataclasses.replace(cfg, wake=dataclasses.replace(cfg.wake, quiet_gate=quiet_gate))).load()
 
 
 def idle_cpu(wake: WakeWord, samples: np.ndarray, realtime: bool) -> float:
@@ -77,7 +77,7 @@ def clip_hits(wake: WakeWord, wav: Path) -> list:
 
 def wake_clips(detectors: dict[str, WakeWord], speech: SpeechMaker, questions: list[str],
                snrs: list[int | None]) -> dict:
-    """Per gate setting, seconds from the end of "jarvis" to the detection and the misses; and the
+    """Per quiet_gate setting, seconds from the end of "jarvis" to the detection and the misses; and the
     clips whose first detection differs between the settings."""
     delays: dict[str, list[float]] = {name: [] for name in detectors}
     misses: dict[str, list[str]] = {name: [] for name in detectors}
@@ -135,7 +135,7 @@ def main() -> int:
     args = parser.parse_args()
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
     cfg = Config()
-    detectors = {"gate off": detector(cfg, False), "gate on": detector(cfg, True)}
+    detectors = {"quiet_gate off": detector(cfg, False), "quiet_gate on": detector(cfg, True)}
     n = int(args.seconds * RATE)
     sounds = {"silence": np.zeros(n, dtype=np.float32),
               "room noise": 0.01 * noise("pink", n, seed=1),
@@ -145,7 +145,7 @@ def main() -> int:
         name: {setting: round(idle_cpu(wake, samples, args.realtime), 4) for setting, wake in detectors.items()}
         for name, samples in sounds.items()}}
     for row in out["idle_cpu_share_of_one_core"].values():
-        row["ratio on/off"] = round(row["gate on"] / row["gate off"], 3) if row["gate off"] else None
+        row["ratio on/off"] = round(row["quiet_gate on"] / row["quiet_gate off"], 3) if row["quiet_gate off"] else None
     out["wake_hard_clips"] = wake_clips(detectors, speech, ["what time is it"], [None, 10, 5])
     out["wake_longer_set"] = wake_clips(detectors, speech, QUESTIONS, [None, 20, 10, 5])
     whisper_cfg = dataclasses.replace(cfg, asr=dataclasses.replace(cfg.asr, engine="whisper"))

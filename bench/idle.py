@@ -1,4 +1,4 @@
-"""Idle: the whole daemon's CPU while it listens to a quiet room, with the wake word's quiet gate off and on.
+"""Idle: the whole daemon's CPU while it listens to a quiet room, with the wake word's `wake.quiet_gate` off and on.
 
     .venv/bin/python -m bench.idle [--seconds 60] [--rounds 1] [--json] [--threads]
 
@@ -9,7 +9,7 @@ in three voices over a little noise, like a television) and each setting, the da
 waited for until it says it is listening, given 5 s to settle, and its CPU time (all threads,
 from /proc) is read over `--seconds`. Settings alternate within a round, so that both see the
 same machine. Figures only, no assertions: share of one core, and the ratio on/off.
-`--threads` also prints, for silence with the gate on, each thread's share over the same seconds (from
+`--threads` also prints, for silence with `wake.quiet_gate` on, each thread's share over the same seconds (from
 /proc/PID/task), named by `py-spy dump` when py-spy is on PATH (`pip install py-spy`), else by its id.
 """
 
@@ -82,14 +82,14 @@ def thread_names(pid: int) -> dict[int, str]:
     return names
 
 
-def share(pulse: Pulse, folder: Path, gate: bool, sound: Path | None, seconds: float,
+def share(pulse: Pulse, folder: Path, quiet_gate: bool, sound: Path | None, seconds: float,
           threads: dict[str, float] | None = None) -> float:
     """The daemon's CPU share of one core over `seconds` of `sound` (None: silence), once it listens;
     each thread's into `threads` when given."""
-    state = folder / f"state-{gate}"
+    state = folder / f"state-{quiet_gate}"
     state.mkdir(exist_ok=True)
-    config = folder / f"appliance-{gate}.yaml"
-    config.write_text(f"wake:\n  quiet_gate: {'true' if gate else 'false'}\nservice:\n  state_dir: {state}\n")
+    config = folder / f"appliance-{quiet_gate}.yaml"
+    config.write_text(f"wake:\n  quiet_gate: {'true' if quiet_gate else 'false'}\nservice:\n  state_dir: {state}\n")
     notify_path = folder / f"notify-{time.monotonic_ns()}"
     notify = Notifications(notify_path)
     env = dict(pulse.env, NOTIFY_SOCKET=str(notify_path), HF_HUB_OFFLINE="1")
@@ -123,7 +123,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds measured per sound and setting")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--threads", action="store_true", help="each thread's share, silence with the gate on")
+    parser.add_argument("--threads", action="store_true", help="each thread's share, silence with wake.quiet_gate on")
     args = parser.parse_args()
     speech = SpeechMaker(ROOT / ".pytest_cache" / "d" / "speech")
     n = int(RATE * (args.seconds + LOAD_WAIT_S))  # the sound plays from before the daemon starts to after
@@ -132,7 +132,7 @@ def main() -> int:
         "room noise": speech.samples(0.01 * noise("pink", n, seed=1), f"idle-room-{n}"),
         "talk": speech.samples(talk_track(speech, n), f"idle-talk-{n}"),
     }
-    figures: dict[str, dict[str, list[float]]] = {name: {"gate off": [], "gate on": []} for name in sounds}
+    figures: dict[str, dict[str, list[float]]] = {name: {"quiet_gate off": [], "quiet_gate on": []} for name in sounds}
     threads: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-idle-") as tmp:
         folder = Path(tmp)
@@ -141,26 +141,26 @@ def main() -> int:
         try:
             for _ in range(args.rounds):
                 for name, sound in sounds.items():
-                    for setting in ("gate off", "gate on"):
-                        wanted = args.threads and sound is None and setting == "gate on" and not threads
-                        figures[name][setting].append(share(pulse, folder, setting == "gate on", sound,
+                    for setting in ("quiet_gate off", "quiet_gate on"):
+                        wanted = args.threads and sound is None and setting == "quiet_gate on" and not threads
+                        figures[name][setting].append(share(pulse, folder, setting == "quiet_gate on", sound,
                                                             args.seconds, threads if wanted else None))
         finally:
             pulse.stop()
     out: dict = {"daemon_cpu_share_of_one_core": {}, "seconds": args.seconds, "rounds": args.rounds}
     for name, row in figures.items():
-        off, on = float(np.median(row["gate off"])), float(np.median(row["gate on"]))
-        out["daemon_cpu_share_of_one_core"][name] = {"gate off": round(off, 4), "gate on": round(on, 4),
+        off, on = float(np.median(row["quiet_gate off"])), float(np.median(row["quiet_gate on"]))
+        out["daemon_cpu_share_of_one_core"][name] = {"quiet_gate off": round(off, 4), "quiet_gate on": round(on, 4),
                                                      "ratio on/off": round(on / off, 3) if off else None}
     if threads:
         busiest = sorted(threads.items(), key=lambda item: -item[1])
-        out["threads_silence_gate_on"] = {name: round(value, 5) for name, value in busiest if value > 0}
+        out["threads_silence_quiet_gate_on"] = {name: round(value, 5) for name, value in busiest if value > 0}
     if args.json:
         print(json.dumps(out))
     else:
         for name, row in out["daemon_cpu_share_of_one_core"].items():
             print(f"{name}: {row}")
-        for name, value in out.get("threads_silence_gate_on", {}).items():
+        for name, value in out.get("threads_silence_quiet_gate_on", {}).items():
             print(f"  {value:7.2%}  {name}")
     return 0
 

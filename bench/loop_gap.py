@@ -1,11 +1,11 @@
-"""The conductor loop's longest turn (its own work, not its wait for audio) while a question is heard.
+"""The conductor loop's longest step (its own work, not its wait for audio) while a question is heard.
 
     .venv/bin/python -m bench.loop_gap [--rounds 3] [--json]    # each round with the prefill on, then off
 
 One recording ("hey jarvis", a question with a pause in it) runs through the stages the daemon
-builds, paced like a live microphone; every loop turn is timed, less the time its read waited for
+builds, paced like a live microphone; every loop step is timed, less the time its read waited for
 the next chunk. Figures only, no assertions: the wake word and barge-in are looked at only when
-the loop turns, so its longest turn while the question is being recognised is how long the
+the loop runs, so its longest step while the question is being recognised is how long the
 appliance is deaf to them beyond one chunk.
 """
 
@@ -41,7 +41,7 @@ def question(speech: SpeechMaker) -> Path:
 
 
 class TimedRead:
-    """Wraps the source's read() to time it: a loop turn's own work is the turn less the read."""
+    """Wraps the source's read() to time it: a loop step's own work is the step less the read."""
 
     def __init__(self, source: ReplaySource) -> None:
         self.source = source
@@ -70,15 +70,15 @@ def one_round(cfg: Config, wav: Path, out: Path) -> dict:
         state = conductor.state
         started = time.monotonic()
         conductor.step()
-        work = time.monotonic() - started - timed.spent  # the loop turn without waiting for audio
+        work = time.monotonic() - started - timed.spent  # the loop step without waiting for audio
         worst["any"] = max(worst["any"], work)
         if state in (State.LISTENING, State.FOLLOW_UP):
             worst["listening"] = max(worst["listening"], work)
     conductor.stop()
     stages.sink.close()
     rec = records[0] if records else None
-    return {"max_turn_ms_listening": round(worst["listening"] * 1000, 1),
-            "max_turn_ms": round(worst["any"] * 1000, 1),
+    return {"max_step_ms_listening": round(worst["listening"] * 1000, 1),
+            "max_step_ms": round(worst["any"] * 1000, 1),
             "transcript": rec.transcript if rec else None, "early_answers": dict(conductor.answers.early.counts)}
 
 
@@ -102,8 +102,8 @@ def main() -> int:
     else:
         for r in rounds:
             print(f"prefill {'on ' if r['prefill'] else 'off'}: "
-                  f"longest loop turn while listening {r['max_turn_ms_listening']:6.1f} ms, "
-                  f"in the whole turn {r['max_turn_ms']:6.1f} ms; heard {r['transcript']!r}; "
+                  f"longest loop step while listening {r['max_step_ms_listening']:6.1f} ms, "
+                  f"in the whole turn {r['max_step_ms']:6.1f} ms; heard {r['transcript']!r}; "
                   f"early answers {r['early_answers']}")
     return 0
 

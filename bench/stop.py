@@ -37,7 +37,7 @@ from appliance.config import Config
 from appliance.hearing.asr import VoskRecognizer, WhisperRecognizer, choose_engine
 from appliance.hearing.stop_words import END_SILENCE_S, StopWords
 from appliance.setup import models
-from appliance.speaking.earcons import Earcons
+from appliance.speaking.earcons import ToneEarcons
 from tests.fixtures.speech import RATE, SpeechMaker, load, noise, speech_rms, voiced_span
 from tests.fixtures.waits import SLOW_WAIT_S
 
@@ -135,7 +135,7 @@ def run(detector: StopWords, clock: StreamClock, samples: np.ndarray, said: list
 
 def chime() -> np.ndarray:
     """The timer's chime (appliance/speaking/earcons.py) at 16 kHz, as loud as the hub plays it."""
-    return Earcons(Config(), rate=RATE).get("timer").to_float()[:, 0]
+    return ToneEarcons(Config(), rate=RATE).get("timer").to_float()[:, 0]
 
 
 def ringing(n: int) -> np.ndarray:

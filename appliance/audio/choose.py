@@ -91,7 +91,7 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class Choice:
+class DeviceChoice:
     """The device to open, and why it was chosen, in one line for doctor and the journal."""
 
     direction: Direction
@@ -180,7 +180,7 @@ def _rank(c: Candidate, previous: str | None) -> tuple[bool, ...]:
 
 
 def choose(listing: Listing, cards: list[Card] | None, direction: Direction, wanted: str | int | None = None,
-           previous: str | None = None, self_pid: int | None = None) -> Choice:
+           previous: str | None = None, self_pid: int | None = None) -> DeviceChoice:
     """The device to open for `direction`; NoDevice (with what to do) when there is none.
 
     `cards` is /proc/asound (None without it); `previous` the key of the device chosen last time, kept
@@ -207,28 +207,28 @@ def choose(listing: Listing, cards: list[Card] | None, direction: Direction, wan
 
 
 def _default(listing: Listing, cards: list[Card] | None, direction: Direction, default: int,
-             found: list[Candidate], busy: list[tuple[Card, Holder]]) -> Choice:
+             found: list[Candidate], busy: list[tuple[Card, Holder]]) -> DeviceChoice:
     """The system default, unless it is a Pi's HDMI port while a speaker of another kind is there."""
     name = str(listing.devices[default].get("name", "default"))
     first = min(cards, key=lambda c: c.number) if cards else None
     servers = any(c.name in SERVER_PCMS for c in found)
     if direction == "input" or servers or first is None or not first.hdmi:
-        return Choice(direction, default, name, "default", f"using the system default ('{name}')", "default")
+        return DeviceChoice(direction, default, name, "default", f"using the system default ('{name}')", "default")
     # Without a sound server ALSA's default is its first card's: on a Pi 5, HDMI port 0.
     others = [c for c in found if c.hardware and not c.hdmi]
     hdmi = f"card {first.number} ('{first.id}', HDMI)"
     if others:
         return _pick(others[0], f"the default plays on {hdmi}", direction)
     advice = busy_text(*busy[0]) if busy else "plug in a USB speaker to hear it in the room"
-    return Choice(direction, default, name, "default", f"only HDMI outputs: using the system default "
-                  f"(card {first.number} '{first.id}', HDMI); {advice}", "default", first, warn=True)
+    return DeviceChoice(direction, default, name, "default", f"only HDMI outputs: using the system default "
+                        f"(card {first.number} '{first.id}', HDMI); {advice}", "default", first, warn=True)
 
 
-def _pick(c: Candidate, why: str, direction: Direction, warn: bool = False) -> Choice:
-    return Choice(direction, c.index, c.name, c.key, f"{why}: using {c.describe()}", c.label, c.card, warn)
+def _pick(c: Candidate, why: str, direction: Direction, warn: bool = False) -> DeviceChoice:
+    return DeviceChoice(direction, c.index, c.name, c.key, f"{why}: using {c.describe()}", c.label, c.card, warn)
 
 
-def _configured(listing: Listing, direction: Direction, wanted: str | int, found: list[Candidate]) -> Choice:
+def _configured(listing: Listing, direction: Direction, wanted: str | int, found: list[Candidate]) -> DeviceChoice:
     kind, key = _KIND[direction], _KEY[direction]
     default = system_default(listing, direction)
     if isinstance(wanted, int):
@@ -240,8 +240,8 @@ def _configured(listing: Listing, direction: Direction, wanted: str | int, found
     if picked:
         return _pick(picked[0], f"configured {wanted!r}", direction)
     if means_default and default is not None:
-        return Choice(direction, default, "default", "default", f"configured {wanted!r}: the system default",
-                      "default")
+        return DeviceChoice(direction, default, "default", "default",
+                            f"configured {wanted!r}: the system default", "default")
     present = ", ".join(f"'{c.name}'" for c in sorted(found, key=lambda c: c.index)) or "none"
     if default is not None:
         present += ", 'default'"
@@ -298,7 +298,7 @@ def unlisted(listing: Listing, cards: list[Card] | None, direction: Direction) -
             and any(p.direction == direction and p.holder is None for p in card.pcms)]
 
 
-def busy_advice(error: str, choice: Choice | None, cards: list[Card] | None,
+def busy_advice(error: str, choice: DeviceChoice | None, cards: list[Card] | None,
                 self_pid: int | None = None) -> str | None:
     """What to do when opening failed because the device is busy (PortAudio -9985, ALSA EBUSY), else None."""
     lowered = error.lower()

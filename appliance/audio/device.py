@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from appliance.audio.asound import PROC, Card, Direction, read_cards, signature
-from appliance.audio.choose import Choice, Listing, NoDevice, busy_advice, choose, unlisted
+from appliance.audio.choose import DeviceChoice, Listing, NoDevice, busy_advice, choose, unlisted
 from appliance.contracts import EventLog
 from appliance.errors import AudioDeviceError
 from appliance.log import under_journald
@@ -95,7 +95,7 @@ class DeviceKeeper:
         self._wanted = wanted
         self._proc = proc
         self._events = events
-        self._choice: Choice | None = None
+        self._choice: DeviceChoice | None = None
         self._cards: list[Card] | None = None
         self._stream: Any = None
         self._lost_since: float | None = None
@@ -196,7 +196,7 @@ class DeviceKeeper:
                         f"{PORTAUDIO_WAIT_S + CLOSE_TIMEOUT_S:g} s")
 
     # ---- which device ------------------------------------------------------------------------
-    def _choose(self, sd: Any) -> Choice:
+    def _choose(self, sd: Any) -> DeviceChoice:
         """The device to open now (holding PortAudio): the choice is made afresh, so a USB device that
         came back on another card number is found; NoDevice says what to do when there is none."""
         previous = self._choice
@@ -236,7 +236,7 @@ class DeviceKeeper:
 
 
 def choose_now(sd: Any, direction: Literal["input", "output"], wanted: str | int | None = None,
-               previous: str | None = None, proc: Path = PROC) -> tuple[Choice, list[Card] | None]:
+               previous: str | None = None, proc: Path = PROC) -> tuple[DeviceChoice, list[Card] | None]:
     """The device for `direction` from PortAudio's list, listed again first when it is stale (the ALSA
     cards changed since, or a free card is missing from it), and the cards it was chosen among.
     Holds PortAudio; raises NoDevice."""

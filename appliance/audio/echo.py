@@ -13,7 +13,7 @@ import numpy as np
 
 from appliance.audio import PIPELINE_RATE, AudioChunk, Converter
 from appliance.audio.echo_drift import HALF_TAPS, ClockDrift, between
-from appliance.audio.echo_engines import BLOCK_MS, SPEEX_FILTER_S, Engine, speex_engine
+from appliance.audio.echo_engines import BLOCK_MS, SPEEX_FILTER_S, BlockCanceller, speex_engine
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -73,13 +73,13 @@ class EchoCanceller:
     """
 
     def __init__(self, rate: int = PIPELINE_RATE, tail_s: float = TAIL_S,
-                 engine_factory: Callable[[int], Engine] = speex_engine, follow_drift: bool = True) -> None:
+                 engine_factory: Callable[[int], BlockCanceller] = speex_engine, follow_drift: bool = True) -> None:
         self.rate = rate
         self.tail_s = tail_s
         self.block = rate * BLOCK_MS // 1000
         self.blocks_processed = 0
         self._engine_factory = engine_factory
-        self._engine: Engine | None = None
+        self._engine: BlockCanceller | None = None
         self._failed = False
         self._incoming: deque[tuple[np.ndarray, int, float]] = deque(maxlen=QUEUE_BLOCKS)
         self._converters: dict[int, _Resampler] = {}
@@ -625,7 +625,7 @@ class EchoCanceller:
             far[lo - first:hi - first] = self._far[lo:hi]
         return far
 
-    def _load(self) -> Engine | None:
+    def _load(self) -> BlockCanceller | None:
         if self._engine is None and not self._failed:
             try:
                 self._engine = self._engine_factory(self.rate)

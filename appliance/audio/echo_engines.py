@@ -14,13 +14,13 @@ import numpy as np
 BLOCK_MS: Final = 10  # ms per block the canceller takes (WebRTC's unit of work)
 
 
-class Engine(Protocol):
+class BlockCanceller(Protocol):
     """One near-end block of 10 ms in, the same block with the echo removed out."""
 
     def process(self, near: np.ndarray, far: np.ndarray) -> Any: ...
 
 
-def webrtc_engine(rate: int) -> Engine:
+def webrtc_engine(rate: int) -> BlockCanceller:
     """WebRTC's AEC3 (pywebrtc-audio), with its own delay estimator over what alignment leaves.
 
     Its residual-echo suppressor cannot be turned off through this binding, and over a voice under
@@ -73,8 +73,8 @@ class SpeexEngine:
             self._lib.speex_echo_state_destroy(state)
 
 
-def speex_engine(rate: int) -> Engine:
+def speex_engine(rate: int) -> BlockCanceller:
     return SpeexEngine(rate, rate * BLOCK_MS // 1000)
 
 
-ENGINES: Final[dict[str, Callable[[int], Engine]]] = {"speex": speex_engine, "webrtc": webrtc_engine}
+ENGINES: Final[dict[str, Callable[[int], BlockCanceller]]] = {"speex": speex_engine, "webrtc": webrtc_engine}

@@ -56,7 +56,7 @@ class Rooms:
 
     def ring_here(self, room: str, here: bool) -> None:
         if self.stages.timers is not None:
-            self.stages.timers.claim(room, here)
+            self.stages.timers.ring_in_room(room, here)
 
     def timers_due(self, room: str) -> list[str]:
         return self._bell(room).due_texts()

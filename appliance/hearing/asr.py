@@ -19,8 +19,8 @@ from appliance.config import Config
 from appliance.errors import MissingLibrary
 from appliance.hearing import whisper_fast
 from appliance.hearing.asr_worker import Inline, Worker
-from appliance.hearing.endpoint import Endpointer, SpeechProbability, TurnJudge
-from appliance.hearing.utterance import Engine, Runner, Utterance
+from appliance.hearing.endpoint import Endpointer, SpeechProbability, CompletionJudge
+from appliance.hearing.utterance import Engine, EngineUtterance, Runner
 from appliance.hearing.wake_text import wake_words
 from appliance.language import pack
 
@@ -29,15 +29,15 @@ _LOGGER = logging.getLogger(__name__)
 WHISPER_BEAM: Final = 1  # greedy decoding: tiny.en on short questions loses nothing with beam 5
 
 
-def _turn_detector(cfg: Config) -> TurnJudge | None:
-    """The turn detector, loaded; None (questions end by silence alone) when its model is missing."""
+def _completion_detector(cfg: Config) -> CompletionJudge | None:
+    """The completion detector, loaded; None (questions end by silence alone) when its model is missing."""
     from appliance.errors import ModelMissing
-    from appliance.hearing.turn import SmartTurn, TurnDetector
+    from appliance.hearing.completion import CompletionModel, CompletionDetector
 
     try:
-        return TurnDetector(SmartTurn(cfg)).load()
+        return CompletionDetector(CompletionModel(cfg)).load()
     except (ModelMissing, MissingLibrary) as exc:
-        _LOGGER.warning("No turn detector: %s; questions end after %.1f s of silence (asr.endpoint_silence_s)",
+        _LOGGER.warning("No completion detector: %s; questions end after %.1f s of silence (asr.endpoint_silence_s)",
                         exc, cfg.asr.endpoint_silence_s)
         return None
 
@@ -51,7 +51,7 @@ class _BaseRecognizer:
         self.model_path = model_path
         self._vad_factory = vad_factory
         self._vad: SpeechProbability | None = None
-        self._turn: TurnJudge | None = None
+        self._completion: CompletionJudge | None = None
         self._model: Any = None
         self.runner: Runner = Inline()
         """Where the utterances' transcriptions run (WhisperRecognizer: its worker thread)."""
@@ -64,8 +64,8 @@ class _BaseRecognizer:
                 from appliance.hearing.vad import SileroVad
 
                 self._vad = SileroVad(self.cfg).load()
-        if self._turn is None and self.cfg.asr.turn_detector:
-            self._turn = self._load_turn()
+        if self._completion is None and self.cfg.asr.turn_detector:
+            self._completion = self._load_completion()
         if self._model is None:
             started = time.monotonic()
             self._model = self._load_model()
@@ -73,7 +73,7 @@ class _BaseRecognizer:
                          time.monotonic() - started)
         return self
 
-    def start(self, preroll: list[AudioChunk]) -> Utterance:
+    def start(self, preroll: list[AudioChunk]) -> EngineUtterance:
         """Begin an utterance with the audio kept from just before the wake word fired."""
         self.load()
         assert self._vad is not None
@@ -81,10 +81,10 @@ class _BaseRecognizer:
         conversation = self.cfg.conversation
         asr = self.cfg.asr
         unfinished = pack(self.cfg.language).sentences.unfinished if asr.unfinished_words else frozenset()
-        endpointer = Endpointer(asr, self._vad, self._turn if asr.turn_detector else None, unfinished)
-        return Utterance(self._engine(), endpointer, list(preroll), self.runner,
-                          wake_words(self.cfg.wake.model),
-                          conversation.prefill_pace_s if conversation.prefill else None)
+        endpointer = Endpointer(asr, self._vad, self._completion if asr.turn_detector else None, unfinished)
+        return EngineUtterance(self._engine(), endpointer, list(preroll), self.runner,
+                               wake_words(self.cfg.wake.model),
+                               conversation.prefill_pace_s if conversation.prefill else None)
 
     def another(self) -> _BaseRecognizer:
         """A recognizer on the same model with a voice detector (and, for Whisper, a transcription thread)
@@ -111,8 +111,8 @@ class _BaseRecognizer:
     def _load_model(self) -> Any:
         raise NotImplementedError
 
-    def _load_turn(self) -> TurnJudge | None:
-        return _turn_detector(self.cfg)
+    def _load_completion(self) -> CompletionJudge | None:
+        return _completion_detector(self.cfg)
 
     def _engine(self, hint: str = "") -> Engine:
         raise NotImplementedError

@@ -1,5 +1,5 @@
 """The endpointer: when a question is over, from the VAD's speech probability on each chunk and, at a
-pause, the turn detector's verdict on the voice (turn.py)."""
+pause, the completion detector's verdict on the voice (completion.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from appliance.audio import AudioChunk
 from appliance.config import AsrConfig
-from appliance.hearing.turn import WINDOW_SAMPLES, Verdict
+from appliance.hearing.completion import WINDOW_SAMPLES, Verdict
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -27,8 +27,8 @@ class SpeechProbability(Protocol):
     def reset(self) -> None: ...
 
 
-class TurnJudge(Protocol):
-    """What the endpointer needs from the turn detector (turn.TurnDetector, or a fake in unit tests)."""
+class CompletionJudge(Protocol):
+    """What the endpointer needs from the completion detector (completion.CompletionDetector, or a fake in unit tests)."""
 
     def ask(self, audio: np.ndarray) -> Future[Verdict]:
         """Whether the question in `audio` (16 kHz mono float) is over, judged off the caller's thread."""
@@ -37,7 +37,7 @@ class TurnJudge(Protocol):
 class Endpointer:
     """Decides when an utterance is over: trailing silence after speech, no speech at all, or too long.
 
-    With a turn detector, the silence that ends the question depends on what the voice says: at
+    With a completion detector, the silence that ends the question depends on what the voice says: at
     asr.turn_silence_s of a pause the detector is asked about the question so far; a finished
     question ends as soon as it says so, an unfinished one (or one not judged yet) only after
     asr.unfinished_silence_s. A detector that fails leaves the pause to asr.endpoint_silence_s.
@@ -51,22 +51,22 @@ class Endpointer:
     judged by the VAD too, so its state is warm, but does not count towards the limits).
     """
 
-    def __init__(self, cfg: AsrConfig, vad: SpeechProbability, turn: TurnJudge | None = None,
+    def __init__(self, cfg: AsrConfig, vad: SpeechProbability, completion: CompletionJudge | None = None,
                  unfinished: frozenset[str] = frozenset()) -> None:
         self.cfg = cfg
         self.vad = vad
-        self.turn = turn
+        self.completion = completion
         self.unfinished = unfinished
         """Words a question does not end on (the language pack's SentenceWords.unfinished)."""
         self.elapsed_s = 0.0
         self.heard_speech = False
         self.speech_end_s: float | None = None
         self.verdict: Verdict | None = None
-        """The turn detector's verdict on the last pause judged."""
+        """The completion detector's verdict on the last pause judged."""
         self._voiced_run_s = 0.0
         self._silence_s = 0.0
         self._audio: deque[np.ndarray] = deque()
-        """The question's last WINDOW_SAMPLES or more, as the turn detector hears it."""
+        """The question's last WINDOW_SAMPLES or more, as the completion detector hears it."""
         self._kept = 0
         self._asked: Future[Verdict] | None = None
         self._failed = False
@@ -123,7 +123,7 @@ class Endpointer:
         self._words, self._words_for = words, speech_end_s
 
     def settle(self, timeout: float) -> None:
-        """Block until the turn detector has judged the pause it was asked about (benchmarks and tests)."""
+        """Block until the completion detector has judged the pause it was asked about (benchmarks and tests)."""
         if self._asked is not None:
             wait([self._asked], timeout=timeout)
 
@@ -134,7 +134,7 @@ class Endpointer:
         return bool(last) and last[0] in self.unfinished
 
     def _keep(self, chunk: AudioChunk) -> None:
-        if self.turn is None:
+        if self.completion is None:
             return
         samples = chunk.to_float()[:, 0]
         self._audio.append(samples)
@@ -143,32 +143,32 @@ class Endpointer:
             self._kept -= len(self._audio.popleft())
 
     def _silence_limit(self) -> float:
-        """The pause that ends the question now: longer while the turn detector has not heard it finished."""
-        waiting = self.words_unfinished or (self.turn is not None and not self._failed)
+        """The pause that ends the question now: longer while the completion detector has not heard it finished."""
+        waiting = self.words_unfinished or (self.completion is not None and not self._failed)
         if waiting:
             return max(self.cfg.unfinished_silence_s, self.cfg.endpoint_silence_s)
         return self.cfg.endpoint_silence_s
 
     def _judged_over(self) -> bool:
-        """Asks the turn detector once per pause; True when it has heard the question finished."""
-        if self.turn is None or self._failed:
+        """Asks the completion detector once per pause; True when it has heard the question finished."""
+        if self.completion is None or self._failed:
             return False
         if self._asked is None:
             if self._silence_s < self.cfg.turn_silence_s - 1e-9:
                 return False
-            self._asked = self.turn.ask(np.concatenate(self._audio))
+            self._asked = self.completion.ask(np.concatenate(self._audio))
         if not self._asked.done():
             return False
         try:
             verdict = self._asked.result()
         except Exception as exc:  # noqa: BLE001 - a broken detector leaves the pause to the silence alone
-            _LOGGER.warning("The turn detector failed (%s); questions end after %.1f s of silence",
+            _LOGGER.warning("The completion detector failed (%s); questions end after %.1f s of silence",
                             exc, self.cfg.endpoint_silence_s)
             self._failed = True
             return False
         if verdict is not self.verdict:
             self.verdict = verdict
-            _LOGGER.debug("Turn %s (%.2f, %.0f ms) after %.2f s of silence",
+            _LOGGER.debug("Question %s (%.2f, %.0f ms) after %.2f s of silence",
                           "finished" if verdict.complete else "unfinished", verdict.probability, verdict.ms,
                           self._silence_s)
         # Finished counts once this pause's words are known to end well: the answer needs them anyway. A pause

@@ -43,7 +43,7 @@ class Runner(Protocol):
     def submit(self, job: Callable[[], str]) -> Run: ...
 
 
-class Utterance:
+class EngineUtterance:
     """One question: feeds the engine and the endpointer, returns a Transcript at the end.
 
     `early` is a transcript made once the speaker has paused for asr.early_silence_s, while the
@@ -155,7 +155,7 @@ class Utterance:
         return result
 
     def settle(self, timeout: float) -> None:
-        """Block until every transcription and turn verdict asked for so far is done: the next chunk is
+        """Block until every transcription and completion verdict asked for so far is done: the next chunk is
         then judged as on a machine that keeps up with the microphone (benchmarks and tests feeding a
         recording faster than real time)."""
         deadline = time.monotonic() + timeout

@@ -15,7 +15,7 @@ from appliance.audio import FRAME_SAMPLES, PIPELINE_RATE, AudioChunk
 from appliance.config import Config
 from appliance.contracts import WakeHit
 from appliance.errors import MissingLibrary
-from appliance.hearing.wake_gate import REPLAY_FRAMES, QuietGate
+from appliance.hearing.quiet_room import REPLAY_FRAMES, QuietRoom
 from appliance.hearing.wake_text import wake_name
 
 _LOGGER = logging.getLogger(__name__)
@@ -31,9 +31,9 @@ class WakeWord:
     `refractory_s` of stream time. `reset` clears the audio features as well as the scores,
     so the tail of a turn cannot fire it again.
 
-    With `wake.quiet_gate` the models skip the frames of a quiet room (wake_gate.py). The frames
+    With `wake.quiet_gate` the models skip the frames of a quiet room (quiet_room.py). The frames
     skipped since the last one scored are kept, and run through the audio features before the
-    next frame that is scored, so that frame's score is the one it has without the gate.
+    next frame that is scored, so that frame's score is the one it has when nothing is skipped.
 
     While the hub speaks (a barge-in threshold is given), `wake.barge_in_phases` - 1 copies of the model
     score the same sound with their frames 80 ms / barge_in_phases apart (the default 4: three copies, 20,
@@ -60,7 +60,7 @@ class WakeWord:
         self._last_hit_s: float | None = None
         self._pending = np.zeros(0, dtype=np.int16)
         self._fresh: dict[str, Any] = {}
-        self.gate = QuietGate() if cfg.wake.quiet_gate else None
+        self.quiet_room = QuietRoom() if cfg.wake.quiet_gate else None
         self._skipped: deque[np.ndarray] = deque(maxlen=REPLAY_FRAMES)
         self._copies: list[WakeWord] = []  # while the hub speaks, the copies whose frames fall between this one's
         self._copies_live = False  # they have been fed since the hub began speaking
@@ -164,15 +164,15 @@ class WakeWord:
         return out
 
     def _score(self, frame: np.ndarray, forced: bool) -> float:
-        """The model's score for the frame; 0 for a frame of a quiet room the gate lets it skip.
+        """The model's score for the frame; 0 for a frame of a quiet room it may skip.
 
-        `forced` (a barge-in threshold: the hub is speaking) holds the gate open.
+        `forced` (a barge-in threshold: the hub is speaking) keeps every frame scored.
         """
-        gate, model = self.gate, self._model
-        if gate is not None:
+        quiet, model = self.quiet_room, self._model
+        if quiet is not None:
             if forced:
-                gate.hold_open()
-            if not gate.admit(frame):
+                quiet.keep_scoring()
+            if not quiet.admit(frame):
                 self._skipped.append(frame)
                 # the model zeroes its first 5 scores after a reset by counting them: count this one
                 model.prediction_buffer[self._label].append(0.0)

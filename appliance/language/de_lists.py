@@ -48,6 +48,14 @@ PATTERNS: Final = {
         rf"|^{_ref(3)} (?P<items3>.+?) (?:hinzufügen|dazu|drauf)$"),
     # an add whose verb went unheard: asked last
     "add_bare": re.compile(rf"^(?P<items>.+?) (?:auf|zur|in) {_ref(1, own=True)}$"),
+    # what to add said first, then pointed back to: "wir brauchen Batterien, schreib sie auf die Liste"
+    "add_after": re.compile(
+        rf"^(?P<items>.+?) (?:und |also )?{_ADD_VERB}(?: bitte| mal)? (?:es|sie|das|ihn|die|den) {_ON} {_ref(1)}"
+        r"(?: hinzu| dazu| drauf)?$"),
+    # what was done said first: "ich habe die Eier gekauft, streich sie von der Liste"
+    "remove_after": re.compile(
+        rf"^(?P<items>.+?) (?:und |also )?{_TAKE_VERB}(?: bitte)? (?:es|sie|das|ihn|die|den) (?:von|aus) {_ref(1)}"
+        r"(?: runter| raus| weg| ab)?$"),
     "remove": re.compile(
         rf"{_LEAD}{_TAKE_VERB}(?: bitte)? (?P<items>.+?) (?:von|aus|auf) {_ref(1)}(?: runter| raus| weg| ab)?$"
         rf"|^(?P<items2>.+?) (?:von|aus) {_ref(2)} (?:streichen|löschen|entfernen|nehmen|runternehmen)$"),
@@ -76,7 +84,9 @@ PATTERNS: Final = {
     "split": re.compile(r" (?:und auch|und dann|und|sowie|plus|dann) "),
     "item_lead": re.compile(r"^(?:(?:und|ein|eine|einen|kein|keine|keinen|keiner|etwas|die|der|das|den|noch|neue|"
                             r"neuen|neues|auch|mal|"
-                            r"ein paar|paar|frische|frischen) )+"),
+                            r"ein paar|paar|frische|frischen) )+"
+                            r"|^(?:wir|ich) (?:brauchen|brauche|haben keine|habe keine|haben kein|habe kein) "
+                            r"(?:(?:noch|mehr|neue|neuen|neues) )?"),
     "item_tail": re.compile(r" (?:auch|noch|bitte|dazu|mit)$"),
     "everything": re.compile(rf"^(?:{_EVERY}|irgendwas|etwas|sachen|dinge)$"),
     # A list's name as said -> the list it is ("name:" + that list's name)

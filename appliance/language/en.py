@@ -54,7 +54,7 @@ NUMBERS: Final = NumberWords(
     letters="a-z",
     oclock=(r"\bo'?\s?clock\b", " oclock "),
     contractions=[
-        (r"\b(today|tomorrow|yesterday)'?s\b", r"\1"),
+        (r"\b(today|tonight|tomorrow|yesterday)'?s\b", r"\1"),
         (r"\bwhat's\b|\bwhats\b", "what is"), (r"\bthat's\b|\bthats\b", "that is"),
         (r"\bit's\b", "it is"), (r"\bhow's\b", "how is"), (r"\bhere's\b", "here is"),
         (r"\bthere's\b", "there is"), (r"\bwhere's\b|\bwheres\b", "where is"), (r"\bwho's\b", "who is"),
@@ -371,24 +371,27 @@ CLOCK: Final = ClockWords(
 # The hub's volume
 
 _SOUND: Final = r"(?:the |your )?(?:volume|sound)"
-_BIT: Final = r"(?: a)?(?: little| bit| lot| tad)?(?: bit)?(?: more)?"
+_BIT: Final = r"(?: a)?(?: little| bit| lot| tad| notch)?(?: bit)?(?: more)?"
 _A_BIT: Final = r"(?:(?:a )?(?:little |bit |lot |tad )(?:bit )?)?"
+_UP_VERB: Final = r"(?:turn|crank|pump|bump|whack|jack|ramp|kick|push)"
 
 VOLUME: Final = VolumeWords(
     up_re=re.compile(
-        rf"^(?:(?:turn|crank|pump|bump) (?:it|that|{_SOUND}|yourself) up|(?:turn|crank|pump|bump) up {_SOUND}"
+        rf"^(?:{_UP_VERB} (?:it|that|{_SOUND}|yourself) up|{_UP_VERB} up {_SOUND}"
         rf"|(?:increase|raise) {_SOUND}|{_SOUND} up|(?:(?:be|speak|talk) )?{_A_BIT}louder"
         rf"|(?:speak|talk) up|i cant hear you){_BIT}(?: i (?:cant|cannot|can not) hear (?:you|it|that|the \w+))?$"),
     down_re=re.compile(
         rf"^(?:turn (?:it|that|{_SOUND}|yourself) down|turn down {_SOUND}|(?:lower|decrease|reduce) {_SOUND}"
         rf"|{_SOUND} down|(?:(?:be|speak|talk) )?{_A_BIT}(?:quieter|softer|more quietly)"
         rf"|(?:you are |youre |that is |it is )?(?:too|very) loud|not so loud){_BIT}$"),
-    mute_re=re.compile(rf"^(?:mute(?: yourself| {_SOUND}| the speaker)?|go mute|be muted)$"),
+    mute_re=re.compile(rf"^(?:mute(?: yourself| {_SOUND}| the speaker)?|go (?:mute|silent|quiet)|be muted)"
+                       r"(?: for (?:a (?:bit|while)|now))?$"),
     unmute_re=re.compile(rf"^(?:un ?mute(?: yourself| {_SOUND}| the speaker)?|{_SOUND} (?:back )?on)$"),
     set_re=re.compile(
         rf"^(?:(?:set|change|put|turn|make|bring) )?{_SOUND}(?: level)?(?: (?P<way>up|down))?(?: (?:to|at|on))?"
         r" (?P<level>.+)$"
-        r"|^(?:set|change|put|turn) (?:it|yourself) (?:up |down )?to (?P<level2>.+)$"),
+        r"|^(?:set|change|put|turn) (?:it|yourself) (?:up |down )?to (?P<level2>.+)$"
+        rf"|^(?:(?:set|put|turn|go|make it) )?(?:to )?(?P<level3>max|maximum|full|min|minimum|half) {_SOUND}$"),
     ask_re=re.compile(rf"^(?:what is {_SOUND}(?: level)?(?: at| set to)?|how loud are you"
                       r"|what volume (?:are you|is it)(?: at| on)?)$"),
     word_levels={"max": "max", "maximum": "max", "full": "max", "loudest": "max", "all the way up": "max",

@@ -43,6 +43,7 @@ WHEN: Final = WhenWords(
     parts={
         ("in", "the", "morning"): ("am", 9), ("this", "morning"): ("am", 9), ("morning",): ("am", 9),
         ("in", "the", "afternoon"): ("pm", 15), ("this", "afternoon"): ("pm", 15), ("afternoon",): ("pm", 15),
+        ("this", "arvo"): ("pm", 15), ("arvo",): ("pm", 15),
         ("in", "the", "evening"): ("pm", 18), ("this", "evening"): ("pm", 18), ("evening",): ("pm", 18),
         ("at", "night"): ("pm", 21), ("tonight",): ("pm", 20),
     },
@@ -92,13 +93,16 @@ _LIST: Final = r"\b(?:what|which) {kinds}\b|\b(?:when|what time) (?:is|are|does|
 # A question about the owner's own alarms, reminders or timers, on the normalised words: it opens as a
 # question of fact and says whose ("my", "I", "any", "is there"; for a running timer also "the": "is the
 # timer still going?"); "how do I set an alarm on my phone?" opens otherwise.
-_OPENS: Final = r"^(?:is|are|do|does|did|have|has|when|whens|what time|which|what|whats|any|got)\b"
-_WHOSE: Final = r"my|our|i|we|me|us|any|the next|there"
+_OPENS: Final = (r"^(?:is|are|do|does|did|have|has|when|whens|what time|which|what|whats|any|got|how early"
+                  r"|how late|(?:will|wont)(?= (?:the|my|our|an|any) (?:alarm|reminder)s? (?:go off|ring|be on|be set"
+                  r"|sound|wake (?:me|us))))\b")
+_WHOSE: Final = r"my|our|i|we|me|us|any|the next|there|the alarm"
 _ELSEWHERE: Final = r"(?!.*\b(?:phone|app|watch|tablet|computer|laptop|clock radio)\b)"
 STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE})\b){_ELSEWHERE}")
 TIMER_STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE}|the)\b){_ELSEWHERE}")
 _CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|dismiss|turn off|switch off"
-                  r"|get rid of|unset|drop|scrap|scratch|ditch|nix|axe|kill)\b")
+                  r"|get rid of|unset|drop|scrap|scratch|ditch|nix|axe|kill|dont bother with|no need for"
+                  r"|knock(?= .* on the head$))\b")
 
 ALARMS: Final = AlarmWords(
     alarm_words=frozenset({"alarm", "alarms"}),
@@ -106,6 +110,8 @@ ALARMS: Final = AlarmWords(
     # "wait me up": how Whisper tiny hears "wake me up" through a room at times; it means nothing else
     wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bwait (?:me|us) up\b|\bget (?:me|us) up\b"
                        r"|\bwake[ -]?up (?:alarm|call)\b"),
+    morning_re=re.compile(r"\b(?:be|get|got|getting|im|i am) up\b|\bup by\b|\b(?:awake|out of bed|sparrows?"
+                          r"|first thing|crack of dawn)\b"),
     cancel_re=re.compile(_CANCEL),
     list_re=re.compile(_LIST.format(kind="alarm", kinds="alarms")),
     all_words=frozenset({"all", "every", "both", "everything"}),
@@ -132,9 +138,13 @@ ALARMS: Final = AlarmWords(
 )
 
 REMINDERS: Final = ReminderWords(
-    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|get me|i need|i want) "
-                         r"(?:a |an |me a )?reminder|reminder|dont let me forget)\b"),
-    about=frozenset({"to", "about", "that", "of"}),
+    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|get me|i need|i want"
+                         r"|put in|pop in|leave me|leave) (?:a |an |me a )?reminder|reminder|dont let me forget"
+                         r"|let (?:me|us) know(?= (?:at|on|tomorrow|tonight|this) ))\b"),
+    duty_re=re.compile(r"^(?:i|we) (?:have|need|ought|got|have got|gotta) to |^(?:i|we) (?:must|should|gotta) "
+                       r"|^(?:i|we)ve got to "),
+    remind_after_re=re.compile(r"\b(?:so |and |then |just )?(?:please )?remind (?:me|us)\b"),
+    about=frozenset({"to", "about", "that", "of", "for"}),
     reminder_words=frozenset({"reminder", "reminders"}),
     asked_words=frozenset({"reminder", "reminders", "remind", "reminding", "reminded"}),
     state_re=STATE_QUESTION,
@@ -167,7 +177,8 @@ REMINDERS: Final = ReminderWords(
     whats_on_res=[re.compile(p) for p in (
         (r"^(?:what is|what have i got|what do i have|what have we got|what do we have|anything) on "
          r"(?:for )?(?P<when>.+)$"),
-        r"^(?:is there|have i got|do i have|have we got|do we have) anything(?: on)?(?: for)? (?P<when>.+)$")],
+        r"^(?:is there|have i got|do i have|have we got|do we have) anything(?: on)?(?: for)? (?P<when>.+)$",
+        r"^what (?:am i|are we) (?:meant|supposed|due) to be doing (?P<when>.+)$")],
     on_day="{Day} you have {reminders}.",
     one_of="one reminder: {item}",
     many_of="{count} reminders: {items}",

@@ -40,7 +40,8 @@ def _period(n: int) -> str:
 PATTERNS: Final = {
     # Telling: a clear cue, before or after what is to be kept
     "tell": re.compile(
-        r"^(?:also |and |now )?(?:remember|note|memori[sz]e|keep in mind|bear in mind|dont forget|do not forget"
+        r"^(?:also |and |now )?(?:remember|note(?: down)?|memori[sz]e|keep in mind|bear in mind|dont forget"
+        r"|do not forget"
         r"|make sure (?:you|to) remember|i (?:want|need) you to remember|you should remember|for the record)"
         rf"(?: (?:that|this))? {_NOT_A_FACT}(?P<fact>.+)$"
         rf"|^(?!{_Q}\b|(?:do|does|did|can|could|will|would|should|is|are|why|how)\b)(?P<fact2>.+?) {_CUE_AFTER}$"),

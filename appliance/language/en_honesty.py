@@ -23,7 +23,8 @@ _CLAUSES: Final = r"[,;.!?]+|\s(?:and|then|so|but|also|please)\s"
 # A question about doing it, not a request: "how do I book a flight", "what is a podcast".
 _ABOUT: Final = (r"^(?:how|what|whats|why|who|whos|when|where|which|is|are|was|does|did|should|would|"
                  r"tell me (?:about|how|what|why|who|when|where|if)|explain|describe|define|do you know|"
-                 r"i wonder|is it)\b")
+                 r"i wonder|is it|(?:will|wont) (?!you\b))\b")
+"""A clause that asks about something ("will it rain tomorrow"; "will you set a timer" is a request)."""
 
 _ROOMS: Final = (r"room|house|flat|home|bedroom|kitchen|lounge|hallway|hall|office|bathroom|nursery|study|"
                  r"place|conservatory|upstairs|downstairs|basement|attic")

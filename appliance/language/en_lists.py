@@ -28,7 +28,9 @@ CONTRACTIONS: Final = [(r",(?=[^.?!]*\b(?:list|notes)\b)", " and ")]
 opened with the pack's other contractions, before the punctuation goes."""
 
 _LEAD: Final = r"^(?:(?:also|then|now|just|quickly) )?"
-_ADD_VERB: Final = r"(?:add|put|stick|pop|throw|write|jot|place|include|save|type)(?: down)?"
+_ADD_VERB: Final = (r"(?:add|at|put|stick|pop|throw|chuck|bung|whack|slap|write|jot|place|include|save|type)"
+                    r"(?: down)?")
+""""at": how a recogniser often writes "add"."""
 _TAKE_VERB: Final = (r"(?:remove|delete|erase|drop|take|cross|scratch|strike|tick|knock|rub|mark)"
                      r"(?: off| out)?")
 _EVERY: Final = r"(?:everything|all|all items|all the items|all the things|every item|all of it|the lot)"
@@ -49,10 +51,23 @@ PATTERNS: Final = {
         rf"|{_LEAD}(?:add|put|write) (?:to|on|onto) {_ref(2)} (?P<items2>.+)$"
         rf"|^{_ref(3)} add (?P<items3>.+)$"),
     # an add whose verb went unheard ("add" is often heard as "and", dropped as politeness): asked last
-    "add_bare": re.compile(rf"^(?P<items>.+?) (?:to|onto) {_ref(1, own=True)}$"),
+    # or said as curtly as "mince on the list" ("anything on the list?" asks)
+    "add_bare": re.compile(rf"^(?P<items>.+?) (?:to|onto) {_ref(1, own=True)}$"
+                           r"|^(?:(?:can|could|shall) (?:we|i|you) (?:get|have|put|stick|pop) )?"
+                           r"(?!(?:anything|something|nothing|everything|what|which|how|is|are|any|can|could|shall)\b"
+                           rf"|.*\b{_ADD_VERB}\b)"
+                           r"(?P<items2>.+?) on (?:the |my |our )?(?:shopping )?list$"),
+    # what to add said first, then pointed back to: "we need batteries, add them to the list"
+    "add_after": re.compile(
+        rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_ADD_VERB} (?:it|them|that|those|these"
+        rf"|this|one|some) (?:to|on|onto|on to|in|into) {_ref(1)}(?: too| as well| also| for me)?$"),
     "remove": re.compile(
         rf"{_LEAD}{_TAKE_VERB} (?P<items>.+?) (?:off of|off|out of|from|on|in) {_ref(1)}$"
         rf"|{_LEAD}get rid of (?P<items2>.+?) (?:off of|off|out of|from|on|in) {_ref(2)}$"),
+    # what is done said first, then pointed back to: "I got the batteries, cross them off the list"
+    "remove_after": re.compile(
+        rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_TAKE_VERB} (?:it|them|that|those|these"
+        rf"|this) (?:off of|off|out of|from) {_ref(1)}$"),
     "count": re.compile(
         r"^how (?:many|much) (?:things |items |stuff |entries |products |notes )?"
         r"(?:are|is|do i have|have i got|do we have|have we got|there are|is there|have i put|did i put)"
@@ -67,11 +82,17 @@ PATTERNS: Final = {
         r"|^(?:read|tell|show|give|list|say|go through|recite|check)(?: out)?(?: me| us)?(?: out)?"
         rf"(?: what is (?:on|in))? {_ref(2)}(?: out| to me| for me| again| back)?$"
         rf"|^what is {_ref(3, own=True)}$"
-        rf"|^(?:is there|do i have|do we have|have i got|have we got) anything (?:on|in) {_ref(4)}$"
+        rf"|^(?:is there |do i have |do we have |have i got |have we got )?anything (?:on|in) {_ref(4)}$"
         r"|^(?:what|which) (?P<notes5>notes) (?:do i have|have i got|are there|do we have)$"
         r"|^(?:do|have) (?:i|we) (?:have|got) any (?P<notes6>notes)$"
         r"|^what (?:do|should|must) (?:i|we) (?:need to |have to )?(?:buy|get|pick up|shop for)"
-        r"(?: at the (?:shops|store|supermarket)| today| when i am out)?$"),
+        r"(?: at the (?:shops|store|supermarket)| today| when i am out)?$"
+        # the list named alone, or the shops said before "what do I need"
+        r"|^(?:(?:my|the|our) )?(?:(?P<list7>shopping|grocery|to do|todo|jobs) )?list$"
+        r"|^(?!.*\b(?:for|to make|to bake)\b).*\b(?:shops|shop|store|supermarket|shopping)\b.* what do (?:i|we) need$"
+        r"|^(?:give|run) (?:me|us) (?:a rundown of|through) (?:(?:my|the|our) )?(?P<list8>shopping|jobs|to do)(?: list)?$"
+        r"|^what (?P<list9>jobs|chores|tasks) (?:have i got|do i have|have we got|do we have|are there)"
+        r"(?: to do| on| left)?(?: today)?$"),
     "has": re.compile(
         rf"^(?:is|are) (?:there )?(?P<items>.+?) (?:on|in) {_ref(1)}(?: already| yet| still)?$"
         r"|^(?:do|did|have) (?:i|we) (?:already )?(?:have|got|put|add|added|write|written) (?P<items2>.+?) "
@@ -89,8 +110,14 @@ PATTERNS: Final = {
     "pronoun": re.compile(r"^(?:it|that|this|them|those|these|something|one|some)$"),
     # The items said, one by one
     "split": re.compile(r" (?:and also|and then|and|plus|as well as|then) "),
-    "item_lead": re.compile(r"^(?:(?:and|a few|a couple of|a bit of|a|an|some|the|more|any|another|also) )+"),
-    "item_tail": re.compile(r" (?:too|as well|also|please|for me)$"),
+    # "to": how a recogniser often writes "two" ("add to eggs")
+    "item_lead": re.compile(r"^(?:(?:and|a few|few|a couple of|couple of|a bit of|a|an|some|the|more|any"
+                            r"|another|also|to) )+"
+                            r"|^(?:i|we)(?: will| ll|ll)? (?:need|want|have to|need to|must|should|gotta|are out of"
+                            r"|have run out of|ran out of|have no|dont have any|dont have) (?:(?:a|an|some|more|any) )?"
+                            r"|^(?:were|im) out of (?:(?:a|an|some|more|any) )?"),
+    "item_tail": re.compile(r" (?:too|as well|also|please|for me|for (?:today|tonight|tomorrow|the weekend|monday"
+                            r"|tuesday|wednesday|thursday|friday|saturday|sunday))$"),
     "everything": re.compile(rf"^(?:{_EVERY}|anything|something|stuff|things)$"),
     # A list's name as said -> the list it is ("name:" + that list's name)
     "name_lead": re.compile(r"^(?:(?:my|the|our|your|a|an|this|that) )+"),

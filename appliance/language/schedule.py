@@ -113,6 +113,9 @@ class AlarmWords:
     with the alarms kept, never with a question back; one about alarms in general is the model's."""
     wake_re: Pattern[str]
     """'wake me up', 'get me up': an alarm asked for by what it does."""
+    morning_re: Pattern[str]
+    """'I have to be up by six', 'get me out of bed at seven': an alarm for a time said without morning or
+    evening that is a time to be up, so in the morning (as wake_re's are)."""
     cancel_re: Pattern[str]
     list_re: Pattern[str]
     all_words: frozenset[str]
@@ -162,6 +165,12 @@ class ReminderWords:
 
     remind_re: Pattern[str]
     """The start of a request for a reminder; what follows it is the reminder and its time."""
+    remind_after_re: Pattern[str]
+    """A request for a reminder said after what it is about ("the plumber comes at ten, remind me at half
+    nine"): what follows it, then what came before it, are the reminder and its time."""
+    duty_re: Pattern[str]
+    """How what came before starts when it says what the person must do ("I have to call my sister at six,
+    remind me"): left out of the reminder's words ("call your sister")."""
     about: frozenset[str]
     """Words that start what to be reminded of ('to', 'about', 'that')."""
     reminder_words: frozenset[str]

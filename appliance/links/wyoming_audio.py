@@ -66,7 +66,7 @@ class Incoming:
         return self._converter.convert(AudioChunk(b"", rate, width, channels), last=True)
 
 
-class Recording:
+class ReceivedAudio:
     """One recording as it arrives (Incoming), kept whole, at most MAX_AUDIO_S long."""
 
     def __init__(self) -> None:

@@ -24,7 +24,7 @@ from appliance.config import WyomingConfig, wyoming_address
 from appliance.contracts import Chat, Handler
 from appliance.language import LanguagePack, pack
 from appliance.links.loop_thread import LoopThread
-from appliance.links.wyoming_audio import Recording, chunk_format, pieces
+from appliance.links.wyoming_audio import ReceivedAudio, chunk_format, pieces
 from appliance.links.wyoming_info import Engines, describe
 from appliance.links.wyoming_wire import MAX_HEADER_BYTES, BadPeer, read_event, write_event
 from appliance.speaking.textclean import for_speech
@@ -75,20 +75,20 @@ class WyomingServices(LoopThread):
         """The services port serves Home Assistant's requests as they come: nothing to do."""
 
     async def serve(self) -> None:
-        """Listen (and announce, when asked) until stop()."""
+        """Listen (and advertise the port, when asked) until stop()."""
         assert self._stopping is not None
         server = await self._listen()
         if server is None:
             return
-        from appliance.links.wyoming_zeroconf import announce
+        from appliance.links.wyoming_zeroconf import advertise
 
-        announcement = await announce(self.cfg, self.host, self.port) if self.cfg.zeroconf else None
+        advertisement = await advertise(self.cfg, self.host, self.port) if self.cfg.zeroconf else None
         try:
             await self._stopping.wait()
         finally:
             server.close()
-            if announcement is not None:
-                await announcement.close()
+            if advertisement is not None:
+                await advertisement.close()
             tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for task in tasks:
                 task.cancel()
@@ -177,7 +177,7 @@ class _Connection:
         self.server = server
         self.writer = writer
         self.cancel = threading.Event()
-        self.recording = Recording()
+        self.recording = ReceivedAudio()
         self.streamed_text: list[str] | None = None
         """The text of a streamed synthesis (synthesize-start .. synthesize-stop), None outside one."""
 
@@ -219,7 +219,7 @@ class _Connection:
     # ---------------------------------------------------------------- asr
 
     def _start_audio(self) -> None:
-        self.recording = Recording()
+        self.recording = ReceivedAudio()
 
     async def _transcribe(self) -> None:
         audio = self.recording.finish()

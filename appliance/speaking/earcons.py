@@ -10,7 +10,7 @@ import numpy as np
 
 from appliance.audio import AudioChunk
 from appliance.config import Config
-from appliance.contracts import Earcons as EarconSource
+from appliance.contracts import Earcons
 from appliance.contracts import Sink
 
 _LOGGER = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def _timer(rate: int) -> np.ndarray:
 _MAKERS: Final = {"wake": _wake, "thinking": _thinking, "error": _error, "timer": _timer}
 
 
-class Earcons:
+class ToneEarcons:
     """The four sounds at one rate (the voice's, so they join its stream), made once and cached."""
 
     def __init__(self, cfg: Config | None = None, rate: int = DEFAULT_RATE) -> None:
@@ -108,7 +108,7 @@ class Chimes:
     """Plays the turn's earcons on the speaker when conversation.earcons is on; a failing one is
     reported (`on_error`) and skipped, never raised into the turn."""
 
-    def __init__(self, earcons: EarconSource | None, sink: Sink, enabled: bool,
+    def __init__(self, earcons: Earcons | None, sink: Sink, enabled: bool,
                  on_error: Callable[[str, Exception], None]) -> None:
         self.earcons, self.sink, self.enabled, self.on_error = earcons, sink, enabled, on_error
 

@@ -51,13 +51,22 @@ class AlarmSkill:
             return self._list(tokens)  # "is my alarm on for tomorrow?": the alarms kept, never a question back
         if not is_request(text, self.kit.words):
             return None  # "how do I set an alarm on my phone?": a question for the model
-        when = self.schedule.when.time_of_day(tokens)
+        when = self.schedule.when.time_of_day(self._asked_part(tokens))
         if when is None and self.kit.parse.find_durations(tokens):
             return None  # a length of time: a timer
         if when is None or when.assumed:  # "set an alarm for tomorrow morning": at what time?
             self.questions.ask(room, "set", days=self.schedule.when.days(tokens))
             return SkillReply(w.ask_time, "alarm_clarify", data={"waiting_for": "time"})
-        return self._set(tokens, room)
+        return self._set(tokens, room, when=when)
+
+    def _asked_part(self, tokens: list[str]) -> list[str]:
+        """The words from the request on, when they say a time: "my train's at eight, wake me at six fifteen"
+        is an alarm at six fifteen; a time said only before the request ("at six, wake me") is the alarm's."""
+        found = self.w.wake_re.search(" ".join(tokens))
+        start = (" ".join(tokens)[:found.start()].count(" ") if found
+                 else next((i for i, t in enumerate(tokens) if t in self.w.alarm_words), 0))
+        rest = tokens[start:]
+        return rest if start and self.schedule.when.time_of_day(rest) is not None else tokens
 
     def _answer(self, asked: Asked, tokens: list[str], room: str) -> SkillReply | None:
         if asked.kind == "set":
@@ -79,7 +88,8 @@ class AlarmSkill:
              when: TimeOfDay | None = None) -> SkillReply:
         when = when or self.schedule.when.time_of_day(tokens)
         assert when is not None
-        if when.ambiguous and self.w.wake_re.search(" ".join(tokens)):  # "wake me up at 6": in the morning
+        said = " ".join(tokens)
+        if when.ambiguous and (self.w.wake_re.search(said) or self.w.morning_re.search(said)):  # morning
             when = dataclasses.replace(when, hour=when.hour % 12, ambiguous=False)
         days = days if days is not None else self.schedule.when.days(tokens)
         now = self.kit.clock()

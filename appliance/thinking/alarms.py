@@ -97,19 +97,21 @@ class AlarmAnnouncement:
 
 
 @dataclass
-class _Ring:
+class Ringing:
+    """How a timer, alarm or reminder has rung so far: first, last, and how many times."""
+
     first_at: float
     last_at: float
     count: int = 1
 
 
 @dataclass
-class _State:
+class _AlarmState:
     next_id: int = 1
     alarms: list[Alarm] = field(default_factory=list)
 
 
-class Alarms(SharedState[_State]):
+class Alarms(SharedState[_AlarmState]):
     """Alarms and reminders persisted as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
 
     FILE, LOCK_FILE, NOUN = STATE_FILE, LOCK_FILE, "alarms"
@@ -124,7 +126,7 @@ class Alarms(SharedState[_State]):
         self.repeat_s = cfg.timer_repeat_s
         self.repeat_interval_s = cfg.timer_repeat_interval_s
         self.started_at = clock() if started_at is None else started_at
-        self._rings: dict[int, _Ring] = {}
+        self._rings: dict[int, Ringing] = {}
         self._open_state(state_dir)
 
     # ---- queries and changes ---------------------------------------------------------
@@ -212,7 +214,7 @@ class Alarms(SharedState[_State]):
                                         alarm.id, now - alarm.at)
                         finished.append(alarm.id)
                         continue
-                    self._rings[alarm.id] = _Ring(now, now)
+                    self._rings[alarm.id] = Ringing(now, now)
                     out.append(self._announce(alarm, 0, now))
                 elif now - ring.first_at >= self.repeat_s:
                     _LOGGER.warning("%s %d rang for %.0f s without a stop", alarm.kind.capitalize(), alarm.id,
@@ -258,10 +260,10 @@ class Alarms(SharedState[_State]):
 
     # ---- storage -------------------------------------------------------------------
 
-    def _empty(self) -> _State:
-        return _State()
+    def _empty(self) -> _AlarmState:
+        return _AlarmState()
 
-    def _parse(self, data: Any) -> _State:
+    def _parse(self, data: Any) -> _AlarmState:
         alarms = []
         for item in data["alarms"]:
             alarm = Alarm(int(item["id"]), str(item["kind"]), str(item["date"]), str(item["time"]),
@@ -271,7 +273,7 @@ class Alarms(SharedState[_State]):
             alarm.at  # noqa: B018 - a date or time that cannot be read fails here, not while ringing
             alarms.append(alarm)
         next_id = max([int(data.get("next_id", 1))] + [a.id + 1 for a in alarms])
-        return _State(next_id, alarms)
+        return _AlarmState(next_id, alarms)
 
     def _dump(self) -> Any:
         return {"version": FORMAT_VERSION, "next_id": self._state.next_id,

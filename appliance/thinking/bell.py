@@ -6,7 +6,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from appliance.contracts import TIMER_CHECK_S, Timers
+from appliance.contracts import TIMER_CHECK_S, Rings
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -16,7 +16,7 @@ class TimerBell:
     the messages after the current sentence; a failing timers file is reported and skipped. Safe to ask
     from any thread."""
 
-    def __init__(self, timers: Timers | None, clock: Callable[[], float],
+    def __init__(self, timers: Rings | None, clock: Callable[[], float],
                  on_error: Callable[[Exception], None], room: str = "") -> None:
         self.timers = timers
         self.clock = clock

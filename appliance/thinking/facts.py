@@ -77,14 +77,14 @@ def _told(value: Any) -> float:
 
 
 @dataclass
-class _State:
+class _FactState:
     facts: list[Fact] = field(default_factory=list)
     """Oldest first."""
     version: int = 0
     """Counts every change and every read of the file: a FactIndex is built for one version."""
 
 
-class FactStore(SharedState[_State]):
+class FactStore(SharedState[_FactState]):
     """The facts kept as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
 
     FILE, LOCK_FILE, NOUN = STATE_FILE, LOCK_FILE, "the facts"
@@ -93,14 +93,14 @@ class FactStore(SharedState[_State]):
         self._version = 0
         self._open_state(state_dir)
 
-    def _empty(self) -> _State:
-        return _State(version=self._next())
+    def _empty(self) -> _FactState:
+        return _FactState(version=self._next())
 
     def _next(self) -> int:
         self._version += 1
         return self._version
 
-    def _parse(self, data: Any) -> _State:
+    def _parse(self, data: Any) -> _FactState:
         if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
             raise ValueError(f"format version {data.get('version')!r}, this hub reads {FORMAT_VERSION}")
         facts = []
@@ -109,7 +109,7 @@ class FactStore(SharedState[_State]):
             if not isinstance(said, str) or not said.strip():
                 raise ValueError(f"fact {n} has no words")
             facts.append(Fact(" ".join(said.split()), _told(item["told"])))
-        return _State(facts, self._next())
+        return _FactState(facts, self._next())
 
     def _dump(self) -> Any:
         return {"version": FORMAT_VERSION, "facts": [fact.json() for fact in self._state.facts]}
@@ -140,7 +140,7 @@ class FactStore(SharedState[_State]):
             kept = [f for f in facts if f not in replaced]
             if len(kept) >= MAX_FACTS:
                 raise FactError(f"{MAX_FACTS} facts are already kept; forget some first", "full", MAX_FACTS)
-            self._state = _State([*kept, fact], self._next())
+            self._state = _FactState([*kept, fact], self._next())
         _LOGGER.info("Facts: %d kept", len(kept) + 1)  # what they say is the owner's
         return fact, replaced
 
@@ -149,7 +149,7 @@ class FactStore(SharedState[_State]):
         with self._locked(write=True):
             gone = [f for f in self._state.facts if chosen(f)]
             if gone:
-                self._state = _State([f for f in self._state.facts if f not in gone], self._next())
+                self._state = _FactState([f for f in self._state.facts if f not in gone], self._next())
         if gone:
             _LOGGER.info("Facts: %d forgotten, %d kept", len(gone), len(self._state.facts))
         return gone

@@ -1,4 +1,5 @@
-"""Home Assistant's shopping list, over its REST API, as one of the hub's lists.
+"""Home Assistant's shopping list, over its REST API, as one of the hub's lists; and the book of every list,
+with the shopping list Home Assistant's when it is configured (`book`).
 
 It is HA's `shopping_list` integration: what is added here shows in HA's to-do list and its app,
 and what is ticked off there is gone here.
@@ -13,10 +14,12 @@ from __future__ import annotations
 import logging
 import urllib.parse
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final, Protocol
 
+from appliance.config import HomeAssistantConfig
 from appliance.errors import HomeAssistantUnreachable
-from appliance.thinking.lists import check_item, find
+from appliance.thinking.lists import ListBook, ListStore, check_item, find
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -101,3 +104,14 @@ class HomeShoppingList:
 
 def _quoted(item_id: str) -> str:
     return urllib.parse.quote(item_id, safe="")
+
+
+def book(state_dir: Path, home_assistant: HomeAssistantConfig, default_name: str) -> ListBook:
+    """The lists kept in `state_dir`; the list called `default_name` (the shopping list) Home Assistant's when it
+    is enabled."""
+    store = ListStore(state_dir)
+    if not home_assistant.enabled:
+        return ListBook(store)
+    from appliance.thinking.home_assistant import HomeAssistant
+
+    return ListBook(store, HomeShoppingList(default_name, lambda: HomeAssistant(home_assistant)), default_name)

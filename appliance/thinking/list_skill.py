@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from appliance.contracts import SkillReply
 from appliance.errors import (
@@ -24,14 +24,9 @@ from appliance.errors import (
     ListError,
 )
 from appliance.language import LanguagePack, SkillPhrases
-from appliance.thinking.lists import ItemList, ListBook, Lists, ListStore, find
+from appliance.thinking.lists import ItemList, Lists, find
 from appliance.thinking.skillkit import LISTS, SkillKit, local_skill
 from appliance.thinking.skillparse import capital
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from appliance.config import HomeAssistantConfig
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -41,7 +36,9 @@ READ_MAX: Final = 5  # items read out one by one; more are counted
 CONTEXT_S: Final = 30.0  # seconds a list spoken of stays the one "add eggs" (no list named) goes on
 _FAILED: Final = (ListError, HomeAssistantUnreachable, HomeAssistantRefused, BadConfig)
 """What a list raises when it cannot be read or changed; each is said as what it is."""
-_ASKED: Final = ("note", "clear", "add", "remove", "count", "read", "has", "add_bare")
+_ASKED: Final = ("note", "clear", "add", "remove", "remove_after", "count", "read", "has", "add_after", "add_bare")
+_ADDS: Final = frozenset({"note", "add", "add_after", "add_bare"})
+"""The patterns that put something on a list."""
 """The patterns tried, in this order: the first that matches is what was asked."""
 
 
@@ -63,7 +60,8 @@ class ListSkill:
             m = w.pattern(asked).match(text)
             if m is not None:
                 name = w.say("notes_list") if asked == "note" else self._list(m)
-                reply = self._do(asked, name, self._said(m, name), room)
+                items = self._kept_in(name, m["items"]) if asked == "remove_after" else self._said(m, name)
+                reply = self._do(asked, name, items, room)
                 if reply is not None:
                     return reply
         if w.pattern("note_alone").match(text):
@@ -109,6 +107,15 @@ class ListSkill:
                 items.append(piece)
         return items
 
+    def _kept_in(self, name: str, said: str) -> list[str]:
+        """The one item of the list that words said name, word for word or nearly ("I got the eggs": eggs;
+        "I fixed the gate": fix the gate); none when they name no item or more than one."""
+        words = said.split()
+        kept = self.lists.open(name).items()
+        named = {found for size in (3, 2, 1) for k in range(len(words) - size + 1)
+                 if (found := find(kept, " ".join(words[k:k + size]))) is not None}
+        return list(named) if len(named) == 1 else []
+
     def _number(self, item: str) -> bool:
         """Only a number, in digits or words ("2", "twenty two")."""
         n = self.words.numbers
@@ -118,17 +125,18 @@ class ListSkill:
 
     def _do(self, asked: str, name: str, items: list[str], room: str) -> SkillReply | None:
         every = bool(items) and all(self._w.pattern("everything").match(item) for item in items)
-        if asked in ("add", "add_bare", "note", "remove", "has") and not items:
+        asked = "remove" if asked == "remove_after" else asked
+        if (asked in _ADDS or asked in ("remove", "has")) and not items:
             return None
-        if every and asked in ("add", "add_bare", "note"):
+        if every and asked in _ADDS:
             return None  # "add everything to the list": nothing to put on it
         if every:
             asked = "clear" if asked == "remove" else "read"
         lst = self.lists.open(name)
         if any(self._w.pattern("pronoun").match(item) for item in items):  # "add it to my list": what is it
-            return self._unclear("add" if asked in ("note", "add_bare") else asked, lst)
-        reply = {"note": self._add, "add": self._add, "add_bare": self._add, "remove": self._remove, "clear": self._clear,
-                 "count": self._count, "read": self._read, "has": self._has}[asked](lst, items)
+            return self._unclear("add" if asked in _ADDS else asked, lst)
+        reply = (self._add if asked in _ADDS else {"remove": self._remove, "clear": self._clear, "count": self._count,
+                                                   "read": self._read, "has": self._has}[asked])(lst, items)
         if reply.intent != "list_error" or reply.data.get("done"):
             self._recent[room] = (name, self.clock() + CONTEXT_S)
         return reply
@@ -267,18 +275,6 @@ class ListSkill:
     def _join(sentences: list[str | None]) -> str:
         return " ".join(s for s in sentences if s)
 
-
-
-def book(state_dir: Path, home_assistant: HomeAssistantConfig, words: LanguagePack) -> ListBook:
-    """The lists kept in `state_dir`; the default list (the shopping list) Home Assistant's when it is enabled."""
-    store = ListStore(state_dir)
-    if not home_assistant.enabled:
-        return ListBook(store)
-    from appliance.thinking.home_assistant import HomeAssistant
-    from appliance.thinking.home_shopping import HomeShoppingList
-
-    name = words.skill(NAME).say("default_list")
-    return ListBook(store, HomeShoppingList(name, lambda: HomeAssistant(home_assistant)), name)
 
 
 @local_skill(NAME, LISTS)

@@ -114,7 +114,7 @@ class ListBook:
 
 
 @dataclass
-class _State:
+class _ListState:
     lists: dict[str, list[str]] = field(default_factory=dict)
     """Each list's items, oldest first; a list with none is not kept."""
 
@@ -141,7 +141,7 @@ class LocalList:
         return self.store.clear(self.name)
 
 
-class ListStore(SharedState[_State]):
+class ListStore(SharedState[_ListState]):
     """The lists kept as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
 
     FILE, LOCK_FILE, NOUN = STATE_FILE, LOCK_FILE, "the lists"
@@ -201,16 +201,16 @@ class ListStore(SharedState[_State]):
 
     # ---- storage -------------------------------------------------------------------
 
-    def _empty(self) -> _State:
-        return _State()
+    def _empty(self) -> _ListState:
+        return _ListState()
 
-    def _parse(self, data: Any) -> _State:
+    def _parse(self, data: Any) -> _ListState:
         lists: dict[str, list[str]] = {}
         for name, entry in data["lists"].items():
             items = [str(item["text"]) for item in entry["items"]]
             if items:
                 lists[str(name)] = items
-        return _State(lists)
+        return _ListState(lists)
 
     def _dump(self) -> Any:
         return {"version": FORMAT_VERSION,

@@ -142,6 +142,8 @@ class Meanings:
                                         for t in carried)
         requests = sum(intent not in NOT_LOCAL for intent in self._carriers)
         polite = {t for phrase in (*words.skills.leading, *words.skills.trailing) for t in phrase}
+        self._thanks = frozenset(phrase[0] for phrase in words.skills.trailing if len(phrase) == 1)
+        """A word of thanks or a name after a request ("ta", "mate"), never part of an item."""
         self._common = frozenset(t for t, n in said_by.items() if n >= max(2, COMMON_SHARE * requests)) \
             | self._fillers | polite
         """Words the examples of many requests say ("the", "me", "please"): they explain nothing by themselves."""
@@ -302,7 +304,8 @@ class Meanings:
                 for k in range(found, found + len(said.split())):
                     marked[k] = _MARK["list"]
                 break
-        marked = [t if t in self.vocabulary or t.startswith("<") else UNKNOWN for t in marked]
+        # politeness no example has ("mince on the list, ta") is politeness still, not an item
+        marked = [t if t in self.vocabulary or t.startswith("<") or t in self._common else UNKNOWN for t in marked]
         return Parts(tokens, self._collapse(marked), slots)
 
     def _collapse(self, marked: list[str]) -> list[str]:
@@ -321,7 +324,7 @@ class Meanings:
     def _content(self, intent: str, parts: Parts) -> dict[str, str]:
         """The free slots: an item, what a reminder is about, a timer's name: the longest run of words that
         are not the intent's carrying words nor a slot already read."""
-        carriers = self._carriers.get(intent, frozenset()) | self._fillers | set(self.w.lists)
+        carriers = self._carriers.get(intent, frozenset()) | self._fillers | self._thanks | set(self.w.lists)
         read = set(" ".join(parts.slots.get(s, "") for s in ("duration", "time", "day")).split())
         tokens = parts.tokens
         out: dict[str, str] = {}

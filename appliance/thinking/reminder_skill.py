@@ -14,9 +14,10 @@ from datetime import date, time
 from appliance.contracts import SkillReply
 from appliance.errors import TimerError
 from appliance.thinking.alarms import ALARM, REMINDER, Alarm
+from appliance.thinking.honesty import is_request
 from appliance.thinking.schedule import Asked, Cancelling, Questions, Schedule, cancel_answer
 from appliance.thinking.skillkit import REMINDERS, SkillKit, local_skill
-from appliance.thinking.skillparse import capital, swap_words
+from appliance.thinking.skillparse import Span, capital, swap_words
 from appliance.thinking.stop_skill import stopped
 from appliance.thinking.whenparse import DaySpec, TimeOfDay, local, zone_key
 
@@ -43,8 +44,8 @@ class ReminderSkill:
             if reply is not None:
                 return reply
         named = bool(w.reminder_words & set(tokens))
-        if named and w.cancel_re.match(text):
-            return self._cancel(tokens, room)
+        if named and (w.cancel_re.match(text) or self._cancel_after(tokens)):
+            return self._cancel(tokens, room)  # by every word said: "I rang the dentist, drop the reminder"
         days = self.schedule.when.days(tokens)
         rest = self._without_day(tokens, days)  # "any reminders for tomorrow" -> "any reminders"
         if (named and (w.list_re.search(text) or w.list_re.search(rest))) or \
@@ -55,18 +56,40 @@ class ReminderSkill:
             if said is not None and (reply := self._whats_on(said["when"].split())) is not None:
                 return reply
         m = w.remind_re.match(text)
-        if m is None:
+        if m is not None:
+            return self._request(tokens[len(text[: m.end()].split()):], room)
+        m = w.remind_after_re.search(text)
+        if m is None or not self._is_request_after(text[: m.start()].split()):
             return None
-        return self._request(tokens[len(text[: m.end()].split()):], room)
+        after = tokens[len(text[: m.end()].split()):]
+        before = w.duty_re.sub("", text[: m.start()]).split()  # "I have to call my sister": call my sister
+        when, _days, spans, what = self._read(after)
+        # "I keep losing my keys, remind me at 8 to take them": the request says all; "the plumber comes at
+        # ten, remind me at half nine": what came before is what to be reminded of
+        return self._request(after if what and (when or spans) else after + before, room)
 
-    def _request(self, rest: list[str], room: str) -> SkillReply | None:
+    def _cancel_after(self, tokens: list[str]) -> bool:
+        """A cancel said after why ("I've put the bins out, you can forget that reminder"), in a request."""
+        return any(self.w.cancel_re.match(" ".join(tokens[k:])) for k in range(1, len(tokens))) \
+            and is_request(" ".join(tokens), self.kit.words)
+
+    def _is_request_after(self, before: list[str]) -> bool:
+        """Words before "remind me" that tell what it is about or when ("the plumber comes at ten", "in an
+        hour"), not a question about reminding ("can you", "how do I get my phone to")."""
+        return bool(before) and before[0] not in self.kit.words.timers.question_start \
+            and is_request(" ".join(before + ["remind", "me"]), self.kit.words)
+    def _read(self, rest: list[str]) -> tuple[TimeOfDay | None, DaySpec, list[Span], str]:
+        """The time, days, length of time and words of a reminder said as `rest`."""
         when = self.schedule.when.time_of_day(rest)
         days = self.schedule.when.days(rest)
         spans = self.kit.parse.find_durations(rest) if when is None else []
         used = set(days.used) | (set(when.used) if when is not None else set())
         if spans:
             used |= set(range(spans[0].start, spans[0].end))
-        what = self._what(rest, used)
+        return when, days, spans, self._what(rest, used)
+
+    def _request(self, rest: list[str], room: str) -> SkillReply | None:
+        when, days, spans, what = self._read(rest)
         if spans:
             return self._set_in(spans[0].seconds, what, room) if what else None  # no words: a timer
         if when is None:

@@ -12,6 +12,7 @@ from typing import Final
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack
 from appliance.thinking.alarms import Alarm, Alarms
+from appliance.thinking.skillkit import RoomQuestions
 from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.which import Choice, refer
 from appliance.thinking.whenparse import EVERY_DAY, DaySpec, TimeOfDay, WhenParser, local, next_day, resolve
@@ -38,40 +39,22 @@ class Asked:
     """'other': what was cancelled of `options`, as it was ("no, the other one" puts it back)."""
 
 
-class Questions:
-    """Each room's question back; the next words said in that room answer it, or it is forgotten. After an
-    answer cancelled one of those listed, "the other one" is kept ('other') within `window_s`."""
+class Questions(RoomQuestions[Asked]):
+    """Each room's question back of the alarms or the reminders. After an answer cancelled one of those listed,
+    "the other one" is kept ('other') within `window_s`."""
 
     def __init__(self, clock: Callable[[], float], window_s: float = PENDING_S) -> None:
-        self.clock = clock
+        super().__init__(clock)
         self.window_s = window_s
         """conversation.idle_reset_s: how long "the other one" refers to what the answer left."""
-        self._asked: dict[str, Asked] = {}
-        self._turn: tuple[str, Asked | None] | None = None
 
     def ask(self, room: str, kind: str, text: str = "", days: DaySpec | None = None,
             options: tuple[int, ...] = ()) -> None:
-        self._asked[room] = Asked(kind, self.clock() + PENDING_S, text, days or DaySpec(), options)
+        self.put(room, Asked(kind, self.clock() + PENDING_S, text, days or DaySpec(), options))
 
     def acted(self, room: str, options: tuple[int, ...], done: tuple[Alarm, ...]) -> None:
         """Keep what an answer cancelled of the `options` listed, for "the other one"."""
-        self._asked[room] = Asked("other", self.clock() + self.window_s, options=options, done=done)
-
-    def begin(self, room: str) -> None:
-        """A turn in `room` begins: its question is answered in this turn or forgotten, whichever skill
-        replies (LocalSkills asks every skill's questions so)."""
-        self._turn = (room, self._asked.pop(room, None))
-
-    def end(self) -> None:
-        self._turn = None
-
-    def take(self, room: str) -> Asked | None:
-        """The room's question still waiting, forgotten once taken: it is answered now or never."""
-        if self._turn is not None and self._turn[0] == room:
-            asked, self._turn = self._turn[1], (room, None)
-        else:
-            asked = self._asked.pop(room, None)
-        return asked if asked is not None and asked.expires_at >= self.clock() else None
+        self.put(room, Asked("other", self.clock() + self.window_s, options=options, done=done))
 
 
 def referred(words: LanguagePack, parse: SkillParser, asked: Asked, text: str, kept: list[Alarm]) -> list[Alarm] | None:

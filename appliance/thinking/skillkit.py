@@ -6,8 +6,8 @@ is its own module, its words in the language pack (`LanguagePack.skill(name)`) a
 no list to extend anywhere else.
 
 The order is the order the skills are asked in, lowest first, and the first reply wins. The
-skills that ship ask in this order: what the hub is told to remember (and told to forget), stop, the volume, the alarms, the reminders, the timers (with
-their question back), the clock, the lists, questions about what the hub was told (the facts); a new one takes a free
+skills that ship ask in this order: what the hub is told to remember (and told to forget), stop, the volume, the alarms, the reminders, the timers,
+the clock, the lists, questions about what the hub was told (the facts); a new one takes a free
 number among them.
 """
 
@@ -18,7 +18,7 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import tzinfo
-from typing import Final, Protocol
+from typing import Final, Generic, Protocol, TypeVar
 
 from appliance.audio.volume import Volume
 from appliance.config import ConversationConfig, SkillsConfig
@@ -42,7 +42,7 @@ ALARMS: Final = 24
 REMINDERS: Final = 26
 """Before the timers: "remind me in 20 minutes to check the oven" says what, so it is a reminder."""
 TIMERS: Final = 30
-"""The timers and their question back ("how long should the timer be?"), kept in LocalSkills."""
+"""The timers and their question back ("how long should the timer be?")."""
 CLOCK: Final = 40
 LISTS: Final = 50
 """After the clock: "what is on my list" is never the time."""
@@ -87,6 +87,47 @@ class SkillKit:
     """conversation.idle_reset_s: how long a follow-up ("the other one") refers to what a request did."""
 
 
+class Expiring(Protocol):
+    expires_at: float
+    """Clock seconds after which the question no longer waits for its answer."""
+
+
+Q = TypeVar("Q", bound=Expiring)
+
+
+class RoomQuestions(Generic[Q]):
+    """Each room's question back of one skill; the next words said in that room answer it, or it is forgotten.
+    LocalSkills begins and ends every turn of every skill's questions, whichever skill replies."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self._asked: dict[str, Q] = {}
+        self._turn: tuple[str, Q | None] | None = None
+
+    def put(self, room: str, question: Q) -> None:
+        """`question` waits for its answer in `room`."""
+        self._asked[room] = question
+
+    def asked(self, room: str) -> bool:
+        """Whether a question was put in `room` in this turn (or since it was last taken)."""
+        return room in self._asked
+
+    def begin(self, room: str) -> None:
+        """A turn in `room` begins: its question is answered in this turn or forgotten."""
+        self._turn = (room, self._asked.pop(room, None))
+
+    def end(self) -> None:
+        self._turn = None
+
+    def take(self, room: str) -> Q | None:
+        """The room's question still waiting, forgotten once taken: it is answered now or never."""
+        if self._turn is not None and self._turn[0] == room:
+            asked, self._turn = self._turn[1], (room, None)
+        else:
+            asked = self._asked.pop(room, None)
+        return asked if asked is not None and asked.expires_at >= self.clock() else None
+
+
 SkillFactory = Callable[[SkillKit], Skill | None]
 """Builds a skill from the kit; None when the hub lacks what it needs (no volume to change)."""
 
@@ -124,8 +165,8 @@ def discover() -> list[Registered]:
     for module in pkgutil.iter_modules(thinking.__path__):
         if module.name.endswith(SKILL_SUFFIX):
             importlib.import_module(f"appliance.thinking.{module.name}")
-    taken = {TIMERS: "timers"}
-    for entry in _REGISTERED.values():
+    taken: dict[int, str] = {}
+    for entry in sorted(_REGISTERED.values(), key=lambda entry: entry.name):  # named alike whatever was imported first
         if entry.order in taken:
             raise ValueError(f"local skills {taken[entry.order]!r} and {entry.name!r} are both at order {entry.order}")
         taken[entry.order] = entry.name

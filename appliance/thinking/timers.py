@@ -12,7 +12,7 @@ The conductor's part, all with wall-clock seconds (time.time(), or the injected 
 due() returns each ended timer once, then again every skills.timer_repeat_interval_s until it is
 acknowledged (or cancelled), for skills.timer_repeat_s after its first announcement; then it is
 dropped. The alarms and reminders (`Timers.alarms`, thinking/alarms.py) ring through the same due(). A timer that ended while no Timers object was running (the appliance was off) is
-announced by the first due() call after the start, saying so (Announcement.missed).
+announced by the first due() call after the start, saying so (TimerAnnouncement.missed).
 The file is re-read whenever another process (`appliance ask`) changed it, under a lock.
 """
 
@@ -29,7 +29,7 @@ from appliance.config import SkillsConfig
 from appliance.errors import TimerError
 from appliance.language import LanguagePack, pack
 from appliance.state_file import SharedState
-from appliance.thinking.alarms import AlarmAnnouncement, Alarms
+from appliance.thinking.alarms import AlarmAnnouncement, Alarms, Ringing
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class Timer:
 
 
 @dataclass(frozen=True)
-class Announcement:
+class TimerAnnouncement:
     timer: Timer
     text: str
     """What to say after the timer earcon."""
@@ -90,19 +90,12 @@ class Announcement:
 
 
 @dataclass
-class _Ring:
-    first_at: float
-    last_at: float
-    count: int = 1
-
-
-@dataclass
-class _State:
+class _TimerState:
     next_id: int = 1
     timers: list[Timer] = field(default_factory=list)
 
 
-class Timers(SharedState[_State]):
+class Timers(SharedState[_TimerState]):
     """Timers persisted as JSON in `state_dir`, written atomically (temp file, fsync, rename)."""
 
     FILE, LOCK_FILE, NOUN = STATE_FILE, LOCK_FILE, "timers"
@@ -116,8 +109,8 @@ class Timers(SharedState[_State]):
         self.repeat_s = cfg.timer_repeat_s
         self.repeat_interval_s = cfg.timer_repeat_interval_s
         self.started_at = clock()
-        self._rings: dict[int, _Ring] = {}
-        self._claimed: set[str] = set()
+        self._rings: dict[int, Ringing] = {}
+        self._rooms_ringing: set[str] = set()
         """Rooms whose timers ring there now (a satellite connected); the others' ring on the hub."""
         self._open_state(state_dir)
         self.alarms = Alarms(self.state_dir, cfg, clock, self.words, self.started_at)
@@ -209,24 +202,24 @@ class Timers(SharedState[_State]):
 
     # ---- for the conductor ---------------------------------------------------------
 
-    def claim(self, room: str, here: bool) -> None:
+    def ring_in_room(self, room: str, here: bool) -> None:
         """A satellite's room can ring its own timers (`here`: it is connected), or no longer can: then its
         timers ring on the hub, so none goes unheard."""
         with self._lock:
-            (self._claimed.add if here else self._claimed.discard)(room)
+            (self._rooms_ringing.add if here else self._rooms_ringing.discard)(room)
 
-    def due(self, now: float | None = None, room: str = "") -> list[Announcement | AlarmAnnouncement]:
+    def due(self, now: float | None = None, room: str = "") -> list[TimerAnnouncement | AlarmAnnouncement]:
         """Announcements to play now in `room` ("" the hub: its own timers and alarms and those of rooms that
         cannot ring theirs); each ended timer and ringing alarm comes back every repeat interval."""
         now = self.clock() if now is None else now
-        out: list[Announcement | AlarmAnnouncement] = []
+        out: list[TimerAnnouncement | AlarmAnnouncement] = []
         expired: list[Timer] = []
         with self._lock:
-            here = [t for t in self.ringing(now) if (t.room == room if room else t.room not in self._claimed)]
+            here = [t for t in self.ringing(now) if (t.room == room if room else t.room not in self._rooms_ringing)]
             for timer in here:
                 ring = self._rings.get(timer.id)
                 if ring is None:
-                    self._rings[timer.id] = _Ring(now, now)
+                    self._rings[timer.id] = Ringing(now, now)
                     out.append(self._announce(timer, 0, now))
                 elif now - ring.first_at >= self.repeat_s:
                     expired.append(timer)
@@ -239,8 +232,8 @@ class Timers(SharedState[_State]):
                 _LOGGER.warning("Timer %d (%s) rang for %.0f s without a stop; dropped",
                                 timer.id, timer.label, self.repeat_s)
         with self._lock:
-            claimed = set(self._claimed)
-        out.extend(self.alarms.due(now, lambda set_in: set_in == room if room else set_in not in claimed))
+            ringing_rooms = set(self._rooms_ringing)
+        out.extend(self.alarms.due(now, lambda set_in: set_in == room if room else set_in not in ringing_rooms))
         return out
 
     def next_due_in(self, now: float | None = None) -> float | None:
@@ -258,7 +251,7 @@ class Timers(SharedState[_State]):
         times += [] if alarm_at is None else [alarm_at]
         return max(0.0, min(times) - now) if times else None
 
-    def _announce(self, timer: Timer, repeat: int, now: float) -> Announcement:
+    def _announce(self, timer: Timer, repeat: int, now: float) -> TimerAnnouncement:
         missed = timer.ends_at < self.started_at
         w, label = self.words.timers, self.words.say.timer_label(timer.name, timer.duration_s)
         if missed:
@@ -268,21 +261,21 @@ class Timers(SharedState[_State]):
             text = w.ended.format(label=label)
         if repeat == 0:
             _LOGGER.info("Timer %d done: %s%s", timer.id, timer.label, " (ended while off)" if missed else "")
-        return Announcement(timer, text, repeat, missed)
+        return TimerAnnouncement(timer, text, repeat, missed)
 
     # ---- storage -------------------------------------------------------------------
 
-    def _empty(self) -> _State:
-        return _State()
+    def _empty(self) -> _TimerState:
+        return _TimerState()
 
-    def _parse(self, data: Any) -> _State:
+    def _parse(self, data: Any) -> _TimerState:
         timers = []
         for item in data["timers"]:
             name = item.get("name")
             timers.append(Timer(int(item["id"]), str(name) if name else None, float(item["duration_s"]),
                                 float(item["ends_at"]), float(item["created_at"]), str(item.get("room") or "")))
         next_id = max([int(data.get("next_id", 1))] + [t.id + 1 for t in timers])
-        return _State(next_id, timers)
+        return _TimerState(next_id, timers)
 
     def _dump(self) -> Any:
         return {"version": FORMAT_VERSION, "next_id": self._state.next_id,

@@ -9,6 +9,7 @@ not heard at all). Works on text already normalised and stripped of "hey jarvis"
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Final
 
@@ -58,9 +59,9 @@ class VolumeSkill:
             if pattern.match(text):
                 return self._stepped(self.volume_of(room), by)
         m = w.set_re.match(text)
-        if m is None or self._parse.find_durations((m["level"] or m["level2"]).split()):
+        if m is None or self._parse.find_durations(_level(m).split()):
             return None  # "change it to 12 minutes": a length of time is a timer's, never a level
-        said = m["level"] or m["level2"]
+        said = _level(m)
         level = self._level(said)
         way = m.groupdict().get("way")
         if level is None and way and not any(self._parse.parse_number([t], 0) for t in said.split()):
@@ -108,3 +109,8 @@ def _reply(text: str, volume: Volume) -> SkillReply:
 def _build(kit: SkillKit) -> VolumeSkill | None:
     """None without rooms' volumes to change: the words are then left for the model."""
     return None if kit.volume_of is None else VolumeSkill(kit.volume_of, words=kit.words)
+
+
+def _level(m: re.Match[str]) -> str:
+    """The level said, in whichever of the set pattern's ways it was said."""
+    return next(v for k, v in m.groupdict().items() if k.startswith("level") and v)

@@ -114,7 +114,7 @@ def test_install_in_a_fresh_debian_root_then_doctor_then_nothing_changes(debian_
     assert (root / "etc/systemd/system/appliance.service").is_file()
     assert (root / "etc/systemd/system/multi-user.target.wants/appliance.service").is_symlink()
     assert (root / "var/lib/appliance/models" / models.VOSK_DIR / "am").is_dir()
-    # The turn detector's model came in the models folder, taken out of its (made-up) wheel, not as a package.
+    # The completion detector's model came in the models folder, taken out of its (made-up) wheel, not as a package.
     turn = root / "var/lib/appliance/models" / models.TURN_FILE
     assert turn.is_file() and models.sha256_of(turn) == models.KNOWN_SHA256[models.TURN_FILE]
     # pip finds the venv whole, but for the one requirement docs/models.md explains.

@@ -60,9 +60,9 @@ def test_whisper_word_error_rate_on_home_questions(whisper, speech, record_prope
     assert figures["piper clean"] <= 0.10
 
 
-@pytest.mark.parametrize("turn_detector", [False, True], ids=["silence", "turn detector"])
+@pytest.mark.parametrize("turn_detector", [False, True], ids=["silence", "completion detector"])
 def test_endpoint_within_trailing_silence_plus_300_ms(whisper, speech, turn_detector: bool) -> None:
-    # Silence alone ends a question after asr.endpoint_silence_s; a question the turn detector and the
+    # Silence alone ends a question after asr.endpoint_silence_s; a question the completion detector and the
     # words hear finished ends after asr.turn_silence_s. Smart Turn hears both finished at every chunk of the
     # pause (0.86-0.99); Piper's "turn on the kitchen lights" it hears finished at one chunk and not the next
     # (0.07 to 0.87 80 ms apart), so that question would judge the chunk a verdict lands on, not the endpoint.
@@ -87,7 +87,7 @@ def test_no_speech_timeout_and_max_length(whisper, speech) -> None:
     assert fed == pytest.approx(whisper.cfg.asr.no_speech_timeout_s, abs=0.08)
     long_talk = speech.join([speech(" ".join(QUESTIONS[:8]))] + [0.2, speech(" ".join(QUESTIONS[8:16]))])
     assert read_wav(long_talk).duration_s > whisper.cfg.asr.max_utterance_s + 1
-    # Silence alone decides here: the turn detector would rightly end the question at the first
+    # Silence alone decides here: the completion detector would rightly end the question at the first
     # sentence's end, and this is about the limit.
     by_silence = copy.copy(whisper)
     by_silence.cfg = dataclasses.replace(whisper.cfg, asr=dataclasses.replace(whisper.cfg.asr, turn_detector=False))

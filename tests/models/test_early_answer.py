@@ -1,7 +1,7 @@
 """Early answers with the real models: a pause inside a question starts an answer that is dropped unheard.
 
 "What is the capital of France and ... what do people speak there?" with a 0.8 s pause after
-the first half (heard unfinished by the turn detector and by its last word, so the question is
+the first half (heard unfinished by the completion detector and by its last word, so the question is
 waited for): Whisper's early transcript of the first half starts the model, the rest of the
 question drops that answer (its speech was held back and is never heard, its turn leaves the
 chat history), and the whole question's answer, started early again in the final pause, is the

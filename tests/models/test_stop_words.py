@@ -12,7 +12,7 @@ from appliance.config import Config
 from appliance.contracts import StopHit
 from appliance.hearing.asr import WhisperRecognizer, choose_engine
 from appliance.hearing.stop_words import StopWords
-from appliance.speaking.earcons import Earcons
+from appliance.speaking.earcons import ToneEarcons
 from tests.fixtures.speech import RATE, load, noise, speech_rms
 from tests.fixtures.stop_feed import feed
 from tests.fixtures.waits import SLOW_WAIT_S, wait_for
@@ -50,7 +50,7 @@ def test_stop_phrases_are_heard(detector: StopWords, speech, phrase: str, voice:
 
 def ring() -> np.ndarray:
     """The timer's chime and a pause, as loud as the person."""
-    chime = Earcons(Config(), rate=RATE).get("timer").to_float()[:, 0]
+    chime = ToneEarcons(Config(), rate=RATE).get("timer").to_float()[:, 0]
     ringing = np.concatenate([chime, np.zeros(RATE // 2, np.float32)])
     return ringing * (PERSON_RMS / np.sqrt(np.mean(chime**2)))
 

@@ -97,6 +97,20 @@ def test_waking_up_at_an_hour_without_am_or_pm_is_in_the_morning(tmp_path: Path)
         "Alarm set for 6:30 PM today."  # a plain alarm: the next half past six to come
     assert make(tmp_path / "wake-up", morning).match("can you set a wake up alarm for 7:30").text == \
         "Alarm set for 7:30 AM tomorrow."
+    assert make(tmp_path / "up-by", morning).match("I have to be up by six thirty, set an alarm").text == \
+        "Alarm set for 6:30 AM tomorrow."
+    assert make(tmp_path / "bed", morning).match("set an alarm to get me out of bed at seven").text == \
+        "Alarm set for 7 AM tomorrow."
+
+
+def test_the_time_is_the_one_said_with_the_request(tmp_path: Path) -> None:
+    morning = datetime(2026, 3, 3, 8, 3, tzinfo=LONDON)
+    assert make(tmp_path / "after", morning).match("my train is at eight so wake me at six fifteen").text == \
+        "Alarm set for 6:15 AM tomorrow."
+    assert make(tmp_path / "before", morning).match("at six tomorrow wake me up").text == \
+        "Alarm set for 6 AM tomorrow."
+    assert make(tmp_path / "first", morning).match("set an alarm for 7 pm, the film is at 8").text == \
+        "Alarm set for 7 PM today."
 
 
 def test_a_length_of_time_stays_a_timer(tmp_path: Path) -> None:
@@ -125,6 +139,16 @@ def test_list_and_cancel_by_time_by_day_and_all(tmp_path: Path) -> None:
     skills.match("set an alarm for 6")
     skills.match("set an alarm for 8 on sunday")
     assert skills.match("cancel all alarms").text == "All 2 alarms cancelled."
+    assert skills.timers.alarms.all() == []
+
+
+def test_an_alarm_called_off_in_the_words_people_use(tmp_path: Path) -> None:
+    skills = make(tmp_path)
+    skills.match("set an alarm for 6:30 am tomorrow")
+    skills.match("set an alarm for 9:30 am on saturday")
+    assert skills.match("knock the half nine alarm on the head").text == "Alarm for 9:30 AM on Saturday cancelled."
+    assert skills.match("don't bother with the alarm tomorrow, I'm up anyway").text == \
+        "Alarm for 6:30 AM tomorrow cancelled."
     assert skills.timers.alarms.all() == []
 
 
@@ -232,11 +256,11 @@ def test_one_due_while_off_rings_on_start_if_recent_else_is_skipped(tmp_path: Pa
 def test_it_rings_in_the_room_that_set_it(tmp_path: Path) -> None:
     skills = make(tmp_path)
     skills.match("set an alarm for 8 pm", room="bedroom")
-    skills.timers.claim("bedroom", True)
+    skills.timers.ring_in_room("bedroom", True)
     skills.clock.now = epoch(2026, 3, 3, 20, 0)
     assert skills.timers.due(room="") == []
     assert [a.text for a in skills.timers.due(room="bedroom")] == ["It's 8 PM. This is your alarm."]
-    skills.timers.claim("bedroom", False)  # the satellite went away: its alarm rings on the hub
+    skills.timers.ring_in_room("bedroom", False)  # the satellite went away: its alarm rings on the hub
     skills.clock.advance(10)
     assert [a.alarm.room for a in skills.timers.due(room="")] == ["bedroom"]
 
@@ -270,6 +294,15 @@ def test_asking_about_the_alarm(tmp_path: Path, question: str) -> None:
     skills.match("set an alarm for 7 am on weekdays")
     reply = skills.match(question)
     assert (reply.intent, reply.text) == ("alarm_list", "You have one alarm, for 7 AM on weekdays.")
+
+
+@pytest.mark.parametrize("question", ["will the alarm go off tomorrow", "how early is my alarm tomorrow",
+                                      "won't my alarm ring tomorrow"])
+def test_asking_about_tomorrows_alarm(tmp_path: Path, question: str) -> None:
+    skills = make(tmp_path)
+    skills.match("set an alarm for 7 am on weekdays")
+    reply = skills.match(question)
+    assert (reply.intent, reply.text) == ("alarm_list", "Tomorrow you have an alarm at 7 AM.")
 
 
 def test_turning_off_a_ringing_alarm_stops_it_and_keeps_it_for_its_next_day(tmp_path: Path) -> None:

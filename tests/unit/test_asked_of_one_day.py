@@ -49,6 +49,8 @@ ONE_DAY = [
     ("is there anything on tonight", "Today you have one reminder: put the bins out at 8 PM.", "2026-03-04"),
     ("what's on the day after tomorrow", "On Friday you have an alarm at 7 AM.", "2026-03-06"),
     ("what's on on sunday", "You have no alarms or reminders on Sunday.", "2026-03-08"),
+    ("what am I meant to be doing tonight", "Today you have one reminder: put the bins out at 8 PM.", "2026-03-04"),
+    ("what are we supposed to be doing on friday", "On Friday you have an alarm at 7 AM.", "2026-03-06"),
 ]
 
 

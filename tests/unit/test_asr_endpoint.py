@@ -123,8 +123,8 @@ class FakeRecognizer(_BaseRecognizer):
     def _load_model(self) -> object:
         return object()
 
-    def _load_turn(self) -> None:
-        return None  # the turn detector's own tests hand it a fake
+    def _load_completion(self) -> None:
+        return None  # the completion detector's own tests hand it a fake
 
     def _engine(self, hint: str = "") -> FakeEngine:
         self.engine = FakeEngine()

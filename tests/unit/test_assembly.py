@@ -11,7 +11,7 @@ from appliance import assembly
 from appliance.config import Config
 from appliance.contracts import Stages
 from appliance.hearing import asr, wake
-from appliance.speaking.earcons import Earcons
+from appliance.speaking.earcons import ToneEarcons
 from appliance.speaking.sentences import SentenceSplitter
 from appliance.thinking.skills import LocalSkills
 from tests.fixtures.fakes import FakeAsr, FakeChat, FakeSink, FakeSource, FakeTts, FakeWake
@@ -58,7 +58,7 @@ def test_every_stage_in_one_frozen_object(no_models: None, tmp_path: Path) -> No
     assert isinstance(stages, Stages)
     assert stages.source is source and stages.sink is sink
     assert isinstance(stages.skills, LocalSkills) and stages.timers is stages.skills.timers
-    assert isinstance(stages.earcons, Earcons) and stages.earcons.rate == FakeTts.rate
+    assert isinstance(stages.earcons, ToneEarcons) and stages.earcons.rate == FakeTts.rate
     assert isinstance(stages.splitter_factory(), SentenceSplitter)
     with pytest.raises(dataclasses.FrozenInstanceError):
         stages.chat = FakeChat()  # type: ignore[misc]

@@ -1,4 +1,4 @@
-"""Recognition off the conductor's thread: while a transcription runs, the loop turns and barge-in is heard."""
+"""Recognition off the conductor's thread: while a transcription runs, the loop runs on and barge-in is heard."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from tests.fixtures.slow_asr import PacedSource, SlowRecognizer
 from tests.fixtures.waits import WAIT_S, wait_for
 
 RUN_S = 0.4  # seconds each fake transcription takes: five times the longest gap allowed below
-MAX_GAP_S = 0.05  # seconds one loop turn may take away from the source at most: less than one 80 ms chunk
+MAX_GAP_S = 0.05  # seconds one loop step may take away from the source at most: less than one 80 ms chunk
 ENDPOINT = ["SIL"] * 8  # 8 x 80 ms of silence: asr.endpoint_silence_s (0.6 s) is reached
 
 
@@ -56,16 +56,16 @@ class Running:
         assert not self.thread.is_alive()
 
     def gaps_during_runs(self) -> list[float]:
-        """Seconds the conductor spent between two reads of its source (one loop turn: its own work,
-        not the source's wait for audio), for each turn made while a transcription ran."""
+        """Seconds the conductor spent between two reads of its source (one loop step: its own work,
+        not the source's wait for audio), for each step made while a transcription ran."""
         beats = self.source.beats
         return [b[0] - b[2] for a, b in zip(beats, beats[1:])
                 if b[1] == a[1] + 1 and any(start <= b[0] and b[2] <= end for start, end in self.asr.runs)]
 
 
-def test_the_loop_keeps_turning_while_whisper_transcribes() -> None:
-    """A bound on blocking, not on speed: inline, a loop turn would take RUN_S (0.4 s) when a
-    transcription runs; off the thread, a turn does a chunk's bookkeeping (well under a millisecond
+def test_the_loop_keeps_running_while_whisper_transcribes() -> None:
+    """A bound on blocking, not on speed: inline, a loop step would take RUN_S (0.4 s) when a
+    transcription runs; off the thread, a step does a chunk's bookkeeping (well under a millisecond
     with these fakes), so 50 ms is missed only if the conductor waits for the recognizer."""
     words = ["SAY:what is", "SAY:the capital", "SAY:of France"]
     with Running(["WAKE", *words, "SIL", "SIL", "SIL", "SAY:and Germany", *ENDPOINT]) as r:
@@ -74,7 +74,7 @@ def test_the_loop_keeps_turning_while_whisper_transcribes() -> None:
     assert rec.outcome == "answered" and rec.transcript == "what is the capital of France and Germany"
     assert len(r.asr.runs) >= 1
     gaps = r.gaps_during_runs()
-    assert len(gaps) >= RUN_S / 0.05, "the loop did not turn while the transcriptions ran"
+    assert len(gaps) >= RUN_S / 0.05, "the loop did not run while the transcriptions ran"
     assert max(gaps) < MAX_GAP_S, max(gaps)
 
 

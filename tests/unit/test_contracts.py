@@ -52,15 +52,15 @@ REAL = [
     (contracts.Source, [mic.MicSource, mic.WavSource, replay.ReplaySource, assembly.NoSource]),
     (contracts.Sink, [speaker.SpeakerSink, playback.WavSink, gate.Gate]),
     (contracts.WakeDetector, [wake.WakeWord]),
-    (contracts.Utterance, [utterance.Utterance]),  # made only by the recognizers
+    (contracts.Utterance, [utterance.EngineUtterance]),  # made only by the recognizers
     (contracts.Recognizer, [asr.VoskRecognizer, asr.WhisperRecognizer]),
     (contracts.Skills, [skills.LocalSkills]),
     (contracts.Chat, [llm.LlamaChat, llm_session.ChatSession]),
     (contracts.Synthesizer, [tts.PiperSynthesizer]),
     (contracts.Splitter, [sentences.SentenceSplitter]),
-    (contracts.Earcons, [earcons.Earcons]),
-    (contracts.Timers, [timers.Timers]),
-    (contracts.Announcement, [timers.Announcement]),
+    (contracts.Earcons, [earcons.ToneEarcons]),
+    (contracts.Rings, [timers.Timers]),
+    (contracts.Announcement, [timers.TimerAnnouncement]),
     (contracts.EventLog, [Journal]),
     (contracts.Link, [wyoming_services.WyomingServices, wyoming_satellites.WyomingSatellites]),
     (contracts.Source, [wyoming_caller.SatelliteAudio]),
@@ -91,7 +91,7 @@ def test_shared_fakes_satisfy_the_protocols() -> None:
         (contracts.Chat, fakes.FakeChat()), (contracts.Chat, fakes.FakeChat().session()),
         (contracts.Synthesizer, fakes.FakeTts()),
         (contracts.Splitter, fakes.FakeSplitter()), (contracts.Earcons, fakes.FakeEarcons()),
-        (contracts.Timers, fakes.FakeTimers()), (contracts.Announcement, fakes.FakeAnnouncement("ding")),
+        (contracts.Rings, fakes.FakeTimers()), (contracts.Announcement, fakes.FakeAnnouncement("ding")),
     ]
     for proto, fake in pairs:
         assert isinstance(fake, proto), f"{type(fake).__name__} is not a {proto.__name__}"

@@ -71,7 +71,7 @@ def test_echo_cancellation_turned_on_is_checked_and_a_missing_library_named(monk
     cfg = Config(audio=AudioConfig(echo_cancel=True))
     assert check_echo(cfg).status == "ok"  # Speex through libspeexdsp1, as the package lists install it
 
-    def missing(rate: int) -> echo.Engine:
+    def missing(rate: int) -> echo.BlockCanceller:
         raise OSError("libspeexdsp is not installed (apt-get install libspeexdsp1): libspeexdsp.so.1 not found")
 
     monkeypatch.setitem(echo.ENGINES, "speex", missing)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from appliance.config import Config
-from appliance.speaking.earcons import NAMES, Earcons
+from appliance.speaking.earcons import NAMES, ToneEarcons
 
 
 def dominant_hz(samples: np.ndarray, rate: int) -> float:
@@ -18,7 +18,7 @@ def dominant_hz(samples: np.ndarray, rate: int) -> float:
 
 @pytest.mark.parametrize("rate", [16000, 22050, 48000])
 def test_every_earcon_is_short_audible_and_click_free(rate: int) -> None:
-    earcons = Earcons(Config(), rate=rate)
+    earcons = ToneEarcons(Config(), rate=rate)
     for name in NAMES:
         chunk = earcons.get(name)
         assert chunk.rate == rate and chunk.channels == 1 and chunk.width == 2
@@ -42,7 +42,7 @@ def test_every_earcon_is_short_audible_and_click_free(rate: int) -> None:
 
 
 def test_earcons_sound_different() -> None:
-    earcons = Earcons(Config(), rate=22050)
+    earcons = ToneEarcons(Config(), rate=22050)
     pitch = {n: dominant_hz(earcons.get(n).to_float()[:, 0], 22050) for n in NAMES}
     assert pitch["wake"] > pitch["timer"] > pitch["thinking"] > pitch["error"], pitch
     durations = {n: earcons.get(n).duration_s for n in NAMES}
@@ -50,8 +50,8 @@ def test_earcons_sound_different() -> None:
 
 
 def test_volume_scales_earcons_and_cache_returns_the_same_chunk() -> None:
-    quiet = Earcons(dataclasses.replace(Config(), tts=dataclasses.replace(Config().tts, volume=0.5)))
-    loud = Earcons(Config())
+    quiet = ToneEarcons(dataclasses.replace(Config(), tts=dataclasses.replace(Config().tts, volume=0.5)))
+    loud = ToneEarcons(Config())
     q, lo = quiet.get("wake").to_float(), loud.get("wake").to_float()
     assert np.max(np.abs(q)) == pytest.approx(0.5 * np.max(np.abs(lo)), rel=0.01)
     assert loud.get("wake") is loud.get("wake")
@@ -59,4 +59,4 @@ def test_volume_scales_earcons_and_cache_returns_the_same_chunk() -> None:
 
 def test_unknown_earcon_names_the_known_ones() -> None:
     with pytest.raises(KeyError, match="wake, thinking, error, timer"):
-        Earcons().get("doorbell")
+        ToneEarcons().get("doorbell")

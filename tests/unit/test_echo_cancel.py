@@ -25,7 +25,7 @@ from appliance.audio.speaker import SpeakerSink
 from appliance.audio.stream_clock import StreamClock
 from appliance.audio.volume import Volume, gain_for
 from appliance.config import AudioConfig, Config
-from appliance.speaking.earcons import Earcons
+from appliance.speaking.earcons import ToneEarcons
 from tests.fixtures import fake_stream
 from tests.fixtures.room import erle_db, impulse_response, play_and_hear, through_room
 from tests.fixtures.speech import RATE, best_alignment, load, noise, speech_rms, voiced_span
@@ -410,7 +410,7 @@ def test_a_timer_that_rings_a_few_ms_from_where_the_answer_echoed_is_cancelled_f
     floor = 0.002 * noise("pink", len(sounded), seed=4)
     cancel = EchoCanceller()
     play_and_hear(cancel, played, VOICE_RATE, whole_blocks(gain * through_room(sounded, ir) + floor), t0=100.0)
-    ring = np.concatenate([Earcons(Config(), rate=VOICE_RATE).get("timer").to_float()[:, 0], played[:VOICE_RATE]])
+    ring = np.concatenate([ToneEarcons(Config(), rate=VOICE_RATE).get("timer").to_float()[:, 0], played[:VOICE_RATE]])
     ring_sounds = resample(AudioChunk.from_float(ring, VOICE_RATE), RATE).to_float()[:, 0]
     late = np.concatenate([np.zeros(round(0.005 * RATE), np.float32), ring_sounds])[: len(ring_sounds)]
     heard = whole_blocks(gain * through_room(late, ir) + floor[: len(late)])

@@ -64,6 +64,8 @@ def test_a_fact_told_is_confirmed_kept_as_a_plain_file_and_answered(tmp_path: Pa
     ("the wifi password is purple elephant, remember that", "what's the wifi password",
      "You told me the wifi password is purple elephant."),
     ("remember that Sam is coming on Sunday", "who is coming on Sunday", "You told me sam is coming on sunday."),
+    ("note down that the boiler code is 4471", "what's the boiler code",
+     "You told me the boiler code is 4471."),
     ("don't forget that my passport is in the top drawer", "where did I put my passport",
      "You told me your passport is in the top drawer."),
 ])

@@ -375,7 +375,7 @@ def test_the_layout_is_the_one_models_py_resolves(tmp_path: Path) -> None:
         member_sha256 = entry.member_sha256
         if entry.unpack == "zip":
             data = _zip({f"{entry.target}/am/final.mdl": b"am"})
-        elif entry.unpack == "member":  # the turn detector's model, inside a wheel
+        elif entry.unpack == "member":  # the completion detector's model, inside a wheel
             data = _zip({"pipecat/__init__.py": b"", entry.member: b"turn"})
             member_sha256 = hashlib.sha256(b"turn").hexdigest()
         else:

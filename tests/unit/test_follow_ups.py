@@ -11,7 +11,7 @@ import pytest
 
 from appliance.config import HomeAssistantConfig, SkillsConfig
 from appliance.language import pack
-from appliance.thinking.list_skill import book
+from appliance.thinking.home_shopping import book
 from appliance.thinking.skills import LocalSkills
 from appliance.thinking.timers import ManualClock, Timers
 
@@ -24,7 +24,8 @@ WINDOW_S = 300.0
 def skills(tmp_path: Path) -> LocalSkills:
     clock = ManualClock(NOW.timestamp())
     return LocalSkills(SkillsConfig(), Timers(tmp_path, clock=clock), clock, TZ,
-                       lists=book(tmp_path, HomeAssistantConfig(), pack()), follow_up_s=WINDOW_S)
+                       lists=book(tmp_path, HomeAssistantConfig(), pack().skill("lists").say("default_list")),
+                       follow_up_s=WINDOW_S)
 
 
 def said(skills: LocalSkills, *requests: str, room: str = "") -> list[tuple[str, str]]:

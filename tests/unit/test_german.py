@@ -18,7 +18,7 @@ from appliance.config import HomeAssistantConfig, SkillsConfig
 from appliance.conversation.policy import Policy, Say, Think
 from appliance.language import pack
 from appliance.thinking.facts import FactStore
-from appliance.thinking.list_skill import book
+from appliance.thinking.home_shopping import book
 from appliance.thinking.skillparse import SkillParser
 from appliance.thinking.skills import LocalSkills
 from appliance.thinking.timers import ManualClock, Timers
@@ -34,7 +34,8 @@ def skills(tmp_path: Path, style: str = "digits", clock_hours: int = 24) -> Loca
     clock = ManualClock(NOW.timestamp())
     return LocalSkills(SkillsConfig(time_style=style, clock=clock_hours), Timers(tmp_path, clock=clock, words=GERMAN),
                        clock, TZ, volume_of=lambda room: Volume(tmp_path, room), words=GERMAN,
-                       lists=book(tmp_path, HomeAssistantConfig(), GERMAN), facts=FactStore(tmp_path))
+                       lists=book(tmp_path, HomeAssistantConfig(), GERMAN.skill("lists").say("default_list")),
+                       facts=FactStore(tmp_path))
 
 
 def said(hub: LocalSkills, question: str) -> tuple[str, str]:
@@ -96,6 +97,14 @@ def test_the_shopping_list_is_added_to_and_read_in_german(tmp_path: Path) -> Non
     assert said(hub, "Wir haben keinen Käse mehr.") == ("list_add", "Ich habe Käse zu deiner Einkaufsliste hinzugefügt.")
     assert said(hub, "Was steht auf der Einkaufsliste?") == \
         ("list_read", "Auf deiner Einkaufsliste stehen 3 Sachen: Milch, Eier und Käse.")
+
+
+def test_what_is_said_first_and_pointed_back_to_goes_on_and_comes_off_the_list_in_german(tmp_path: Path) -> None:
+    hub = skills(tmp_path)
+    assert said(hub, "Wir brauchen Batterien, schreib sie auf die Einkaufsliste.") == \
+        ("list_add", "Ich habe Batterien zu deiner Einkaufsliste hinzugefügt.")
+    assert said(hub, "Ich habe die Batterien gekauft, streich sie von der Einkaufsliste.") == \
+        ("list_remove", "Ich habe Batterien von deiner Einkaufsliste gestrichen.")
 
 
 def test_the_volume_and_stop_are_understood_in_german(tmp_path: Path) -> None:

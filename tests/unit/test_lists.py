@@ -100,6 +100,67 @@ def test_the_shopping_list_takes_items_reads_them_and_answers_questions(tmp_path
     assert (count.intent, count.text, count.data["count"]) == ("list_count", "You have 5 things on your shopping list.", 5)
 
 
+@pytest.mark.parametrize(("said", "added"), [
+    ("pop a few onions on the list", "onions"),
+    ("chuck a couple of lemons on the shopping list", "lemons"),
+    ("at rice to the shopping list", "rice"),  # how a recogniser writes "add" at times
+    ("add to leeks to the list", "leeks"),  # and "two"
+    ("crumpets on the list, ta", "crumpets"),  # as curtly as people say it
+    ("can we get some marmite on the shopping list", "marmite"),
+    # said first, then pointed back to
+    ("We'll need candles for Sunday, add them to the shopping list.", "candles"),
+    ("we're out of foil so put it on the list", "foil"),
+])
+def test_the_item_is_what_was_asked_for_without_how_many(tmp_path: Path, said: str, added: str) -> None:
+    assert say(local(tmp_path), said).text == f"I've added {added} to your shopping list."
+
+
+@pytest.mark.parametrize(("asked", "heard"), [
+    ("Shopping list?", "You have one thing on your shopping list: milk."),
+    ("I'm off to the shops, what do I need?", "You have one thing on your shopping list: milk."),
+    ("Give me a rundown of the shopping list.", "You have one thing on your shopping list: milk."),
+    ("What jobs have I got on today?", "You have one thing on your to do list: sweep the yard."),
+    ("the to do list", "You have one thing on your to do list: sweep the yard."),
+])
+def test_the_list_read_when_asked_for_as_people_ask(tmp_path: Path, asked: str, heard: str) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk to the list")
+    say(hub, "add sweep the yard to my to do list")
+    assert say(hub, asked).text == heard
+
+
+@pytest.mark.parametrize("question", ["I'm going to the shop for a cake, what do I need to make it?",
+                                      "What do I need?", "What jobs are there in nursing?"])
+def test_what_is_needed_for_something_else_is_the_models(tmp_path: Path, question: str) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk to the list")
+    assert hub.match(question) is None
+
+
+def test_a_job_said_first_goes_on_the_list_pointed_back_to(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    assert say(hub, "I have to paint the shed, put that on my jobs list").text == \
+        "I've added paint the shed to your to do list."
+    assert say(hub, "I painted the shed, tick that off my jobs list").text == \
+        "I've taken paint the shed off your to do list."
+
+
+def test_what_was_got_said_first_comes_off_the_list_pointed_back_to(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk and eggs to the list")
+    assert say(hub, "I got the eggs, cross them off the list").text == "I've taken eggs off your shopping list."
+    assert say(hub, "picked up some milk so take it off the shopping list").text == \
+        "I've taken milk off your shopping list."
+
+
+@pytest.mark.parametrize("question", ["anything on the list?", "is there anything on my shopping list",
+                                      "anything on the shopping list"])
+def test_asking_whether_the_list_has_anything_reads_it(tmp_path: Path, question: str) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk to the list")
+    assert say(hub, question).text == "You have one thing on your shopping list: milk."
+
+
 def test_items_come_off_by_the_name_they_were_put_on_with_and_the_list_empties(tmp_path: Path) -> None:
     hub = local(tmp_path)
     say(hub, "add milk, eggs and bread to my shopping list")

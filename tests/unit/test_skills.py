@@ -198,7 +198,7 @@ NOT_SKILLS = [
     "what is a timer", "set the table for dinner", "cancel my subscription", "how long is the nile",
     "how many minutes are in an hour", "what day is christmas", "stop the war in my head", "",
     "how does a kitchen timer work", "who invented the egg timer", "what is the best timer app",
-    "   ", "...",
+    "   ", "...", "will the alarm wake the baby", "will a timer work in a power cut",
 ]
 
 

@@ -88,13 +88,13 @@ def test_timers_survive_a_restart(tmp_path: Path) -> None:
 def test_a_rooms_timer_rings_in_that_room_while_it_is_there_and_on_the_hub_otherwise(tmp_path: Path) -> None:
     clock = ManualClock()
     timers = Timers(tmp_path, REPEAT, clock)
-    timers.claim("kitchen", True)
+    timers.ring_in_room("kitchen", True)
     pasta, tea = timers.add(60, "pasta", room="kitchen"), timers.add(60, "tea")
     assert Timers(tmp_path, REPEAT, clock).all() == [pasta, tea]  # the room is kept across a restart
     clock.advance(61)
     assert [a.text for a in timers.due(room="kitchen")] == ["Your pasta timer is done."]
     assert [a.text for a in timers.due()] == ["Your tea timer is done."]
-    timers.claim("kitchen", False)  # the kitchen's satellite went away: its timer comes to the hub
+    timers.ring_in_room("kitchen", False)  # the kitchen's satellite went away: its timer comes to the hub
     clock.advance(10)
     assert sorted(a.text for a in timers.due()) == ["Your pasta timer is done.", "Your tea timer is done."]
     assert timers.due(room="kitchen") == []

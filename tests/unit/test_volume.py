@@ -131,6 +131,10 @@ def test_one_volume_per_state_folder_in_a_process(tmp_path: Path) -> None:
     (3, "Turn the sound all the way up.", "Volume 10.", 10),
     (7, "Turn the volume all the way down.", "Volume 1.", 1),
     (4, "What is the volume?", "Volume 4.", 4),
+    (6, "Whack the volume up.", "Volume 7.", 7),
+    (6, "Kick it up a notch.", "Volume 7.", 7),
+    (3, "Full volume, please.", "Volume 10.", 10),
+    (8, "Half volume.", "Volume 5.", 5),
 ])
 def test_a_volume_request_is_answered_here_and_changes_the_level(tmp_path: Path, start: int, request_text: str,
                                                                  reply: str, level: int) -> None:
@@ -164,10 +168,12 @@ def test_mute_and_unmute(tmp_path: Path) -> None:
     assert not Volume(tmp_path).muted
     local.match("mute yourself")
     assert local.match("volume up").text == "Volume 8." and not Volume(tmp_path).muted  # a change unmutes
+    assert local.match("Go quiet for a bit.").text == "Muted." and Volume(tmp_path).muted
 
 
 @pytest.mark.parametrize("text", ["How loud is a jet engine?", "Why is the TV louder than the film?",
-                                  "What is the volume of a sphere?", "Turn on the kitchen lights."])
+                                  "What is the volume of a sphere?", "Turn on the kitchen lights.",
+                                  "What does full volume mean on a stereo?", "Why do babies go quiet?"])
 def test_other_questions_are_not_volume_requests(tmp_path: Path, text: str) -> None:
     answer = hub(tmp_path).match(text)
     assert answer is None or answer.intent != "volume"

@@ -96,7 +96,7 @@ class ToneRecognizer(_BaseRecognizer):
     def _load_model(self) -> object:
         return object()
 
-    def _load_turn(self) -> None:
+    def _load_completion(self) -> None:
         return None  # tones, not speech: the silence alone ends them
 
     def _engine(self, hint: str = "") -> ToneEngine:

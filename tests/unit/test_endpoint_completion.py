@@ -1,4 +1,4 @@
-"""The end of a question from the voice and the words: the endpointer with a scripted turn detector
+"""The end of a question from the voice and the words: the endpointer with a scripted completion detector
 and scripted words (the real model's own test is in the models tier)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from appliance.config import AsrConfig
+from appliance.hearing.completion import Verdict
 from appliance.hearing.endpoint import Endpointer
-from appliance.hearing.turn import Verdict
 from appliance.language import pack
 from tests.fixtures.waits import WAIT_S
 from tests.unit.test_asr_endpoint import ScriptedVad, chunk
@@ -20,7 +20,7 @@ CFG = AsrConfig(endpoint_silence_s=0.64, turn_silence_s=0.16, unfinished_silence
 UNFINISHED = pack().sentences.unfinished
 
 
-class ScriptedTurn:
+class ScriptedCompletion:
     """Answers each question with the next verdict of its script; `hold` keeps an answer back."""
 
     def __init__(self, *complete: bool, hold: bool = False) -> None:
@@ -65,31 +65,31 @@ def feed(endpointer: Endpointer, chunks: int, words: str | None = None) -> tuple
 
 
 def test_a_finished_question_ends_as_soon_as_the_detector_says_so() -> None:
-    turn = ScriptedTurn(True)
-    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), turn, UNFINISHED)
+    completion = ScriptedCompletion(True)
+    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), completion, UNFINISHED)
     outcome, n = feed(endpointer, 40, "what time is it")
     assert outcome == "speech" and n == 5 + 2  # 2 x 80 ms of silence, not 8
     assert endpointer.verdict is not None and endpointer.verdict.complete
-    assert turn.asked == [7 * 1280]  # asked once, with the whole question so far
+    assert completion.asked == [7 * 1280]  # asked once, with the whole question so far
 
 
 def test_an_unfinished_question_waits_for_the_rest() -> None:
-    turn = ScriptedTurn(False, True)
+    completion = ScriptedCompletion(False, True)
     script = "#####" + "." * 10 + "####" + "." * 40  # a 0.8 s pause inside the question
-    endpointer = Endpointer(CFG, ScriptedVad(script), turn, UNFINISHED)
+    endpointer = Endpointer(CFG, ScriptedVad(script), completion, UNFINISHED)
     outcome, n = feed(endpointer, 60, "set a timer")
     assert outcome == "speech" and n == 5 + 10 + 4 + 2  # through the pause, then at once
-    assert len(turn.asked) == 2  # one question per pause
+    assert len(completion.asked) == 2  # one question per pause
 
 
 def test_an_unfinished_question_ends_after_the_longer_silence() -> None:
-    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedTurn(False), UNFINISHED)
+    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedCompletion(False), UNFINISHED)
     outcome, n = feed(endpointer, 40, "set a timer")
     assert outcome == "speech" and n == 5 + 20  # 1.6 s
 
 
 def test_words_a_question_never_ends_on_overrule_the_detector() -> None:
-    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedTurn(True), UNFINISHED)
+    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedCompletion(True), UNFINISHED)
     outcome, n = feed(endpointer, 40, "set a timer for")
     assert outcome == "speech" and n == 5 + 20
 
@@ -99,7 +99,7 @@ def test_words_a_question_never_ends_on_overrule_the_detector() -> None:
     ("What time is it?", False), ("Turn the kitchen lights on.", False), ("What is the capital of France?", False),
 ])
 def test_the_words_that_keep_a_pause_open(words: str, waits: bool) -> None:
-    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedTurn(True), UNFINISHED)
+    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedCompletion(True), UNFINISHED)
     assert feed(endpointer, 40, words) == ("speech", 5 + (20 if waits else 2))
 
 
@@ -111,7 +111,7 @@ def test_without_a_detector_the_words_still_keep_a_pause_inside_the_question() -
 
 
 def test_finished_counts_once_the_words_of_the_pause_are_known() -> None:
-    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedTurn(True), UNFINISHED)
+    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedCompletion(True), UNFINISHED)
     assert feed(endpointer, 6) == (None, 6)  # finished, but no words of this pause yet
     endpointer.hear("what time is it", 0.16)  # the words of an earlier pause do not count
     assert feed(endpointer, 1) == (None, 1)
@@ -122,22 +122,22 @@ def test_finished_counts_once_the_words_of_the_pause_are_known() -> None:
 def test_a_pause_with_no_words_before_it_waits_for_the_question() -> None:
     """A sound the voice detector took for speech before the question (the wake chime's echo in a room), then
     the person's pause after the wake word: heard as no words, it is the wait for the question, not its end."""
-    turn = ScriptedTurn(True, True)
-    endpointer = Endpointer(CFG, ScriptedVad("###" + "...." + "#####" + "." * 40), turn, UNFINISHED)
+    completion = ScriptedCompletion(True, True)
+    endpointer = Endpointer(CFG, ScriptedVad("###" + "...." + "#####" + "." * 40), completion, UNFINISHED)
     assert feed(endpointer, 7, "") == (None, 7)  # finished, says the detector; but nothing was said
     assert feed(endpointer, 40, "what time is it") == ("speech", 5 + 2)  # the question, then at once
 
 
 def test_without_words_the_longer_silence_ends_a_finished_question() -> None:
-    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedTurn(True), UNFINISHED)
+    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), ScriptedCompletion(True), UNFINISHED)
     assert feed(endpointer, 40) == ("speech", 5 + 20)
 
 
 def test_a_slow_detector_is_waited_for_not_blocked_on() -> None:
-    turn = ScriptedTurn(True, hold=True)
-    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), turn, UNFINISHED)
+    completion = ScriptedCompletion(True, hold=True)
+    endpointer = Endpointer(CFG, ScriptedVad("#####" + "." * 40), completion, UNFINISHED)
     assert feed(endpointer, 8, "what time is it") == (None, 8)  # pending: the loop goes on
-    turn.release()
+    completion.release()
     assert feed(endpointer, 1, "what time is it") == ("speech", 1)
 
 
@@ -147,7 +147,7 @@ def test_a_broken_detector_leaves_the_end_to_the_silence() -> None:
 
 
 def test_the_real_detector_runs_off_the_callers_thread() -> None:
-    from appliance.hearing.turn import TurnDetector
+    from appliance.hearing.completion import CompletionDetector
 
     class Model:
         def probability(self, audio: np.ndarray) -> float:
@@ -158,13 +158,13 @@ def test_the_real_detector_runs_off_the_callers_thread() -> None:
             return self
 
     model = Model()
-    verdict = TurnDetector(model).ask(np.zeros(16000, np.float32)).result(WAIT_S)  # type: ignore[arg-type]
+    verdict = CompletionDetector(model).ask(np.zeros(16000, np.float32)).result(WAIT_S)  # type: ignore[arg-type]
     assert verdict.complete and verdict.probability == 0.8
-    assert model.thread != threading.current_thread().name and model.thread.startswith("turn")
+    assert model.thread != threading.current_thread().name and model.thread.startswith("completion")
 
 
 def test_the_features_are_whispers_shape_and_scale() -> None:
-    from appliance.hearing.turn import features
+    from appliance.hearing.completion import features
 
     tone = np.sin(2 * np.pi * 440 * np.arange(16000) / 16000).astype(np.float32)
     mel = features(tone)
@@ -174,11 +174,11 @@ def test_the_features_are_whispers_shape_and_scale() -> None:
 
 
 def test_a_long_question_is_judged_on_its_last_eight_seconds() -> None:
-    from appliance.hearing.turn import WINDOW_SAMPLES
+    from appliance.hearing.completion import WINDOW_SAMPLES
 
-    turn = ScriptedTurn(True)
+    completion = ScriptedCompletion(True)
     cfg = AsrConfig(endpoint_silence_s=0.64, turn_silence_s=0.16, unfinished_silence_s=1.6, max_utterance_s=15.0)
-    endpointer = Endpointer(cfg, ScriptedVad("#" * 125 + "." * 10), turn, UNFINISHED)  # 10 s of speech
+    endpointer = Endpointer(cfg, ScriptedVad("#" * 125 + "." * 10), completion, UNFINISHED)  # 10 s of speech
     outcome, _n = feed(endpointer, 135, "tell me about the moon")
     assert outcome == "speech"
-    assert WINDOW_SAMPLES <= turn.asked[0] < WINDOW_SAMPLES + 1280  # the window, not the whole 10 s
+    assert WINDOW_SAMPLES <= completion.asked[0] < WINDOW_SAMPLES + 1280  # the window, not the whole 10 s

@@ -1,6 +1,6 @@
-"""The quiet gate on real speech: the same score on the same frame as without it, and far fewer frames scored.
+"""Skipping a quiet room's frames (wake.quiet_gate) on real speech: the same score on the same frame as without it, and far fewer frames scored.
 
-Each case runs one stream through two detectors, with the gate and without, loaded from the same
+Each case runs one stream through two detectors, skipping and not, loaded from the same
 random start (openWakeWord fills its first features with random audio) so that their scores can
 be compared frame by frame.
 """
@@ -21,13 +21,13 @@ from appliance.hearing.wake import WakeWord
 from tests.fixtures.speech import RATE, SpeechMaker, noise
 
 VOICES = [("piper", 1.0), ("espeak:en-us", 1.0), ("espeak:en-us+f3", 0.9)]
-LEAD_S = 8.0  # enough of the room for the gate to know its floor and shut
+LEAD_S = 8.0  # enough of the room for the detector to know its floor and skip
 
 
-def detector(gate: bool) -> WakeWord:
+def detector(quiet_gate: bool) -> WakeWord:
     base = Config()
     np.random.seed(11)  # the same first features in both detectors
-    return WakeWord(dataclasses.replace(base, wake=dataclasses.replace(base.wake, quiet_gate=gate))).load()
+    return WakeWord(dataclasses.replace(base, wake=dataclasses.replace(base.wake, quiet_gate=quiet_gate))).load()
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,9 @@ def pair() -> tuple[WakeWord, WakeWord]:
 
 
 def run(wake: WakeWord, chunks: Iterable[AudioChunk], reset_at: int | None = None) -> tuple[list, list, int]:
-    """Each frame's score, the frames that fired, and how many frames the gate let the models skip."""
+    """Each frame's score, the frames that fired, and how many frames the models skipped."""
     wake.reset(new_stream=True)
-    skipped_before = wake.gate.shut_frames if wake.gate is not None else 0
+    skipped_before = wake.quiet_room.skipped_frames if wake.quiet_room is not None else 0
     scores, hits = [], []
     for n, chunk in enumerate(chunks):
         if n == reset_at:
@@ -46,27 +46,27 @@ def run(wake: WakeWord, chunks: Iterable[AudioChunk], reset_at: int | None = Non
         if wake.process(chunk) is not None:
             hits.append(n)
         scores.append(wake.last_score)
-    skipped = (wake.gate.shut_frames if wake.gate is not None else 0) - skipped_before
+    skipped = (wake.quiet_room.skipped_frames if wake.quiet_room is not None else 0) - skipped_before
     return scores, hits, skipped
 
 
 def compare(pair: tuple[WakeWord, WakeWord], wav: Path, reset_at: int | None = None) -> int:
-    """Asserts the gated run fires on the same frames with the same scores; the frames it skipped."""
+    """Asserts the run that skips fires on the same frames with the same scores; the frames it skipped."""
     off, on = pair
     chunks = list(WavSource(wav))
     plain, plain_hits, _ = run(off, chunks, reset_at)
-    gated, gated_hits, skipped = run(on, chunks, reset_at)
-    assert plain_hits and gated_hits == plain_hits
-    scored = [n for n, score in enumerate(gated) if score != 0.0]
-    assert scored, "the gate never let the models score"
-    np.testing.assert_allclose([gated[n] for n in scored], [plain[n] for n in scored], atol=1e-6)
-    quiet = [plain[n] for n in range(len(chunks)) if gated[n] == 0.0]
+    skipping, skipping_hits, skipped = run(on, chunks, reset_at)
+    assert plain_hits and skipping_hits == plain_hits
+    scored = [n for n, score in enumerate(skipping) if score != 0.0]
+    assert scored, "the models never scored a frame"
+    np.testing.assert_allclose([skipping[n] for n in scored], [plain[n] for n in scored], atol=1e-6)
+    quiet = [plain[n] for n in range(len(chunks)) if skipping[n] == 0.0]
     assert max(quiet, default=0.0) < off.cfg.threshold / 10  # what it skipped scores nothing without it
     return skipped
 
 
 @pytest.mark.parametrize(("voice", "speed"), VOICES)
-def test_after_silence_the_gate_skips_the_quiet_and_fires_on_the_same_frame(pair, speech: SpeechMaker,
+def test_after_silence_the_quiet_is_skipped_and_fires_on_the_same_frame(pair, speech: SpeechMaker,
                                                                             voice: str, speed: float) -> None:
     hey = speech("hey jarvis", voice=voice, speed=speed)
     wav = speech.join([LEAD_S, hey, 0.3, speech("what time is it", voice=voice, speed=speed), 1.0])

@@ -13,7 +13,7 @@ import pytest
 from appliance.audio import AudioChunk
 from appliance.config import Config
 from appliance.hearing.asr import WhisperRecognizer, choose_engine
-from appliance.hearing.turn import SmartTurn
+from appliance.hearing.completion import CompletionModel
 from tests.fixtures.paused import heard_whole, with_pause
 from tests.fixtures.speech import RATE, SpeechMaker, load, silence
 from tests.fixtures.waits import SLOW_WAIT_S
@@ -49,7 +49,7 @@ def recognizer() -> WhisperRecognizer:
 
 def test_a_finished_question_is_heard_finished(speech: SpeechMaker) -> None:
     audio = np.concatenate([load(speech("What is the capital of France?")), silence(0.2)])
-    assert SmartTurn(Config()).probability(audio) > 0.5
+    assert CompletionModel(Config()).probability(audio) > 0.5
 
 
 @pytest.mark.parametrize(("question", "after", "pause_s"), [

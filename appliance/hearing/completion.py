@@ -3,7 +3,7 @@ Whisper's log-mel spectrum of the last 8 s of the question), asked at a short pa
 
 A fixed silence is wrong both ways: it waits after "what time is it?" and cuts off "set a timer
 for... ten minutes". The model hears the intonation and the words' shape: a complete question lets
-the endpointer end the turn at once, an unfinished one makes it wait longer (endpoint.py).
+the endpointer end the question at once, an unfinished one makes it wait longer (endpoint.py).
 
 The features are Whisper's own (16 kHz, a 400-sample Hann window every 160 samples, 80 mel bands
 on the Slaney scale, log10 clamped to 8 decades under the peak, scaled to about [-1, 1]), on the
@@ -34,7 +34,7 @@ HOP_SAMPLES: Final = 160  # 10 ms at 16 kHz
 MEL_BANDS: Final = 80
 LOG_FLOOR: Final = 1e-10  # power below which the spectrum counts as silence
 DYNAMIC_DECADES: Final = 8.0  # log10 range kept under the loudest band
-COMPLETE: Final = 0.5  # probability above which the turn is over
+COMPLETE: Final = 0.5  # probability above which the question is over
 
 
 def _slaney_mel(hz: np.ndarray) -> np.ndarray:
@@ -76,14 +76,14 @@ def features(audio: np.ndarray) -> np.ndarray:
     return ((log_mel + 4.0) / 4.0).astype(np.float32)
 
 
-class SmartTurn:
+class CompletionModel:
     """Smart Turn v3.2 on onnxruntime, one thread that never spins (it runs a few times a question)."""
 
     def __init__(self, cfg: Config) -> None:
         self._config = cfg
         self._session: Any = None
 
-    def load(self) -> SmartTurn:
+    def load(self) -> CompletionModel:
         if self._session is not None:
             return self
         from appliance.setup import models
@@ -99,7 +99,7 @@ class SmartTurn:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(found.path), sess_options=options,
                                              providers=["CPUExecutionProvider"])
-        _LOGGER.debug("Turn detector loaded from %s", found.describe())
+        _LOGGER.debug("Completion detector loaded from %s", found.describe())
         return self
 
     def probability(self, audio: np.ndarray) -> float:
@@ -117,15 +117,15 @@ class Verdict:
     """How long the model took."""
 
 
-class TurnDetector:
+class CompletionDetector:
     """Asks the model on a thread of its own, so the conductor's loop never waits for it."""
 
-    def __init__(self, model: SmartTurn) -> None:
+    def __init__(self, model: CompletionModel) -> None:
         self.model = model
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def load(self) -> TurnDetector:
+    def load(self) -> CompletionDetector:
         self.model.load()
         return self
 
@@ -133,12 +133,12 @@ class TurnDetector:
         """The verdict on `audio` (the question so far), soon."""
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn")
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="completion")
             return self._pool.submit(self._judge, audio)
 
     def _judge(self, audio: np.ndarray) -> Verdict:
         started = time.perf_counter()
         p = self.model.probability(audio)
         ms = (time.perf_counter() - started) * 1000.0
-        _LOGGER.debug("Turn detector: %.2f after %.1f s of audio (%.0f ms)", p, len(audio) / PIPELINE_RATE, ms)
+        _LOGGER.debug("Completion detector: %.2f after %.1f s of audio (%.0f ms)", p, len(audio) / PIPELINE_RATE, ms)
         return Verdict(p > COMPLETE, p, ms)

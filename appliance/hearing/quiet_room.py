@@ -1,17 +1,17 @@
-"""QuietGate: which 80 ms frames the wake word's models may skip, because the room is quiet.
+"""QuietRoom: which 80 ms frames the wake word's models may skip, because the room is quiet.
 
 openWakeWord runs a melspectrogram, an embedding model and the wake word's head on every frame,
-whatever the room sounds like; in a quiet room that is nearly all of the hub's idle CPU. The gate
-looks at each frame's level only (a dot product) and shuts while the room stays at its own floor.
+whatever the room sounds like; in a quiet room that is nearly all of the hub's idle CPU. QuietRoom
+looks at each frame's level only (a dot product) and skips frames while the room stays at its own floor.
 The level is taken of the frame's first difference, a high-pass: the rumble of pink or brown
-room noise makes a plain RMS swing by 2-7 dB from frame to frame and open the gate for nothing,
+room noise makes a plain RMS swing by 2-7 dB from frame to frame and be scored for nothing,
 while the difference of such noise holds within 0.2 dB and speech stands well out of it.
-It opens on a frame that rises `margin_db` over the floor, and stays open for `hang_frames` after
+It scores a frame that rises `margin_db` over the floor, and the `hang_frames` after
 the last such frame, for the detector's score lags the audio by up to its 1.28 s window.
 
-The gate never decides anything itself: wake.py keeps the frames it skipped (up to REPLAY_FRAMES)
-and, when it opens, feeds them through the features first, so that every score computed with the
-gate open is the one an ungated run computes on that frame.
+Skipping never decides anything itself: wake.py keeps the frames skipped (up to REPLAY_FRAMES)
+and, at the next frame scored, feeds them through the features first, so that every score computed
+is the one a run that skips nothing computes on that frame.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ FLOOR_PERCENTILE: Final = 10.0
 FLOOR_EVERY: Final = 8
 """Frames between two takes of the floor (a percentile costs ten times the level itself)."""
 SILENT_DBFS: Final = -70.0
-"""A frame below this never opens it: a muted or unplugged microphone, digital silence."""
+"""A frame below this is never scored for its level: a muted or unplugged microphone, digital silence."""
 MARGIN_DB: Final = 3.0
 HANG_FRAMES: Final = 20
 """1.6 s: the detector's 16-frame window and its lag after the last loud frame."""
 REPLAY_FRAMES: Final = 32
-"""Frames kept while shut, for the features of an opening frame to be an ungated run's: the head
+"""Frames kept while skipping, for the features of the next frame scored to be those of a run that skips nothing: the head
 reads 16 embeddings, each of 76 mel frames, each of 400 samples (26 frames); 32 leave a margin."""
 
 
@@ -48,10 +48,10 @@ def level_dbfs(frame: np.ndarray) -> float:
     return 10.0 * math.log10(power / 32768.0**2) if power > 0.0 else -math.inf
 
 
-class QuietGate:
-    """Open while the room is louder than its floor (and for a while after); shut in a steady quiet.
+class QuietRoom:
+    """Scores while the room is louder than its floor (and for a while after); skips a steady quiet.
 
-    The floor is unknown for the first FLOOR_FRAMES of a detector's life, and the gate stays open
+    The floor is unknown for the first FLOOR_FRAMES of a detector's life, and every frame is scored
     until it is known, so the start of a stream is scored as it always was.
     """
 
@@ -59,7 +59,7 @@ class QuietGate:
         self.margin_db = margin_db
         self.hang_frames = hang_frames
         self.frames = 0
-        self.shut_frames = 0
+        self.skipped_frames = 0
         """Frames the models skipped, for the figures (bench/hearing.py)."""
         self._levels: deque[float] = deque(maxlen=FLOOR_FRAMES)
         self._hang = 0
@@ -80,9 +80,9 @@ class QuietGate:
         if self._hang > 0:
             self._hang -= 1
             return True
-        self.shut_frames += 1
+        self.skipped_frames += 1
         return False
 
-    def hold_open(self) -> None:
+    def keep_scoring(self) -> None:
         """Score the next hang_frames whatever their level (the hub speaking: barge-in)."""
         self._hang = self.hang_frames
