@@ -678,3 +678,23 @@ def test_a_timer_that_ends_while_a_satellite_is_answered_is_said_there_after_the
     record = next(t for t in reversed(hub.turns) if t.source == "kitchen")
     assert record.route == "llm" and "timer" not in record.answer  # not part of the answer
     assert timers.due(room="kitchen") == []
+
+
+def test_a_satellites_question_that_goes_on_too_long_hears_the_timeout_apology_as_the_hubs_does() -> None:
+    satellites = {"kitchen": FakeSatellite("kitchen").start()}
+    base = config(satellites)
+    cfg = dataclasses.replace(base, conversation=dataclasses.replace(base.conversation, listen_timeout_s=1.0))
+    turns: list[TurnRecord] = []
+    link = WyomingSatellites(cfg.wyoming, Rooms(stages(), cfg, on_turn=turns.append), retry_min_s=0.05)
+    link.start()
+    try:
+        kitchen = satellites["kitchen"]
+        assert kitchen.running.wait(WAIT_S)
+        transcript, audio = kitchen.answer(kitchen.ask([f"SAY:word{n}" for n in range(20)]))  # 1.6 s of speech
+        assert transcript == ""  # told at once that nothing more is heard
+        assert audio[0].startswith(f"TTS:{REPLIES.timeout_apology}")
+        wait_for(lambda: turns, "the turn")
+        assert turns[0].outcome == "timeout" and turns[0].error.startswith("asr:")
+    finally:
+        link.stop()
+        satellites["kitchen"].close()
