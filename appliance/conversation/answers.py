@@ -66,7 +66,8 @@ class Answers:
         """The policy's first step for a confirmed question (a failing skill raises); `interrupted`: said right
         after the person interrupted the hub's answer or ringing (Policy.after_interruption)."""
         self.early.quiet()
-        return self._step(self.policy.begin(question, self.room, self.area, self.home), interrupted)
+        step = self.policy.begin(question, self.room, self.area, self.home)
+        return self.policy.after_interruption(step) if interrupted else step
 
     def go(self, step: Step) -> Answer:
         """Start what `step` says: fixed words, Home Assistant (the early answer stays held until it
@@ -84,9 +85,7 @@ class Answers:
         question = self.current.text if self.current is not None else ""
         asked, self._asked = self._asked, None
         understood = asked.understood if asked is not None else None
-        return self._step(self.policy.settle(question, update, self.home, understood), interrupted)
-
-    def _step(self, step: Step, interrupted: bool) -> Step:
+        step = self.policy.settle(question, update, self.home, understood)
         return self.policy.after_interruption(step) if interrupted else step
 
     def _model(self, question: str, understood: Understood | None = None) -> Answer:

@@ -24,12 +24,19 @@ from appliance.config import Config
 from appliance.contracts import Sink, Source, Stages, StopDetector, Utterance, WakeDetector, WakeHit
 from appliance.conversation.answers import Answers
 from appliance.conversation.floor import Hold
-from appliance.conversation.memory import release_memory
 from appliance.conversation.policy import SKILL, Say, Think
 from appliance.conversation.responder import Failed, HomeAnswered, Sentence
-from appliance.conversation.turn import Faults, Reporter, TurnLimits, TurnRecord, speech_end_at, stop_word_turn
-from appliance.hearing.wake_text import says_wake_phrase, wake_words
+from appliance.conversation.turn import (
+    Faults,
+    Reporter,
+    TurnLimits,
+    TurnRecord,
+    release_memory,
+    speech_end_at,
+    stop_word_turn,
+)
 from appliance.errors import ModelBusy
+from appliance.hearing.wake_text import says_wake_phrase, wake_words
 from appliance.speaking.earcons import Chimes
 from appliance.thinking.bell import TimerBell
 
