@@ -213,6 +213,10 @@ class TimerWords:
     left_re: Pattern[str]
     left_alone_re: Pattern[str]
     generic_re: Pattern[str]
+    """"a timer", or what is asked of timers in general ("who invented the egg timer")."""
+    general_re: Pattern[str]
+    """What only a question about timers in general asks ("are timers on ovens accurate?", "is it worth putting
+    a timer on the immersion?"), whatever its articles: "is there a timer on?" asks of the owner's."""
     state_re: Pattern[str]
     """A question about the owner's own timers ("is there a timer on?", "have I got a timer going?"); any
     other question naming a timer or an alarm that asks nothing of the time left ("how do I set an alarm

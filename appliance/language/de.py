@@ -226,6 +226,8 @@ _NAME_STOP_TEXT: Final = (
     "für auf von zu mit und oder bitte jetzt mal genannt namens heißt ist sind läuft laufen wie lange viel "
     "noch übrig zeit was welche habe hast hat gibt es ich du mir dir uns in um")
 
+_TIMERS_IN_GENERAL: Final = r"\b(?:funktioniert|erfunden|geschichte|kaufen|beste|app|handy|genau|lohnt)\b"
+
 TIMERS: Final = TimerWords(
     timer_word="timer",
     cancel_word="lösche",
@@ -252,8 +254,8 @@ TIMERS: Final = TimerWords(
     left_alone_re=re.compile(
         r"^wie (?:lange|viel zeit) (?:noch|(?:ist |bleibt )?(?:noch )?übrig|bleibt noch)$|^wie lange noch$"
         r"|^(?:restzeit|noch wie lange)$"),
-    generic_re=re.compile(r"\b(?:ein|einen|eine) (?:\w+ )?timer\b|\b(?:funktioniert|erfunden|geschichte|kaufen"
-                          r"|beste|app|handy)\b"),
+    generic_re=re.compile(rf"\b(?:ein|einen|eine) (?:\w+ )?timer\b|{_TIMERS_IN_GENERAL}"),
+    general_re=re.compile(_TIMERS_IN_GENERAL),
     state_re=re.compile(r"^(?:ist|sind|läuft|laufen|habe|hab|haben|gibt|wann|welche|welcher)\b"
                         r"(?=.*\b(?:mein|meine|meinen|unser|der|noch|ich|wir)\b)"
                         r"(?!.*\b(?:handy|telefon|app|uhr|computer|laptop)\b)"),

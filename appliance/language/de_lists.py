@@ -56,6 +56,13 @@ PATTERNS: Final = {
     "remove_after": re.compile(
         rf"^(?P<items>.+?) (?:und |also )?{_TAKE_VERB}(?: bitte)? (?:es|sie|das|ihn|die|den) (?:von|aus) {_ref(1)}"
         r"(?: runter| raus| weg| ab)?$"),
+    # asked of an item without the list named, only when it is on it: "brauchen wir noch Eier?"
+    "has_kept": re.compile(r"^(?:brauche ich|brauchen wir) (?:noch )?(?:mehr )?(?P<items>.+?)(?: noch)?$"),
+    # an item taken off without the list named, only when it is on it: "wir brauchen keine Milch mehr"
+    "remove_kept": re.compile(
+        r"^(?:wir brauchen|ich brauche) (?:keine|keinen|kein) (?P<items>.+?)(?: mehr)?$"
+        r"|^(?:streich|streiche|hak|hake) (?:die |den |das )?(?P<items2>.+?)(?: ab| durch)?$"
+        r"|^(?:lösch|lösche|entfern|entferne) die (?P<notes3>notiz) (?:über|zu|zum|zur|mit) (?P<items3>.+)$"),
     "remove": re.compile(
         rf"{_LEAD}{_TAKE_VERB}(?: bitte)? (?P<items>.+?) (?:von|aus|auf) {_ref(1)}(?: runter| raus| weg| ab)?$"
         rf"|^(?P<items2>.+?) (?:von|aus) {_ref(2)} (?:streichen|löschen|entfernen|nehmen|runternehmen)$"),

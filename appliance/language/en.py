@@ -64,7 +64,7 @@ NUMBERS: Final = NumberWords(
     ],
     phrase_fixes=[("time her", "timer"), ("time hers", "timers"), ("time are", "timer"),
                   ("a m", "am"), ("p m", "pm"), ("count down", "countdown"),
-                  ("nevermind", "never mind")],
+                  ("nevermind", "never mind"), ("a llama", "an alarm"), ("shopping lest", "shopping list")],
     articles=frozenset({"a", "an"}),
     hundred="hundred",
     point="point",
@@ -206,6 +206,9 @@ _NAME_STOP_TEXT: Final = (
     "please now called named labeled labelled timer timers alarm alarms countdown countdowns is are what "
     "how much long many left remaining check in at do does have has with")
 
+_TIMERS_IN_GENERAL: Final = (r"\b(?:work|invent\w*|history|buy|best|app|ideal|accurate|reliable|worth"
+                             r"|length)\b")
+
 TIMERS: Final = TimerWords(
     timer_word="timer",
     cancel_word="cancel",
@@ -230,16 +233,17 @@ TIMERS: Final = TimerWords(
         r"|\bhow is (?:the|my)\b|\bstatus\b|\bwhen (?:will|does|is)\b"),
     left_alone_re=re.compile(
         r"\b(?:how (?:much time|long|many (?:minutes|seconds|hours)))\b(?: \w+)*? (?:left|remaining|to go)$"
-        r"|^(?:time|how much) (?:left|longer)$|^how much longer$"
+        r"|^(?:time|how much) (?:left|longer)$|^how much longer$|^how (?:am i|are we) doing (?:for|on) time\b"
         r"|^(?:what is the )?time (?:left|remaining)(?: on \w+)?$"),
-    generic_re=re.compile(r"\b(?:a|an) (?:\w+ )?timer\b|\b(?:work|invent\w*|history|buy|best|app)\b"),
+    generic_re=re.compile(rf"\b(?:a|an) (?:\w+ )?timer\b|{_TIMERS_IN_GENERAL}"),
+    general_re=re.compile(_TIMERS_IN_GENERAL),
     state_re=TIMER_STATE_QUESTION,
     list_re=re.compile(
         r"\b(?:what|which) timers\b|\b(?:list|show|tell me|read|name)(?: me)?(?: all)?(?: of)?(?: my| the)? timers\b"
         r"|\b(?:do i have|are there|is there|have i got|got) any (?:\w+ )?timers?\b|\bhow many timers\b"
         r"|\btimers (?:are )?(?:running|set|going|on)\b|^(?:my |the |all )?timers$|\bwhat are my timers\b"),
     name_stop=frozenset(_NAME_STOP_TEXT.split()),
-    name_introducers=frozenset({"called", "named", "labeled", "labelled", "for"}),
+    name_introducers=frozenset({"called", "named", "labeled", "labelled", "for", "on"}),
     name_articles=frozenset({"the", "my", "a", "an", "our"}),
     name_ends=frozenset({"and", "please", "timer", "for", "now"}),
     name_for="for",
@@ -307,7 +311,7 @@ CLOCK: Final = ClockWords(
         r"\bwhat time is it(?P<rest>(?: \w+)*)$", r"\bwhat is the (?:current )?time(?P<rest>(?: \w+)*)$",
         r"^(?:the )?(?:current )?time(?: now| please| check)?$", r"\b(?:tell|give) me the time\b",
         r"\bdo you (?:know|have) (?:what time it is|the time)\b", r"\bwhat time do you have\b",
-        r"\bhave you got the time\b", r"^what time$",
+        r"\bhave you got the time\b", r"^what time$", r"^(?:tell me |remind me )?what time it is(?: now)?$",
         # "is it after three yet?": the time answers it
         r"^is it (?:after|past|gone|before|nearly|almost) (?:half |quarter )?(?:past |to )?(?:\d{1,2}(?::\d\d)?|one|two|three"
         r"|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)(?: o ?clock| thirty| fifteen| forty five"
@@ -319,7 +323,8 @@ CLOCK: Final = ClockWords(
         rf"\bwhat is (?:the )?(?:date|(?P<ref1>{_REF}) date)(?: (?P<ref2>{_REF})| now)?$",
         rf"\bwhat date is it(?: (?P<ref1>{_REF}))?$", rf"\bwhat date is (?P<ref1>{_REF})$",
         rf"\b(?:tell|give) me (?:the|(?P<ref1>{_REF})) date(?: (?P<ref2>{_REF})| now)?$",
-        r"\bwhat day of the month is it\b")],
+        r"\bwhat day of the month is it\b", rf"^(?:tell me |remind me )?what (?:the )?date (?P<ref1>{_REF}) is$",
+        rf"^(?:tell me |remind me )?what the date is(?: (?P<ref1>{_REF}))?$")],
     day_res=[re.compile(p) for p in (
         (rf"\b(?:what|which) day (?:of the week )?(?:is it|is (?P<ref1>{_REF})|was (?P<ref2>{_REF})"
          rf"|will it be (?P<ref3>{_REF}))(?: (?P<ref4>{_REF}))?$"), rf"^what is (?P<ref1>{_REF})$",

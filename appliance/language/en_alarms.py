@@ -109,6 +109,7 @@ ALARMS: Final = AlarmWords(
     state_re=STATE_QUESTION,
     # "wait me up": how Whisper tiny hears "wake me up" through a room at times; it means nothing else
     wake_re=re.compile(r"\bwake (?:me|us)(?: up)?\b|\bwait (?:me|us) up\b|\bget (?:me|us) up\b"
+                       r"|\bshake (?:me|us) (?:awake|up)\b"
                        r"|\bwake[ -]?up (?:alarm|call)\b"),
     morning_re=re.compile(r"\b(?:be|get|got|getting|im|i am) up\b|\bup by\b|\b(?:awake|out of bed|sparrows?"
                           r"|first thing|crack of dawn)\b"),
@@ -138,8 +139,10 @@ ALARMS: Final = AlarmWords(
 )
 
 REMINDERS: Final = ReminderWords(
-    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)|(?:set|make|create|add|give me|get me|i need|i want"
-                         r"|put in|pop in|leave me|leave) (?:a |an |me a )?reminder|reminder|dont let me forget"
+    # "remind me what the date is": a question, not a reminder
+    remind_re=re.compile(r"^(?:(?:please )?remind (?:me|us)(?! (?:what|whats|when|where|who|how|which|why)\b)|(?:set|make|create|add|give me|get me|i need|i want"
+                         r"|put in|pop in|leave me|leave) (?:a |an |me a )?reminder|reminder"
+                         r"|dont let me forget(?= to | about |$)"
                          r"|let (?:me|us) know(?= (?:at|on|tomorrow|tonight|this) ))\b"),
     duty_re=re.compile(r"^(?:i|we) (?:have|need|ought|got|have got|gotta) to |^(?:i|we) (?:must|should|gotta) "
                        r"|^(?:i|we)ve got to "),

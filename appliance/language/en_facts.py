@@ -42,7 +42,8 @@ PATTERNS: Final = {
     "tell": re.compile(
         r"^(?:also |and |now )?(?:remember|note(?: down)?|memori[sz]e|keep in mind|bear in mind|dont forget"
         r"|do not forget"
-        r"|make sure (?:you|to) remember|i (?:want|need) you to remember|you should remember|for the record)"
+        r"|make sure (?:you|to) remember|i (?:want|need) you to remember|you should remember|for the record"
+        r"|for future reference|dont let me forget|do not let me forget)"
         rf"(?: (?:that|this))? {_NOT_A_FACT}(?P<fact>.+)$"
         rf"|^(?!{_Q}\b|(?:do|does|did|can|could|will|would|should|is|are|why|how)\b)(?P<fact2>.+?) {_CUE_AFTER}$"),
     "tell_alone": re.compile(r"^(?:please )?(?:remember|memori[sz]e|note)(?: (?:that|this|it))?$"),
@@ -71,7 +72,7 @@ PATTERNS: Final = {
         r"|you have been told|youve been told|i (?:have |ve )?told you|we (?:have )?told you))$"
         r"|^(?:clear|erase|wipe|delete|empty|reset) (?:your|the) memory$"),
     "forget": re.compile(
-        r"^(?:please )?(?:forget|stop remembering) (?:about |what i (?:have )?(?:told you|said) about "
+        r"^(?:please )?(?:you can |you may |just )?(?:forget|stop remembering) (?:about |what i (?:have )?(?:told you|said) about "
         r"|what we (?:have )?told you about |everything (?:i told you )?about |all about |the fact that )?"
         r"(?!(?:it|that|this|them|about it|about that|me|everything|all)$)(?P<topic>.+)$"),
     # Asking: a lead before the question proper is dropped ("do you know where my passport is")

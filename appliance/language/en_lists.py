@@ -28,6 +28,9 @@ CONTRACTIONS: Final = [(r",(?=[^.?!]*\b(?:list|notes)\b)", " and ")]
 opened with the pack's other contractions, before the punctuation goes."""
 
 _LEAD: Final = r"^(?:(?:also|then|now|just|quickly) )?"
+_NOT_BOUGHT: Final = (r"(?:time|space|room|money|ideas|options|luck|patience|energy|steam|road|battery|charge|puff"
+                      r"|breath|things to|help|sleep)\b")
+"""What people run out of that no shop sells: "we've run out of time" is no item."""
 _ADD_VERB: Final = (r"(?:add|at|put|stick|pop|throw|chuck|bung|whack|slap|write|jot|place|include|save|type)"
                     r"(?: down)?")
 """"at": how a recogniser often writes "add"."""
@@ -40,23 +43,28 @@ PATTERNS: Final = {
         rf"{_LEAD}(?:make|take|write|leave|add|create|jot|put|save)(?: me| down)? (?:a |another |one )?"
         r"note(?: down)?(?: for me)?(?: to self)?(?: that| to| saying| of| about| reading)? (?P<items>.+)$"
         r"|^(?!note that )note(?: to self)?(?: down)?(?: that)? (?P<items2>.+)$"  # "note that ...": a fact to keep
-        r"|^(?:jot|write) down(?: that)? (?P<items3>.+)$"),
+        r"|^(?:jot|write) down(?: that)? (?!.* for the (?:shops|shopping|supermarket)$)(?P<items3>.+)$"),
     "clear": re.compile(
-        rf"{_LEAD}(?:clear|empty|wipe|erase|delete|reset|clean|scrap)(?: out| off)?(?: all(?: of)?)? {_ref(1)}"
+        rf"{_LEAD}(?:clear|empty|wipe|erase|delete|reset|clean|scrap|bin|ditch)(?: out| off)?(?: all(?: of)?)? {_ref(1)}"
         r"(?: out| completely)?$"
         rf"|{_LEAD}(?:{_TAKE_VERB}|clear|wipe|get rid of) {_EVERY} (?:off of|off|from|on|in|out of) {_ref(2)}$"),
     "add": re.compile(
         rf"{_LEAD}{_ADD_VERB} (?P<items>.+?) (?:to|on|onto|on to|in|into) {_ref(1)}"
         r"(?: too| as well| also| for me| for later)?$"
         rf"|{_LEAD}(?:add|put|write) (?:to|on|onto) {_ref(2)} (?P<items2>.+)$"
-        rf"|^{_ref(3)} add (?P<items3>.+)$"),
+        rf"|^{_ref(3)} add (?P<items3>.+)$"
+        # "jot down sugar for the shops": the shopping list
+        rf"|{_LEAD}{_ADD_VERB} (?P<items4>.+?) for the (?:shops|shopping|supermarket)$"),
     # an add whose verb went unheard ("add" is often heard as "and", dropped as politeness): asked last
     # or said as curtly as "mince on the list" ("anything on the list?" asks)
     "add_bare": re.compile(rf"^(?P<items>.+?) (?:to|onto) {_ref(1, own=True)}$"
                            r"|^(?:(?:can|could|shall) (?:we|i|you) (?:get|have|put|stick|pop) )?"
                            r"(?!(?:anything|something|nothing|everything|what|which|how|is|are|any|can|could|shall)\b"
                            rf"|.*\b{_ADD_VERB}\b)"
-                           r"(?P<items2>.+?) on (?:the |my |our )?(?:shopping )?list$"),
+                           r"(?P<items2>.+?) on (?:the |my |our )?(?:shopping )?list$"
+                           # or said as what is missing: "we need more teabags", "we've run out of foil"
+                           rf"|^(?:we|i) (?:need|want) (?:some )?more (?!{_NOT_BOUGHT})(?P<items3>.+)$"
+                           rf"|^(?:we|i)(?: have|ve)? (?:run|ran) out of (?!{_NOT_BOUGHT})(?P<items4>.+)$"),
     # what to add said first, then pointed back to: "we need batteries, add them to the list"
     "add_after": re.compile(
         rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_ADD_VERB} (?:it|them|that|those|these"
@@ -68,6 +76,17 @@ PATTERNS: Final = {
     "remove_after": re.compile(
         rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_TAKE_VERB} (?:it|them|that|those|these"
         rf"|this) (?:off of|off|out of|from) {_ref(1)}$"),
+    # an item taken off without the list named, only when it is on it: "don't need milk any more",
+    # "strike the eggs"; "a note about the boiler" is the note that says those words
+    "remove_kept": re.compile(
+        r"^(?:(?:i|we) )?(?:dont|do not|no longer) need (?:the |any )?(?P<items>.+?)(?: any ?more| now| after all)?$"
+        r"|^(?:strike|cross off|tick off|scratch|strike off|cross out) (?:the )?(?P<items2>.+)$"
+        r"|^(?:delete|remove|scrap|bin|ditch|get rid of) (?:the |my )?(?P<notes3>note) (?:about|on|saying|that says)"
+        r" (?P<items3>.+)$"),
+    # asked of an item without the list named, only when it is on it: "do I need bread?" ("do I need a coat?"
+    # is not a list question)
+    "has_kept": re.compile(r"^do (?:i|we) (?:still )?(?:need|have to get|have to buy) (?:any |some |more )?"
+                           r"(?P<items>.+?)(?: still| again| today)?$"),
     "count": re.compile(
         r"^how (?:many|much) (?:things |items |stuff |entries |products |notes )?"
         r"(?:are|is|do i have|have i got|do we have|have we got|there are|is there|have i put|did i put)"

@@ -17,12 +17,14 @@ _DEVICE: Final = (r"lights?|lamps?|bulbs?|heating|heat|heater|radiators?|thermos
 # What is done to them.
 _ACTION: Final = (r"turn|switch|put|dim|brighten|set|open|close|shut|lock|unlock|start|stop|activate|"
                   r"deactivate|enable|disable|raise|lower|increase|decrease|run|arm|disarm|toggle|"
-                  r"make|change")
+                  r"make|change|kill|knock|crank|flick|pop|bang|whack|stick|fire up|boost")
 # The state a device is asked into or about.
 _STATE: Final = r"on|off|up|down|open|closed?|locked|unlocked|to \d+"
 # Explanations and advice, not requests: "how does a fan cool you down", "what makes a lamp flicker",
 # "should I leave the heating on", "does the heating work better on a timer", "is it cheaper to run the dryer".
 _EXPLAINING: Final = r"(?:how|why|what|whats|who|when|where|should|does|is it)\b"
+# A question after what happens: "my kids never turn the lights off, what can I do?"
+_ASKED_AFTER: Final = r".*\b(?:what (?:can|should|do) (?:i|we) do|how (?:can|do|should) (?:i|we)|why (?:is|does|do|would))\b"
 # Rooms of a home, for questions about their temperature.
 _ROOM: Final = (r"(?:\w+ )?room|house|flat|home|bedroom|kitchen|lounge|hallway|hall|office|bathroom|nursery|"
                 r"study|basement|attic|garage|conservatory|upstairs|downstairs")
@@ -71,7 +73,7 @@ REQUESTS: Final = RequestWords(
     # What Home Assistant's sentences do not say: "turn the heating down a bit", "put the telly on",
     # "is the heating on", "what's the humidity in the bedroom", "make it warmer", "I'm freezing in here".
     controls=re.compile(
-        rf"^(?!{_EXPLAINING})(?:.*\b(?:{_ACTION})\b.*\b(?:{_DEVICE})\b|.*\b(?:{_DEVICE})\b.*\b(?:{_STATE})\b)"
+        rf"^(?!{_EXPLAINING}|{_ASKED_AFTER})(?:.*\b(?:{_ACTION})\b.*\b(?:{_DEVICE})\b|.*\b(?:{_DEVICE})\b.*\b(?:{_STATE})\b)"
         rf"|\b(?:is|are) (?:the|my|our|all the|any of the|any) (?:(?!of |my |our )\w+ ){{0,2}}(?:{_DEVICE})\b"
         rf"|\b(?:{_DEVICE}) (?:is|are)(?: still)? (?:on|off|open|closed|locked|unlocked)\b"
         rf"|\b(?:temperature|humidity) (?:(?:in|of) (?:the|my|our) (?:{_ROOM})|in here|inside)\b"
@@ -79,7 +81,9 @@ REQUESTS: Final = RequestWords(
         rf"|\b(?:warm|heat|cool) (?:up |down )?(?:the|my|our) (?:{_ROOM})\b"
         # The room's warmth said as a wish: "I'm freezing in here", "it's too hot in here".
         r"|^(?:im|i am) (?:freezing|so cold|too cold|cold|boiling|too hot|roasting)\b"
-        r"|\bits (?:freezing|boiling|(?:too|so) (?:hot|cold|warm|chilly)) in here\b",
+        r"|\bits (?:freezing|boiling|(?:too|so) (?:hot|cold|warm|chilly)) in here\b"
+        # and its light: "it's a bit dark in the study"
+        rf"|^its (?:a bit |a little |too |very |so |quite |getting |pretty )?(?:dark|dim|gloomy) in (?:here|the (?:{_ROOM}))$",
         re.IGNORECASE),
     own_speaker=re.compile(r"\b(?:volume|louder|quieter|softer|mute|unmute)\b", re.IGNORECASE),
     internet=re.compile(rf"\b(?:{_WEATHER}|{_NEWS}|{_SPORT}|{_MARKETS}|{_TRAVEL}|{_WEB})\b", re.IGNORECASE),

@@ -114,9 +114,11 @@ def is_request(text: str, words: LanguagePack | None = None) -> bool:
 
 def asks_to_do(said: Clauses, words: LanguagePack) -> bool:
     """Whether the clauses ask the hub to do something ("make it louder", "I have to be up at six") rather
-    than ask a question ("how loud can it go", "can I freeze bread"): the first one, politeness stripped."""
+    than ask a question ("how loud can it go", "can I freeze bread", "my kids leave the lights on, what can I
+    do?"): the first one, politeness stripped, and none after it asking about something."""
     first = said.clauses[0]
-    return bool(first) and not (said.asking or words.honesty.permission.match(first))
+    return bool(first) and not (said.asking or words.honesty.permission.match(first)
+                                or any(words.honesty.about.match(later) for later in said.clauses[1:]))
 
 
 @dataclass(frozen=True)

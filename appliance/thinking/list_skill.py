@@ -36,9 +36,12 @@ READ_MAX: Final = 5  # items read out one by one; more are counted
 CONTEXT_S: Final = 30.0  # seconds a list spoken of stays the one "add eggs" (no list named) goes on
 _FAILED: Final = (ListError, HomeAssistantUnreachable, HomeAssistantRefused, BadConfig)
 """What a list raises when it cannot be read or changed; each is said as what it is."""
-_ASKED: Final = ("note", "clear", "add", "remove", "remove_after", "count", "read", "has", "add_after", "add_bare")
+_ASKED: Final = ("note", "clear", "add", "remove", "remove_after", "remove_kept", "count", "read", "has", "has_kept",
+                 "add_after", "add_bare")
 _ADDS: Final = frozenset({"note", "add", "add_after", "add_bare"})
 """The patterns that put something on a list."""
+_KEPT: Final = {"remove_after": "remove", "remove_kept": "remove", "has_kept": "has"}
+"""The patterns that take off or ask of only an item the list has, named in what was said, and what they ask."""
 """The patterns tried, in this order: the first that matches is what was asked."""
 
 
@@ -60,7 +63,7 @@ class ListSkill:
             m = w.pattern(asked).match(text)
             if m is not None:
                 name = w.say("notes_list") if asked == "note" else self._list(m)
-                items = self._kept_in(name, m["items"]) if asked == "remove_after" else self._said(m, name)
+                items = self._kept_in(name, _items(m)) if asked in _KEPT else self._said(m, name)
                 reply = self._do(asked, name, items, room)
                 if reply is not None:
                     return reply
@@ -95,7 +98,7 @@ class ListSkill:
     def _said(self, m: re.Match[str], name: str) -> list[str]:
         """The items in a match, one by one (a note is one item, however it is said)."""
         w = self._w
-        text = next((v for k, v in m.groupdict().items() if k.startswith("items") and v), "")
+        text = _items(m)
         if not text:
             return []
         if name == w.say("notes_list"):
@@ -109,11 +112,15 @@ class ListSkill:
 
     def _kept_in(self, name: str, said: str) -> list[str]:
         """The one item of the list that words said name, word for word or nearly ("I got the eggs": eggs;
-        "I fixed the gate": fix the gate); none when they name no item or more than one."""
+        "I fixed the gate": fix the gate), or whose words hold every word said; none when they name no item or
+        more than one."""
         words = said.split()
         kept = self.lists.open(name).items()
         named = {found for size in (3, 2, 1) for k in range(len(words) - size + 1)
                  if (found := find(kept, " ".join(words[k:k + size]))) is not None}
+        if not named:  # "the note about the boiler code": the note that says those words
+            wanted = set(self._w.pattern("item_lead").sub("", said).split())
+            named = {item for item in kept if wanted and wanted <= set(item.lower().split())}
         return list(named) if len(named) == 1 else []
 
     def _number(self, item: str) -> bool:
@@ -125,7 +132,7 @@ class ListSkill:
 
     def _do(self, asked: str, name: str, items: list[str], room: str) -> SkillReply | None:
         every = bool(items) and all(self._w.pattern("everything").match(item) for item in items)
-        asked = "remove" if asked == "remove_after" else asked
+        asked = _KEPT.get(asked, asked)
         if (asked in _ADDS or asked in ("remove", "has")) and not items:
             return None
         if every and asked in _ADDS:
@@ -281,3 +288,8 @@ class ListSkill:
 def _build(kit: SkillKit) -> ListSkill | None:
     """None without lists to keep: the words are then left for Home Assistant or the model."""
     return None if kit.lists is None else ListSkill(kit.lists, kit.words, kit.clock)
+
+
+def _items(m: re.Match[str]) -> str:
+    """The items a list pattern's match holds, in whichever of its ways they were said."""
+    return next((v for k, v in m.groupdict().items() if k.startswith("items") and v), "")

@@ -166,7 +166,11 @@ class Schedule:
                 return (hour, a.clock.minute) == (when.hour % 12 if when.ambiguous else when.hour, when.minute)
             chosen = [a for a in chosen if same(a)]
         if days.repeat:
-            chosen = [a for a in chosen if set(days.repeat) <= set(a.days)]
+            # "the weekend alarm": one that repeats on those days, else a one-off on one of them this week
+            now = self.alarms.clock()
+            chosen = [a for a in chosen if set(days.repeat) <= set(a.days)] or [
+                a for a in chosen if not a.days and a.day.weekday() in days.repeat
+                and 0 <= (a.day - local(now, a.tz).date()).days < 7]
         elif days.weekday is not None:
             chosen = [a for a in chosen if days.weekday in a.days or (not a.days and a.day.weekday() == days.weekday)]
         elif days.offset is not None:

@@ -97,14 +97,15 @@ class TimerSkill:
             return self._cancel(tokens, spans, room)
         if cancel_verb and len(tokens) > 1 and self._timers_named(parse.rest_name(tokens[1:])):
             return self._cancel(tokens, spans, room)
-        if has_timer and w.list_re.search(text) and not spans:
+        general = bool(w.general_re.search(text))  # "are timers on ovens accurate?": timers in general
+        if has_timer and w.list_re.search(text) and not spans and not general:
             return self._report("timer_list", None)
         if has_timer and not is_request(text, self.words) and not (
                 w.state_re.match(text) or w.left_re.search(text) or w.left_alone_re.search(text)):
             return None  # "how do I set an alarm on my phone?": a question about timers in general, the model's
         wants_set = (first in w.set_verbs or text.startswith(w.set_starts)
                      or bool(w.set_start_re.match(text)) or bool(w.remind_re.search(text)))
-        asks_left = (has_timer and (w.left_re.search(text) or first in w.is_words)) \
+        asks_left = (has_timer and (w.left_re.search(text) or first in w.is_words and not general)) \
             or w.left_alone_re.search(text)
         if asks_left and not (spans and wants_set):
             return self._report("timer_left", parse.timer_name(tokens, spans) if has_timer else None)

@@ -101,6 +101,9 @@ def test_waking_up_at_an_hour_without_am_or_pm_is_in_the_morning(tmp_path: Path)
         "Alarm set for 6:30 AM tomorrow."
     assert make(tmp_path / "bed", morning).match("set an alarm to get me out of bed at seven").text == \
         "Alarm set for 7 AM tomorrow."
+    assert make(tmp_path / "shake", morning).match("shake me awake at six").text == "Alarm set for 6 AM tomorrow."
+    # how a recogniser writes "an alarm" at times
+    assert make(tmp_path / "llama", morning).match("set a llama for 7 am").text == "Alarm set for 7 AM tomorrow."
 
 
 def test_the_time_is_the_one_said_with_the_request(tmp_path: Path) -> None:
@@ -150,6 +153,10 @@ def test_an_alarm_called_off_in_the_words_people_use(tmp_path: Path) -> None:
     assert skills.match("don't bother with the alarm tomorrow, I'm up anyway").text == \
         "Alarm for 6:30 AM tomorrow cancelled."
     assert skills.timers.alarms.all() == []
+    skills.match("set an alarm for 8 am on sunday")
+    skills.match("set an alarm for 7 am at weekends")
+    assert skills.match("remove the weekend alarm").text == "Alarm for 7 AM at weekends cancelled."  # repeats first
+    assert skills.match("remove the weekend alarm").text == "Alarm for 8 AM on Sunday cancelled."
 
 
 def test_the_time_asked_for_is_taken_in_the_room_asked(tmp_path: Path) -> None:

@@ -64,6 +64,10 @@ def test_a_fact_told_is_confirmed_kept_as_a_plain_file_and_answered(tmp_path: Pa
     ("the wifi password is purple elephant, remember that", "what's the wifi password",
      "You told me the wifi password is purple elephant."),
     ("remember that Sam is coming on Sunday", "who is coming on Sunday", "You told me sam is coming on sunday."),
+    ("for future reference, the fuse box is under the stairs", "where is the fuse box",
+     "You told me the fuse box is under the stairs."),
+    ("don't let me forget the spare key is in the shed", "where is the spare key",
+     "You told me the spare key is in the shed."),
     ("note down that the boiler code is 4471", "what's the boiler code",
      "You told me the boiler code is 4471."),
     ("don't forget that my passport is in the top drawer", "where did I put my passport",
@@ -124,7 +128,7 @@ def test_forget_about_something_and_what_was_never_told(tmp_path: Path, clock: M
     gone = say(h, "forget about the spare key")
     assert (gone.intent, gone.text) == ("fact_forget", "I've forgotten that the spare key is under the blue pot.")
     assert say(h, "where is the spare key").text == "You haven't told me."
-    assert say(h, "forget about the boiler").text == "I've forgotten 2 things about the boiler."
+    assert say(h, "you can forget about the boiler").text == "I've forgotten 2 things about the boiler."
     assert say(h, "forget about my passport").text == "You haven't told me anything about your passport."
     assert json.loads((tmp_path / STATE_FILE).read_text())["facts"] == []
 

@@ -105,6 +105,10 @@ def test_what_is_said_first_and_pointed_back_to_goes_on_and_comes_off_the_list_i
         ("list_add", "Ich habe Batterien zu deiner Einkaufsliste hinzugefügt.")
     assert said(hub, "Ich habe die Batterien gekauft, streich sie von der Einkaufsliste.") == \
         ("list_remove", "Ich habe Batterien von deiner Einkaufsliste gestrichen.")
+    said(hub, "Setz Milch auf die Einkaufsliste.")
+    assert said(hub, "Brauchen wir noch Milch?") == ("list_has", "Ja, Milch steht auf deiner Einkaufsliste.")
+    assert said(hub, "Wir brauchen keine Milch mehr.") == \
+        ("list_remove", "Ich habe Milch von deiner Einkaufsliste gestrichen.")
 
 
 def test_the_volume_and_stop_are_understood_in_german(tmp_path: Path) -> None:

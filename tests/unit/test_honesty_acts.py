@@ -67,6 +67,7 @@ def test_a_request_to_act_gets_what_the_hub_cannot_do_and_what_it_can(request_: 
     "How do I take a good photo?", "Let me know a fun fact", "What is the capital of France?",
     "Can you order these numbers from smallest to largest: 5, 2, 9", "Remind me how to make pancakes",
     "Read me a story", "Play twenty questions with me",
+    "My flatmate never switches the heating off, what can I do?",  # what happens, then the question
 ])
 def test_a_question_about_such_things_goes_on_to_the_model(question: str) -> None:
     assert honesty.cannot_do(question) is None

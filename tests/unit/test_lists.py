@@ -105,8 +105,11 @@ def test_the_shopping_list_takes_items_reads_them_and_answers_questions(tmp_path
     ("chuck a couple of lemons on the shopping list", "lemons"),
     ("at rice to the shopping list", "rice"),  # how a recogniser writes "add" at times
     ("add to leeks to the list", "leeks"),  # and "two"
+    ("add rice to my shopping lest", "rice"),  # and "list"
     ("crumpets on the list, ta", "crumpets"),  # as curtly as people say it
     ("can we get some marmite on the shopping list", "marmite"),
+    ("we need more kitchen roll", "kitchen roll"),  # what is missing
+    ("we have run out of foil", "foil"),
     # said first, then pointed back to
     ("We'll need candles for Sunday, add them to the shopping list.", "candles"),
     ("we're out of foil so put it on the list", "foil"),
@@ -143,6 +146,37 @@ def test_a_job_said_first_goes_on_the_list_pointed_back_to(tmp_path: Path) -> No
         "I've added paint the shed to your to do list."
     assert say(hub, "I painted the shed, tick that off my jobs list").text == \
         "I've taken paint the shed off your to do list."
+
+
+def test_an_item_kept_comes_off_without_the_list_named_and_nothing_else_does(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    say(hub, "add milk, eggs and flour to the list")
+    assert say(hub, "we don't need milk any more").text == "I've taken milk off your shopping list."
+    assert say(hub, "strike the eggs, got plenty").text == "I've taken eggs off your shopping list."
+    assert hub.match("strike a match") is None  # nothing kept: not a list request
+    assert hub.match("I no longer need glasses") is None
+
+
+def test_asked_of_an_item_without_the_list_named_only_an_item_kept_is_the_lists(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    say(hub, "add bread to the list")
+    assert say(hub, "do we still need bread").text == "Yes, your shopping list has bread."
+    assert hub.match("do I need a passport to fly to Spain") is None
+    assert hub.match("we need more space in the freezer") is None
+
+
+def test_jotted_down_for_the_shops_goes_on_the_shopping_list(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    assert say(hub, "jot down rice for the shops").text == "I've added rice to your shopping list."
+    assert say(hub, "jot down call the bank").text == "Noted: call the bank."
+
+
+def test_a_note_comes_off_by_what_it_is_about_and_bin_clears(tmp_path: Path) -> None:
+    hub = local(tmp_path)
+    say(hub, "make a note that the wifi code is 2231")
+    say(hub, "make a note that the gas meter is in the porch")
+    assert say(hub, "delete the note about the wifi code").text == "I've deleted the note the wifi code is 2231."
+    assert say(hub, "bin all my notes").intent == "list_clear"
 
 
 def test_what_was_got_said_first_comes_off_the_list_pointed_back_to(tmp_path: Path) -> None:

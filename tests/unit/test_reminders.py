@@ -188,6 +188,6 @@ def test_a_reminder_set_by_another_process_rings_here(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("question", ["let me know what you think", "how do I get my phone to remind me",
-                                      "why does my phone never remind me"])
+                                      "why does my phone never remind me", "remind me how to make pancakes"])
 def test_words_like_a_reminder_that_ask_something_else_are_the_models(tmp_path: Path, question: str) -> None:
     assert make(tmp_path).match(question) is None

@@ -45,6 +45,8 @@ ORDINARY: Final = [
     "Can you help me open a jar?",
     "What is the best way to make tea?",
     "Tell me a story about a dragon.",
+    "Why does my kettle knock when it boils?",
+    "Why is it dark in winter?",
 ]
 
 
@@ -58,6 +60,12 @@ def test_every_device_request_is_caught(text: str) -> None:
     assert controls_device(text)
     assert not needs_internet(text)  # one answer: the device one
     assert honesty.cannot_act(text) is not None and honesty.cannot_act(text).text == honesty.NO_HOME_ASSISTANT
+
+
+@pytest.mark.parametrize("text", ["Kill the lights in the hall.", "Knock the porch light off, would you.",
+                                  "Crank up the air con.", "It's getting dark in the lounge."])
+def test_a_device_request_in_everyday_words_is_caught(text: str) -> None:
+    assert controls_device(text)
 
 
 @pytest.mark.parametrize("text", INTERNET)

@@ -39,10 +39,12 @@ TABLE = [
     ("um what time is it please", [], "time", "It's 7:20 PM."),
     ("do you know what time it is", [], "time", "It's 7:20 PM."),
     ("tell me the time", [], "time", "It's 7:20 PM."),
+    ("remind me what time it is", [], "time", "It's 7:20 PM."),
     ("is it gone half six yet", [], "time", "It's 7:20 PM."),
     ("is it nearly midnight", [], "time", "It's 7:20 PM."),
     ("what's the date", [], "date", "2025-03-04"),
     ("what is today's date", [], "date", "2025-03-04"),
+    ("remind me what the date is", [], "date", "2025-03-04"),
     ("whats the date today", [], "date", "2025-03-04"),
     ("what is the date tomorrow", [], "date", "2025-03-05"),
     ("what day is it", [], "day", "2025-03-04"),
@@ -57,6 +59,8 @@ TABLE = [
     ("Set a timer for 10 minutes.", [], "timer_set", [(600, None)]),
     ("set a timer for 10 min", [], "timer_set", [(600, None)]),
     ("Set a 5-minute timer.", [], "timer_set", [(300, None)]),
+    ("put a timer on the roast for an hour and a half", [], "timer_set", [(5400, "roast")]),
+    ("put a timer on for ten minutes", [], "timer_set", [(600, None)]),
     ("five minute timer", [], "timer_set", [(300, None)]),
     ("timer for twenty five minutes", [], "timer_set", [(1500, None)]),
     ("set a timer for a minute and a half", [], "timer_set", [(90, None)]),
@@ -106,6 +110,7 @@ TABLE = [
     ("how much time is left", TWO, "timer_left", ["pasta", None]),
     ("how long is left on the pasta timer", TWO, "timer_left", ["pasta"]),
     ("how much longer", ONE, "timer_left", ["pasta"]),
+    ("how am I doing for time", ONE, "timer_left", ["pasta"]),
     ("is my timer done", ONE, "timer_left", ["pasta"]),
     ("what's the timer at", ONE, "timer_left", ["pasta"]),
     ("what is left on my timer", ONE, "timer_left", ["pasta"]),
@@ -199,6 +204,8 @@ NOT_SKILLS = [
     "how many minutes are in an hour", "what day is christmas", "stop the war in my head", "",
     "how does a kitchen timer work", "who invented the egg timer", "what is the best timer app",
     "   ", "...", "will the alarm wake the baby", "will a timer work in a power cut",
+    "are timers on microwaves accurate", "is it worth putting a timer on the porch light",
+    "what is the ideal timer length for studying",
 ]
 
 
