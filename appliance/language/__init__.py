@@ -232,6 +232,11 @@ class TimerWords:
     """What may follow a name after its introducer."""
     name_for: str
     """The introducer a pending timer's name is rebuilt with ("for")."""
+    needs_re: Pattern[str]
+    """What is cooking said with how long it takes ("the rice wants eighteen minutes", "eggs are on, six
+    minutes"), in a group `name`: a timer by that name, said again as `needs_said_as`."""
+    needs_said_as: str
+    """With {name} and {duration}: a timer by that name as the skill reads it."""
     piece_joins: frozenset[str]
     """Words between two timers in one request ("and", "then")."""
     piece_starts: frozenset[str]

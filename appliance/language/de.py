@@ -265,6 +265,9 @@ TIMERS: Final = TimerWords(
         r"|^(?:meine |die |alle )?timer$|\b(?:zeig|nenn|lies) (?:mir )?(?:alle |meine |die )?timer\b"),
     name_stop=frozenset(_NAME_STOP_TEXT.split()),
     name_introducers=frozenset({"für", "namens", "genannt", "heißt"}),
+    needs_re=re.compile(r"^(?:der |die |das |mein |meine |unser |unsere )?(?P<name>\w+) (?:braucht|brauchen|kocht"
+                        r"|kochen|ist drin|sind drin)(?: noch)? (?!.*\btimer\b)"),
+    needs_said_as="stell einen {name} timer auf {duration}",
     name_articles=frozenset({"den", "die", "das", "der", "meine", "meinen", "unsere"}),
     name_ends=frozenset({"und", "bitte", "timer", "auf", "für", "jetzt", "stellen", "starten"}),
     name_for="für",

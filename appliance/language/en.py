@@ -247,6 +247,9 @@ TIMERS: Final = TimerWords(
     name_articles=frozenset({"the", "my", "a", "an", "our"}),
     name_ends=frozenset({"and", "please", "timer", "for", "now"}),
     name_for="for",
+    needs_re=re.compile(r"^(?:the |my |our )?(?P<name>\w+(?: \w+)?) (?:needs|need|wants|want"
+                        r"|is on|are on|go in|goes in|went in|is in|are in)(?: for)? (?!.*\btimer\b)"),
+    needs_said_as="set a {name} timer for {duration}",
     piece_joins=frozenset({"and", "then", "plus"}),
     piece_starts=frozenset({"a", "an", "another", "one", "the"}),
     more_verbs=frozenset({"add", "extend", "lengthen", "increase", "bump", "tack"}),
@@ -356,7 +359,8 @@ CLOCK: Final = ClockWords(
         r"^(?:what (?:is|will be)|(?P<past>what was)|tell me|give me) (?:the )?date (?:for )?(?P<when>.+)$",
         r"^(?:what|which) date (?:is it|will it be|is|will be|would it be|would be|(?P<past>was it|was)) (?P<when>.+)$",
         r"^which dates (?P<when>.+)$",  # "which date's next monday"
-        r"^what will the date be (?P<when>.+)$", r"^when is (?P<when>.+)$")],
+        r"^what will the date be (?P<when>.+)$", r"^when is (?P<when>.+)$",
+        r"^(?:what|which) date (?:does|will) (?P<when>.+?) (?:start|begin)$")],
     day_of_res=[re.compile(p) for p in (
         (r"^(?:what|which) (?:day|day of the week|weekday) "
          r"(?:is it|will it be|is|will be|would it be|would be|(?P<past>was it|was)) (?P<when>.+)$"),

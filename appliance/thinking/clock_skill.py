@@ -90,13 +90,17 @@ class ClockSkill:
         "the 20th"); None unless every word is part of it ("what's the date of Easter next year" is the model's)."""
         w = self.words.clock
         days = self.when.days(tokens)
-        if days.said and not days.repeat and self.when.only(tokens, days.used):
+        if days.said and self.when.only(tokens, days.used):
             if days.offset is not None:
                 return self._offset_reply(intent, days.offset)
-            assert days.weekday is not None
-            # A weekday named is the first such day after today, "next" or "this" said or not: "next Friday"
-            # said on a Wednesday is in two days (as an alarm for it rings), "next Wednesday" in a week.
-            day = next_day(self._now().date(), (days.weekday,))
+            today = self._now().date()
+            if days.repeat:  # "the weekend": its first day, today's if it is one of them
+                day = today if today.weekday() in days.repeat else next_day(today, days.repeat)
+            else:
+                # A weekday named is the first such day after today, "next" or "this" said or not: "next Friday"
+                # said on a Wednesday is in two days (as an alarm for it rings), "next Wednesday" in a week.
+                assert days.weekday is not None
+                day = next_day(today, (days.weekday,))
             text = w.weekday_reply.format(weekday=w.weekdays[day.weekday()], month=w.months[day.month - 1],
                                           day=self.words.say.ordinal(day.day))
             return SkillReply(text, intent, data={"date": day.isoformat(), "weekday": day.strftime("%A")})

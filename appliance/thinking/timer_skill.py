@@ -111,6 +111,9 @@ class TimerSkill:
             return self._report("timer_left", parse.timer_name(tokens, spans) if has_timer else None)
         if spans and (has_timer or wants_set):
             return self._set(tokens, spans, room)
+        if spans and not has_timer and (needs := w.needs_re.match(text)) is not None:  # "the rice wants 18 minutes"
+            said = w.needs_said_as.format(name=needs["name"], duration=" ".join(tokens[spans[0].start:spans[0].end]))
+            return self._set(said.split(), parse.find_durations(said.split()), room)
         if has_timer and first in w.question_start and not wants_set and not w.generic_re.search(text):
             return self._report("timer_left", parse.timer_name(tokens, spans))  # "what's the timer at"
         if has_timer and wants_set and (bare := self._bare_length(tokens)) is not None:

@@ -99,6 +99,11 @@ def test_the_shopping_list_is_added_to_and_read_in_german(tmp_path: Path) -> Non
         ("list_read", "Auf deiner Einkaufsliste stehen 3 Sachen: Milch, Eier und Käse.")
 
 
+def test_what_is_cooking_said_with_how_long_it_needs_is_a_timer_in_german(tmp_path: Path) -> None:
+    assert said(skills(tmp_path), "Der Reis braucht achtzehn Minuten.") == \
+        ("timer_set", "Reis-Timer auf 18 Minuten gestellt.")
+
+
 def test_what_is_said_first_and_pointed_back_to_goes_on_and_comes_off_the_list_in_german(tmp_path: Path) -> None:
     hub = skills(tmp_path)
     assert said(hub, "Wir brauchen Batterien, schreib sie auf die Einkaufsliste.") == \

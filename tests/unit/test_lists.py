@@ -146,6 +146,8 @@ def test_a_job_said_first_goes_on_the_list_pointed_back_to(tmp_path: Path) -> No
         "I've added paint the shed to your to do list."
     assert say(hub, "I painted the shed, tick that off my jobs list").text == \
         "I've taken paint the shed off your to do list."
+    say(hub, "I have to sweep the yard, put that on my jobs list")
+    assert say(hub, "I swept the yard, tick it off my jobs").text == "I've taken sweep the yard off your to do list."
 
 
 def test_an_item_kept_comes_off_without_the_list_named_and_nothing_else_does(tmp_path: Path) -> None:

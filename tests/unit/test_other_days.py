@@ -32,6 +32,7 @@ DAYS = [
     ("what's the date next wednesday", "Wednesday is March 11th.", "2026-03-11"),
     ("tell me the date next tuesday", "Tuesday is March 10th.", "2026-03-10"),
     ("when is next friday", "Friday is March 6th.", "2026-03-06"),
+    ("what date does the weekend start", "Saturday is March 7th.", "2026-03-07"),  # a group: its first day
     # by their distance from today
     ("what's the date the day after tomorrow", "The day after tomorrow is Friday, March 6th, 2026.", "2026-03-06"),
     ("what day is it the day after tomorrow", "The day after tomorrow is Friday.", "2026-03-06"),

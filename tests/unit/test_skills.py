@@ -61,6 +61,8 @@ TABLE = [
     ("Set a 5-minute timer.", [], "timer_set", [(300, None)]),
     ("put a timer on the roast for an hour and a half", [], "timer_set", [(5400, "roast")]),
     ("put a timer on for ten minutes", [], "timer_set", [(600, None)]),
+    ("the rice wants eighteen minutes, keep an eye on it", [], "timer_set", [(1080, "rice")]),
+    ("spuds are on, twenty minutes", [], "timer_set", [(1200, "spuds")]),
     ("five minute timer", [], "timer_set", [(300, None)]),
     ("timer for twenty five minutes", [], "timer_set", [(1500, None)]),
     ("set a timer for a minute and a half", [], "timer_set", [(90, None)]),

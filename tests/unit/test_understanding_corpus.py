@@ -162,7 +162,7 @@ def test_the_bench_runs_a_line_of_every_intent_through_the_deciding_path() -> No
 
 
 def test_a_request_read_by_meaning_reaches_the_model_when_the_skills_read_words_alone() -> None:
-    line = next(line for line in REQUESTS if line.say == "The cake needs forty minutes.")
+    line = next(line for line in REQUESTS if line.say == "Holler at me in a quarter hour.")
     sample = bench.Corpus(CORPUS.language, CORPUS.now, CORPUS.household, [line])
     assert [r.outcome for r in bench.run(sample)] == ["right"]
     assert [(r.outcome, r.intent) for r in bench.run(sample, by_meaning=False)] == [("pretended", bench.MODEL)]
