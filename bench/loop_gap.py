@@ -27,7 +27,7 @@ from appliance.assembly import build_stages
 from appliance.audio.playback import WavSink
 from appliance.config import Config
 from appliance.conversation.conductor import Conductor, State
-from appliance.conversation.replay import Recording
+from appliance.conversation.replay import ReplaySource
 from tests.fixtures.speech import SpeechMaker
 from tests.fixtures.waits import SLOW_WAIT_S
 
@@ -43,7 +43,7 @@ def question(speech: SpeechMaker) -> Path:
 class TimedRead:
     """Wraps the source's read() to time it: a loop step's own work is the step less the read."""
 
-    def __init__(self, source: Recording) -> None:
+    def __init__(self, source: ReplaySource) -> None:
         self.source = source
         self.spent = 0.0
 
@@ -59,7 +59,7 @@ class TimedRead:
 
 
 def one_round(cfg: Config, wav: Path, out: Path) -> dict:
-    recording = Recording(str(wav), cfg)
+    recording = ReplaySource(str(wav), cfg)
     timed = TimedRead(recording)
     stages = build_stages(cfg, source=timed, sink=WavSink(str(out), realtime=True))  # type: ignore[arg-type]
     records: list = []

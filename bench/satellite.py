@@ -63,9 +63,9 @@ def voiced_end_s(wav: Path) -> float:
 
 def local_turn(wav: Path, cfg: Any, stages: Any) -> tuple[float | None, Any]:
     """(end of speech to first audio in ms, the turn record) for the hub's own microphone."""
-    from appliance.conversation.replay import Recording, run_turn
+    from appliance.conversation.replay import ReplaySource, run_turn
 
-    recording, records = Recording(str(wav), cfg), []
+    recording, records = ReplaySource(str(wav), cfg), []
     run_turn(recording, cfg, stages, records=records)
     rec = records[0] if records else None
     if rec is None or rec.first_audio_at is None or recording.wav.started_at is None:

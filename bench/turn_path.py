@@ -5,8 +5,9 @@
 One recording ("hey jarvis, what is the capital of France?") runs through the stages the daemon
 builds, paced like a live microphone, from the wake word to the end of the spoken answer. A
 profile hook notes every function of the appliance package that runs, with the thread it runs on.
-Figures only: the modules touched, and the threads the question's audio, text and answer pass
-through (each thread beyond the first is a hand-off).
+Figures only: the modules touched, the functions of them that run (each counted once, however
+often it is called), and the threads the question's audio, text and answer pass through (each
+thread beyond the first is a hand-off).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from appliance.assembly import build_stages
 from appliance.audio.playback import WavSink
 from appliance.config import Config
 from appliance.conversation.conductor import Conductor
-from appliance.conversation.replay import Recording
+from appliance.conversation.replay import ReplaySource
 from tests.fixtures.speech import SpeechMaker
 
 GUARD_S: Final = 60.0  # seconds the turn may take at most
@@ -39,16 +40,20 @@ NOT_ON_THE_PATH: Final = ("appliance/assembly.py", "appliance/config.py", "appli
 
 
 def trace_turn(cfg: Config, wav: Path, out: Path) -> dict:
-    stages = build_stages(cfg, source=Recording(str(wav), cfg), sink=WavSink(str(out), realtime=True))
+    stages = build_stages(cfg, source=ReplaySource(str(wav), cfg), sink=WavSink(str(out), realtime=True))
     records: list = []
     conductor = Conductor(stages, cfg, on_turn=records.append)
     seen: dict[str, set[str]] = defaultdict(set)  # module -> thread names
+    called: dict[str, set[str]] = defaultdict(set)  # module -> functions run
 
     def hook(frame, event, _arg):  # type: ignore[no-untyped-def]
         if event == "call":
-            path = frame.f_code.co_filename
+            code = frame.f_code
+            path = code.co_filename
             if path.startswith(PACKAGE):
-                seen[path[len(str(ROOT)) + 1:]].add(threading.current_thread().name)
+                module = path[len(str(ROOT)) + 1:]
+                seen[module].add(threading.current_thread().name)
+                called[module].add(code.co_qualname)
 
     threading.setprofile(hook)
     sys.setprofile(hook)
@@ -64,7 +69,11 @@ def trace_turn(cfg: Config, wav: Path, out: Path) -> dict:
     modules = sorted(m for m in seen if not m.endswith(NOT_ON_THE_PATH))
     threads = sorted({t for m in modules for t in seen[m]})
     rec = records[0] if records else None
+    turn = [m for m in modules if m.startswith("appliance/conversation/")]
     return {"answer": rec.answer if rec else None, "modules": modules, "module_count": len(modules),
+            "function_count": sum(len(called[m]) for m in modules),
+            "functions": {m: sorted(called[m]) for m in modules},
+            "turn_modules": turn, "turn_function_count": sum(len(called[m]) for m in turn),
             "threads": threads, "thread_count": len(threads),
             "per_thread": {t: sorted(m for m in modules if t in seen[m]) for t in threads}}
 
@@ -89,6 +98,8 @@ def main() -> int:
     print(f"answer: {result['answer']!r}")
     print(f"{result['module_count']} modules on the path; {result['thread_count']} threads "
           f"({result['thread_count'] - 1} hand-offs beyond the loop's own thread)")
+    print(f"{result['function_count']} functions run; the turn's own part (appliance/conversation/): "
+          f"{len(result['turn_modules'])} modules, {result['turn_function_count']} functions")
     for thread, modules in result["per_thread"].items():
         print(f"  {thread}: {', '.join(Path(m).stem for m in modules)}")
     return 0

@@ -16,9 +16,9 @@ _LOGGER = logging.getLogger(__name__)
 def hear_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
     """The wake word and the transcript heard in `args.wav` (`--hear-only`): nothing is answered."""
     from appliance.assembly import hearing_stages
-    from appliance.conversation.replay import Recording, hear_turn
+    from appliance.conversation.replay import ReplaySource, hear_turn
 
-    recording = Recording(args.wav, cfg, fast=not args.realtime)  # a missing file fails before models load
+    recording = ReplaySource(args.wav, cfg, fast=not args.realtime)  # a missing file fails before models load
     return hear_turn(recording, cfg, hearing_stages(cfg))
 
 
@@ -27,9 +27,9 @@ def answer_wav(args: argparse.Namespace, cfg: Config) -> dict[str, Any]:
     in the daemon's `appliance stats`); the reply is played, or written to `args.out`."""
     from appliance.assembly import build_stages, shared_volume
     from appliance.audio.playback import WavSink
-    from appliance.conversation.replay import Recording, run_turn
+    from appliance.conversation.replay import ReplaySource, run_turn
 
-    recording = Recording(args.wav, cfg, fast=args.fast)  # a missing file fails before the models load
+    recording = ReplaySource(args.wav, cfg, fast=args.fast)  # a missing file fails before the models load
     # Paced like a sound card, at the hub's volume like the speaker.
     sink = WavSink(args.out, realtime=not args.fast, volume=shared_volume(cfg)) if args.out else None
     stages = build_stages(cfg, source=recording, sink=sink)

@@ -1,6 +1,6 @@
 """Who may have the one language model: the hub's own microphone first, then satellites in the order
 they asked (the Floor); and a satellite question's hold on the model while it is still being heard,
-which lets it be read in ahead and answered early, as the hub's own microphone's questions are (Claim).
+which lets it be read in ahead and answered early, as the hub's own microphone's questions are (Hold).
 
 The policy for the language model, which writes one answer at a time:
   - the hub's own microphone goes first: while its turn runs, no satellite's answer starts, and a
@@ -20,10 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
-from appliance.contracts import Caller, Transcript
-from appliance.conversation.policy import EarlyAnswers
-from appliance.conversation.prefill import Prefill
-from appliance.conversation.responder import Answer, Responder
+from appliance.conversation.responder import Answer
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -46,30 +43,52 @@ class Floor:
     def __init__(self, wait_s: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.wait_s = wait_s
         self.clock = clock
-        self._cond = threading.Condition()
+        self._cond = threading.Condition(threading.RLock())  # take() grants while it holds it
         self._queue: deque[object] = deque()
         self._holder: object | None = None
         self._seat: Seat | None = None
         self._local = False
 
+    def ask(self) -> object:
+        """Join the line for the model: a ticket for grant() and leave()."""
+        ticket = object()
+        with self._cond:
+            self._queue.append(ticket)
+        return ticket
+
+    def grant(self, ticket: object, seat: Seat) -> bool:
+        """Whether it is `ticket`'s turn now (first in line, nobody holds the model, the hub's own microphone
+        is not in a turn); the model is then the seat's, until give(ticket). Never waits."""
+        with self._cond:
+            if self._holder is not None or self._local or not self._queue or self._queue[0] is not ticket:
+                return False
+            self._queue.popleft()
+            self._holder, self._seat = ticket, seat
+            self._cond.notify_all()
+            return True
+
+    def leave(self, ticket: object) -> None:
+        """Leave the line without the model."""
+        with self._cond:
+            if ticket in self._queue:
+                self._queue.remove(ticket)
+                self._cond.notify_all()
+
     def take(self, seat: Seat) -> object | None:
         """Wait for the model: a ticket to give back when it is this seat's turn, None when it waited
         wait_s in vain (or it went away). Its answer is preempted should the local microphone wake."""
-        ticket = object()
+        ticket = self.ask()
         deadline = self.clock() + self.wait_s
-        with self._cond:
-            self._queue.append(ticket)
-            try:
-                while self._holder is not None or self._local or self._queue[0] is not ticket:
+        try:
+            with self._cond:
+                while not self.grant(ticket, seat):
                     left = deadline - self.clock()
                     if left <= 0 or seat.gone:
                         return None
                     self._cond.wait(min(left, 0.1))
-                self._holder, self._seat = ticket, seat
                 return ticket
-            finally:
-                self._queue.remove(ticket)
-                self._cond.notify_all()
+        finally:
+            self.leave(ticket)
 
     def try_take(self, seat: Seat) -> object | None:
         """The model now, without waiting: a ticket when nobody holds or waits for it and the hub's own
@@ -109,66 +128,81 @@ class Floor:
             return len(self._queue)
 
 
-class Claim:
-    """A satellite question's hold on the model while it is still being heard: taken only when the model is
-    free (Floor.try_take), it lets the question be read in ahead (prefill) and answered early, as the hub's
-    own microphone does, with the answer's audio held until the question is confirmed over."""
+class Hold:
+    """A satellite question's hold on the model: taken while the question is still heard only when the model
+    is free (try_take: its words may then be read in ahead and answered early, as the hub's own microphone's
+    are), else waited for in line once it is confirmed (wait, waited), without blocking the room's turn.
+    Its ticket is written by the question's own thread only; the hub's loop only sets `preempted` and the
+    cancel Events of the answers kept under it."""
 
-    def __init__(self, floor: Floor, responder: Responder, caller: Caller, prefill: Prefill | None,
-                 preemptive: bool) -> None:
-        self.floor, self.prefill = floor, prefill
-        self.responder, self.caller = responder, caller
-        self.preemptive = preemptive
-        self.ticket: object | None = None
+    def __init__(self, floor: Floor, gone: Callable[[], bool]) -> None:
+        self.floor = floor
+        self._gone = gone
+        self._ticket: object | None = None
+        self._queued: object | None = None
+        self._until = 0.0
         self.preempted = threading.Event()
-        self.answers: list[Answer] = []
-        """Answers under this ticket (the early one, then the turn's): the hub waking stops them."""
-        self.early = EarlyAnswers(self, responder.chat)
-
-    def held_answer(self, text: str) -> Answer:
-        """An early answer on the satellite's speaker, held until its question is confirmed."""
-        answer = self.responder.think(text, self.caller.sink, held=True)
-        self.answers.append(answer)
-        return answer
+        """Set by the hub's loop when its own microphone woke (Floor.local_turn)."""
+        self._answers: list[Answer] = []
+        self._lock = threading.Lock()  # kept by the question's thread, cancelled from the hub's loop
 
     @property
     def gone(self) -> bool:
-        return self.caller.gone
-
-    def preempt(self) -> None:
-        """The hub's own microphone woke (the conductor's thread): only Events are set, nothing waits."""
-        self.preempted.set()
-        for answer in list(self.answers):
-            answer.cancel.set()
+        return self._gone()
 
     @property
     def held(self) -> bool:
-        return self.ticket is not None and not self.preempted.is_set()
+        """The model is this question's now."""
+        return self._ticket is not None and not self.preempted.is_set()
 
-    def follow(self, partial: str, speaking: bool, early: Transcript | None) -> None:
-        """The question as heard so far: take the model if it is free, read the words in, answer early."""
-        if self.ticket is None and (partial or early is not None):
-            self.ticket = self.floor.try_take(self)
-        if not self.held:
-            self.stop_reading()
-            return
-        if self.prefill is not None:
-            if early is None:
-                self.prefill.heard(partial, speaking)
-            else:
-                self.prefill.stop()
-        if self.preemptive:
-            self.early.follow(early)
+    def keep(self, answer: Answer) -> Answer:
+        """An answer under this hold: the hub waking stops it (and one started after the hub woke, at once)."""
+        with self._lock:
+            self._answers.append(answer)
+        if self.preempted.is_set():
+            answer.cancel.set()
+        return answer
 
-    def stop_reading(self) -> None:
-        """No more reading ahead or answering early (the answer goes on, if it was taken)."""
-        if self.prefill is not None:
-            self.prefill.stop()
-        self.early.drop("not answered early")
+    def preempt(self) -> None:
+        """The hub's own microphone woke (the hub's loop): only Events are set, nothing waits."""
+        self.preempted.set()
+        with self._lock:
+            answers = list(self._answers)
+        for answer in answers:
+            answer.cancel.set()
+
+    def try_take(self) -> bool:
+        """The model now if it is free, without waiting; whether it is held."""
+        if self._ticket is None and not self.preempted.is_set():
+            self._ticket = self.floor.try_take(self)
+        return self.held
+
+    def wait(self) -> None:
+        """Join the line for the model (the question is confirmed and the model is not held): waited() says
+        when it is this question's, for at most the floor's wait_s."""
+        self.release()
+        self.preempted.clear()
+        self._queued, self._until = self.floor.ask(), self.floor.clock() + self.floor.wait_s
+
+    def waited(self) -> bool | None:
+        """Never waits: True once the model is this question's, False when the wait was in vain (too long, or
+        the satellite went away), None while it is still waited for."""
+        if self._queued is None:
+            return self.held
+        if self.floor.grant(self._queued, self):
+            self._ticket, self._queued = self._queued, None
+            return True
+        if self.gone or self.floor.clock() >= self._until:
+            self.floor.leave(self._queued)
+            self._queued = None
+            return False
+        return None
 
     def release(self) -> None:
-        """The turn is over: the model goes to the next in line."""
-        self.stop_reading()
-        if self.ticket is not None:
-            self.floor.give(self.ticket)
-            self.ticket = None
+        """The model goes to the next in line (or the line is left)."""
+        if self._queued is not None:
+            self.floor.leave(self._queued)
+            self._queued = None
+        if self._ticket is not None:
+            self.floor.give(self._ticket)
+            self._ticket = None

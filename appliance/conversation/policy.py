@@ -6,7 +6,7 @@ The order, decided here and nowhere else (Policy.begin, then Policy.settle):
   1. a local skill, when skills are on;
   2. the owner's Home Assistant, when configured: a request it handles, or any device request, gets
      its words; a device request that names no room is asked again in the room it was heard in;
-  3. the language model, with the early answer if it heard the same words (EarlyAnswers);
+  3. the language model (its early answer, if it heard the same words, is early.py's);
   4. an honest refusal instead of the model where the model could only pretend: a device request
      without Home Assistant, a question only the internet could answer, a request to do what nothing
      here can, a call or an order, a request for one of the hub's own skills that none of them could
@@ -36,12 +36,12 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Final
 
 from appliance.config import Config, ConversationConfig
-from appliance.contracts import Chat, HandleReply, Home, HomeReply, SkillReply, Skills, Transcript
+from appliance.contracts import Chat, HandleReply, Home, HomeReply, SkillReply, Skills
 from appliance.conversation import claims
-from appliance.conversation.responder import Answer, Failed, HomeAnswered
+from appliance.conversation.responder import Failed, HomeAnswered
 from appliance.errors import HomeAssistantRefused, ModelBusy
 from appliance.language import LanguagePack, pack
 from appliance.thinking import honesty
@@ -76,11 +76,6 @@ request to go on and said its whole answer over again."""
 SKILL: Final = "skill"
 HOME_ASSISTANT: Final = "home_assistant"
 LLM: Final = "llm"
-
-
-def same_words(a: str, b: str) -> bool:
-    """Whether two transcripts say the same thing (spacing and letter case aside)."""
-    return a.casefold().split() == b.casefold().split()
 
 
 @dataclass(frozen=True)
@@ -310,65 +305,3 @@ class Policy:
             return HandleReply(replies.apology, handled=False, error_code="handle-failed",
                                error_text=f"The language model failed: {exc}")
         return HandleReply(claims.checked(question, text, self.words, understood), handled=True)
-
-
-class HeldAnswers(Protocol):
-    """Starts the model's answer to an early transcript, held back from the speaker until released."""
-
-    def held_answer(self, text: str) -> Answer: ...
-
-
-class EarlyAnswers:
-    """A turn's early answers: at most one at a time, started, dropped or taken over.
-
-    Answering before the question is confirmed over: once the speaker has paused for
-    asr.early_silence_s, the answer starts on the early transcript, its audio held back; when the
-    endpoint confirms the same words it is heard, already under way. When the person goes on
-    speaking (or the final words differ, or a local answer speaks), it is stopped unheard and its
-    turn taken back out of `chat`'s history (Chat.forget, whether or not the model has returned).
-    Nothing here waits for a thread: a dropped answer is handed back to the caller, who may watch
-    its model call return.
-    """
-
-    def __init__(self, starter: HeldAnswers, chat: Chat) -> None:
-        self.starter = starter
-        self.chat = chat
-        self.pending: Answer | None = None
-        self.counts = {"started": 0, "used": 0, "dropped": 0}
-        """Early answers started, and what became of them (bench figures)."""
-        self._seen: Transcript | None = None
-
-    def follow(self, early: Transcript | None) -> Answer | None:
-        """Track the utterance's early transcript: drop a stale answer (returned), start one for a new pause."""
-        dropped = None
-        if self.pending is not None and (early is None or not same_words(early.text, self.pending.text)):
-            dropped = self.drop("the person went on speaking")
-        if early is None or early is self._seen or not early.text.strip():
-            return dropped
-        self._seen = early
-        if self.pending is None:
-            self.pending = self.starter.held_answer(early.text.strip())
-            self.counts["started"] += 1
-            _LOGGER.debug("Answering early from %r", self.pending.text)
-        return dropped
-
-    def take(self, transcript: str) -> Answer | None:
-        """The early answer when its words are the confirmed `transcript`, released to be heard; else None."""
-        pre = self.pending
-        if pre is None or not same_words(pre.text, transcript):
-            return None
-        self.pending = None
-        self.counts["used"] += 1
-        pre.release()
-        return pre
-
-    def drop(self, reason: str) -> Answer | None:
-        """Stop the early answer unheard (if any) and forget its turn; returns it."""
-        pre, self.pending = self.pending, None
-        if pre is None:
-            return None
-        self.counts["dropped"] += 1
-        _LOGGER.debug("Early answer dropped: %s", reason)
-        pre.stop()  # first: a model call that has not begun yet then leaves nothing to forget
-        self.chat.forget(pre.text)
-        return pre

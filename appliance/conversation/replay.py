@@ -25,7 +25,7 @@ class TurnLog(EventLog, Protocol):
     def turn(self, record: TurnRecord) -> None: ...
 
 
-class Recording:
+class ReplaySource:
     """A WAV source that goes on with silence (paced in real time) after the file ends.
 
     The conductor keeps turning while the answer is generated and spoken, the endpointer
@@ -67,7 +67,7 @@ class Recording:
         self.wav.close()
 
 
-def run_turn(recording: Recording, cfg: Config, stages: Stages, events: TurnLog | None = None,
+def run_turn(recording: ReplaySource, cfg: Config, stages: Stages, events: TurnLog | None = None,
              records: list[TurnRecord] | None = None) -> dict[str, Any]:
     """One full turn over `recording` with loaded `stages` (no follow-up): the `listen --json` record.
 
@@ -94,7 +94,7 @@ def run_turn(recording: Recording, cfg: Config, stages: Stages, events: TurnLog 
     return record
 
 
-def hear_turn(recording: Recording, cfg: Config, stages: Stages) -> dict[str, Any]:
+def hear_turn(recording: ReplaySource, cfg: Config, stages: Stages) -> dict[str, Any]:
     """The wake word and the transcript of the first question in `recording`, heard by the conductor as
     the daemon hears it, and nothing answered: the `listen --hear-only` record."""
     cfg = dataclasses.replace(cfg, conversation=dataclasses.replace(cfg.conversation, follow_up="never",
@@ -116,7 +116,7 @@ def hear_turn(recording: Recording, cfg: Config, stages: Stages) -> dict[str, An
 def listen_turn(path: str, cfg: Config, stages: Stages, fast: bool = False, events: TurnLog | None = None,
                 records: list[TurnRecord] | None = None) -> dict[str, Any]:
     """run_turn over the WAV file at `path`, paced in real time unless `fast` (so the latencies are honest)."""
-    return run_turn(Recording(path, cfg, fast), cfg, stages, events, records)
+    return run_turn(ReplaySource(path, cfg, fast), cfg, stages, events, records)
 
 
 def listen_record(rec: TurnRecord | None, paced: bool) -> dict[str, Any]:

@@ -120,8 +120,8 @@ class Ended(Update):
     part: Part
 
 
-class HomeQuestion(Protocol):
-    """A question for the owner's Home Assistant (policy.py says how it is asked)."""
+class Consultation(Protocol):
+    """What Answer.consult asks of the owner's Home Assistant (policy.HomeQuestion, which says how)."""
 
     @property
     def text(self) -> str:
@@ -245,7 +245,7 @@ class Answer:
         self._sentence(truth)
         return True
 
-    def consult(self, question: HomeQuestion) -> Answer:
+    def consult(self, question: Consultation) -> Answer:
         """Home Assistant asked on a thread of its own: a HomeAnswered update, or a Failed one."""
         def run() -> None:
             self._post(HomeAnswered(self.clock(), question.ask()))
@@ -389,7 +389,7 @@ class Responder:
         self.words = words
         """The hub's language pack (None: the default one): its claims of an action are checked for."""
 
-    def consult(self, question: HomeQuestion) -> Answer:
+    def consult(self, question: Consultation) -> Answer:
         """Ask the owner's Home Assistant, on a thread of its own; its reply comes as a HomeAnswered
         update (or a Failed one), and the policy decides who speaks."""
         return Answer(question.text, self.tts, None, self.clock, route="home", speech=self.speech).consult(question)

@@ -1,15 +1,15 @@
-"""Turns for satellites in other rooms: hear each caller's question, answer it as the hub's own microphone
-would, share the one language model fairly (conversation/floor.py states the policy), and ring the
-timers set in each room there.
+"""Satellites in other rooms: each room's turns run on the hub's one turn engine (conductor.py), on the
+thread of the satellite's question, with the room's own recognizer, conversation with the model and with
+Home Assistant, and timers; the one language model is shared fairly (floor.py states the policy).
 
-Local skills and Home Assistant do not need the model, so they answer a satellite at once. Who answers
-is policy.py's, as for the hub's own microphone; this keeps how a satellite's question comes in and
-that its answer goes to the satellite's speaker.
+Local skills and Home Assistant do not need the model, so they answer a satellite at once. What differs
+from the hub's own microphone is the Room: the satellite's stream and speaker, its name and area, and its
+hold on the model.
 """
 
 from __future__ import annotations
 
-import itertools
+import dataclasses
 import logging
 import threading
 import time
@@ -17,44 +17,34 @@ from collections.abc import Callable
 from typing import Final
 
 from appliance.config import Config
-from appliance.contracts import Caller, Chat, Recognizer, Stages, WakeDetector
-from appliance.conversation.floor import Claim, Floor
-from appliance.conversation.limits import TurnLimits
-from appliance.conversation.policy import AskHome, HomeConversation, Policy, Say, Think
-from appliance.conversation.prefill import Prefill
-from appliance.conversation.responder import Answer, Failed, HomeAnswered, Responder
-from appliance.conversation.turn import Faults, Reporter, TurnRecord, speech_end_at
-from appliance.errors import ModelBusy
-from appliance.speaking.earcons import Chimes
+from appliance.contracts import Caller, Stages, WakeDetector
+from appliance.conversation.conductor import Conductor, Room
+from appliance.conversation.floor import Floor, Hold
+from appliance.conversation.turn import Faults, Reporter, TurnRecord
 from appliance.thinking.bell import TimerBell
 
 _LOGGER = logging.getLogger(__name__)
 
-READ_S: Final = 0.05  # seconds a read of the satellite's audio may block while the question is heard
-UPDATE_S: Final = 0.1  # seconds to wait for the next update of an answer before looking at the caller again
+READ_S: Final = 0.05  # seconds a read of the satellite's audio may block: its turn looks at its answer as often
+SATELLITE_EARCONS: Final = frozenset({"timer"})
+"""The hub's earcons a satellite plays: the timer's; it has its own sounds for waking and a question's end."""
 
 
 class Rooms:
-    """Answers satellites (contracts.Callers): the hub's recognizer with its endpointing on the satellite's
-    audio, then skills, Home Assistant when configured, else the model, spoken into the satellite's speaker.
-    Each satellite has a conversation of its own with the model (Chat.session)."""
+    """Answers satellites (contracts.Callers): each room's question heard and answered by a turn engine of its
+    own, spoken into the satellite's speaker. Each satellite has a conversation of its own with the model
+    (Chat.session) and a recognizer of its own (Recognizer.another)."""
 
     def __init__(self, stages: Stages, cfg: Config, on_turn: Callable[[TurnRecord], None] | None = None,
                  on_event: Callable[..., None] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.stages, self.cfg, self.clock = stages, cfg, clock
         self.floor = Floor(cfg.wyoming.satellite_wait_s, clock)
-        self.limits = TurnLimits(cfg.conversation)
-        self.policy = Policy.configured(cfg, stages.skills, stages.home)
+        self._on_turn, self._on_event = on_turn, on_event
         self._report = Reporter(on_turn, on_event)
-        self._ids = itertools.count(1)
-        self._chats: dict[str, Chat] = {}
-        self._prefills: dict[str, Prefill] = {}
+        self._engines: dict[str, Conductor] = {}
         self._bells: dict[str, TimerBell] = {}
-        self._home_conversations: dict[str, HomeConversation] = {}
-        """Each room's conversation with Home Assistant and when it was last used."""
-        self._recognizers: dict[str, Recognizer] = {}
         self._one_at_a_time: dict[str, threading.Lock] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the link's threads ask for rooms' engines and bells at once
 
     def local_turn(self, active: bool) -> None:
         self.floor.local_turn(active)
@@ -69,207 +59,50 @@ class Rooms:
             self.stages.timers.ring_in_room(room, here)
 
     def timers_due(self, room: str) -> list[str]:
+        return self._bell(room).due_texts()
+
+    def _bell(self, room: str) -> TimerBell:
         with self._lock:
             bell = self._bells.get(room)
             if bell is None:
                 bell = self._bells[room] = TimerBell(self.stages.timers, self.clock,
                                                      Faults(self._report, room).timers, room)
-        return bell.due_texts()
+            return bell
 
     def announce(self, caller: Caller, texts: list[str]) -> None:
         _LOGGER.info("Satellite %s: a timer's announcement", caller.name)
-        turn = TurnRecord(turn_id=0, source=caller.name)
-        Chimes(self.stages.earcons, caller.sink, self.cfg.conversation.earcons,
-               Faults(self._report, caller.name).earcon).play("timer")
-        self._play(caller, turn, self._responder(caller.name).say(texts, caller.sink), record=False)
-
-    def _recognizer(self, name: str) -> Recognizer:
-        """The satellite's own recognizer: its voice detector must not hear the hub's microphone."""
-        with self._lock:
-            asr = self._recognizers.get(name)
-            if asr is None:
-                asr = self._recognizers[name] = self.stages.asr.another()
-            return asr
-
-    def _claim(self, caller: Caller) -> Claim:
-        responder = self._responder(caller.name)
-        prefill = None
-        if self.cfg.conversation.prefill:
-            with self._lock:
-                prefill = self._prefills.get(caller.name)
-                if prefill is None:
-                    prefill = self._prefills[caller.name] = Prefill(responder.chat)
-        return Claim(self.floor, responder, caller, prefill, self.cfg.conversation.preemptive)
-
-    def _responder(self, name: str) -> Responder:
-        with self._lock:
-            chat = self._chats.get(name)
-            if chat is None:
-                chat = self._chats[name] = self.stages.chat.session()
-        return Responder(chat, self.stages.tts, self.stages.splitter_factory, self.clock, self.policy.words.speech,
-                         self.policy.words)
-
-    def _home(self, name: str) -> HomeConversation:
-        """The room's own conversation with Home Assistant."""
-        with self._lock:
-            return self._home_conversations.setdefault(name, HomeConversation(self.clock))
+        with self._turns(caller.name):
+            self._engine(caller).serve(self._room(caller, None), announce=texts)
 
     # ---------------------------------------------------------------- one turn
 
     def answer(self, caller: Caller) -> None:
+        with self._turns(caller.name):  # a question asked again waits for the one it replaces to stop
+            hold = Hold(self.floor, lambda: caller.gone)
+            try:
+                self._engine(caller).serve(self._room(caller, hold), caller.wake_word)
+            finally:
+                hold.release()
+
+    def _turns(self, name: str) -> threading.Lock:
+        """One turn at a time in a room."""
         with self._lock:
-            lock = self._one_at_a_time.setdefault(caller.name, threading.Lock())
-        with lock:  # a question asked again waits for the one it replaces to stop
-            self._answer(caller)
+            return self._one_at_a_time.setdefault(name, threading.Lock())
 
-    def _answer(self, caller: Caller) -> None:
-        turn = TurnRecord(turn_id=next(self._ids), source=caller.name, wake_word=caller.wake_word or None,
-                          wake_at=self.clock())
-        _LOGGER.info("Satellite %s%s: listening", caller.name, f" ({caller.area})" if caller.area else "")
-        claim = self._claim(caller)
-        try:
-            outcome = self._hear(caller, turn, claim)
-            if outcome is None:
-                outcome = self._respond(caller, turn, claim)
-        except Exception as exc:
-            self._report.event("error", f"Satellite {caller.name}: the turn failed: {exc}", exc=exc,
-                               stage="satellite", source=caller.name)
-            turn.error = f"satellite: {exc}"
-            outcome = "error"
-            if not caller.gone:
-                caller.heard(turn.transcript)  # a satellite still streaming stops
-                try:
-                    self._play(caller, turn, self._responder(caller.name).say([self.policy.words.replies.apology], caller.sink), record=False)
-                except Exception:  # the apology itself failed: the journal has the first error
-                    _LOGGER.debug("Satellite %s: the apology failed too", caller.name, exc_info=True)
-        finally:
-            claim.release()
-        turn.outcome, turn.end_at = outcome, self.clock()
-        self._report.turn(turn)
+    def _room(self, caller: Caller, hold: Hold | None) -> Room:
+        return Room(caller.source, caller.sink, name=caller.name, area=caller.area, earcons=SATELLITE_EARCONS,
+                    follow_up=False, read_s=READ_S, hold=hold, heard=caller.heard, gone=lambda: caller.gone)
 
-    def _hear(self, caller: Caller, turn: TurnRecord, claim: Claim) -> str | None:
-        """Listen until the question is over, reading it in and answering early while the model is free;
-        an outcome when there is nothing to answer, else None."""
-        utt = self._recognizer(caller.name).start([])
-        heard_s = 0.0
-        try:
-            while True:
-                if caller.gone:
-                    return "cancelled"
-                chunk = caller.source.read(0.01 if utt.busy else READ_S)
-                if chunk is not None:
-                    result = utt.feed(chunk)
-                    heard_s += chunk.duration_s
-                elif caller.source.eof:
-                    result = utt.finish()
-                else:
-                    result = utt.poll()
-                now = self.clock()
-                if result is not None:
-                    break
-                claim.follow(utt.partial, utt.speaking, utt.early)
-                overdue = self.limits.listening(turn, heard_s, utt.ended, now)
-                if overdue is not None:
-                    caller.heard("")
-                    turn.error = f"{overdue.stage}: {overdue.error}"
-                    return "timeout"
-        finally:
-            utt.close()
-            if claim.prefill is not None:
-                claim.prefill.stop()
-        turn.transcript_at = result.final_at or now
-        turn.speech_end_at = speech_end_at(result, now, heard_s, self.cfg.asr.endpoint_silence_s)
-        turn.transcript = result.text.strip()
-        caller.heard(turn.transcript)
-        if result.outcome == "no_speech" or not turn.transcript:
-            return "no_speech"
-        return None
-
-    def _respond(self, caller: Caller, turn: TurnRecord, claim: Claim) -> str:
-        """Answer as the policy says (policy.Policy.begin); the model when the Floor allows."""
-        responder = self._responder(caller.name)
-        conversation = self._home(caller.name)
-        step = self.policy.begin(turn.transcript, caller.name, caller.area, conversation)
-        if isinstance(step, AskHome):  # an early answer stays held until Home Assistant has said "not mine"
-            turn.route = "home_assistant"
-            update = self._wait_home(caller, responder.consult(step.question))
-            if update is None:
-                return "cancelled"
-            turn.apply(update)
-            step = self.policy.settle(turn.transcript, update, conversation, step.question.understood)
-            if isinstance(step, Say):
-                claim.stop_reading()
-                turn.route = step.route
-                return self._play(caller, turn, responder.say([step.reply.text], caller.sink, route=step.route))
-        elif isinstance(step, Say):
-            claim.stop_reading()
-            turn.route, turn.intent, turn.private = step.route, step.reply.intent, step.reply.private
-            turn.first_token_at = turn.answer_done_at = self.clock()
-            if step.reply.end_turn:
-                return "answered"
-            return self._play(caller, turn, responder.say([step.reply.text], caller.sink, route=step.route))
-        answer = claim.early.take(turn.transcript) if claim.held else None
-        if not claim.held:  # waits its turn for the model (the hub's own microphone took it back, or never free)
-            claim.release()
-            claim.preempted.clear()
-            claim.ticket = self.floor.take(claim)
-            if claim.ticket is None:
-                if caller.gone:
-                    return "cancelled"
-                _LOGGER.info("Satellite %s waited %.0f s for the language model; told it is busy", caller.name,
-                             self.floor.wait_s)
-                turn.route, turn.error = "skill", f"llm: busy for {self.floor.wait_s:g} s"
-                self._play(caller, turn, responder.say([self.policy.words.replies.busy], caller.sink), record=False)
-                return "timeout"
-        claim.stop_reading()  # an early answer that heard other words is dropped
-        if answer is None:
-            answer = responder.think(turn.transcript, caller.sink,
-                                     understood=step.understood if isinstance(step, Think) else None)
-            claim.answers.append(answer)
-        if claim.preempted.is_set():  # the hub woke in between: Claim.preempt missed this answer
-            answer.cancel.set()
-        turn.answered_by(answer)
-        return self._play(caller, turn, answer)
-
-    def _wait_home(self, caller: Caller, pending: Answer) -> HomeAnswered | Failed | None:
-        while not caller.gone:
-            update = pending.next_update(UPDATE_S)
-            if isinstance(update, (HomeAnswered, Failed)):
-                return update
-        pending.stop()
-        return None
-
-    def _play(self, caller: Caller, turn: TurnRecord, answer: Answer, record: bool = True) -> str:
-        """Follow `answer` until it is spoken (or fails, or the caller goes); the turn's outcome."""
-        if record and not turn.route:
-            turn.answered_by(answer)
-        failed: BaseException | None = None
-        while not answer.done:
-            if caller.gone:
-                answer.stop()
-            overdue = self.limits.answering(turn, turn.first_sentence_at is None, self.clock()) if record else None
-            if overdue is not None:  # a model call that does not return is not waited for
-                answer.stop()
-                turn.error = f"{overdue.stage}: {overdue.error}"
-                _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
-                self._play(caller, turn, self._responder(caller.name).say([self.policy.apology("timeout")], caller.sink),
-                           record=False)
-                return "timeout"
-            update = answer.next_update(UPDATE_S)
-            if update is None:
-                continue
-            if isinstance(update, Failed):
-                failed = failed or update.error
-            elif record:
-                turn.apply(update)
-        if caller.gone:
-            return "cancelled"
-        if failed is not None:
-            busy = isinstance(failed, ModelBusy)
-            turn.error = f"{'llm' if answer.route == 'llm' else answer.route}: {failed}"
-            _LOGGER.warning("Satellite %s: %s", caller.name, turn.error)
-            if not turn.answer_parts or busy:
-                self._play(caller, turn, self._responder(caller.name).say([self.policy.reply_to_failure(failed)], caller.sink),
-                           record=False)
-            return "timeout" if busy else "error"
-        return "cancelled" if answer.cancel.is_set() else "answered"
+    def _engine(self, caller: Caller) -> Conductor:
+        """The room's turn engine, made at its first question: the hub's stages with the room's own recognizer
+        (its voice detector must not hear the hub's microphone) and conversation with the model."""
+        bell = self._bell(caller.name)
+        with self._lock:
+            engine = self._engines.get(caller.name)
+            if engine is None:
+                stages = dataclasses.replace(self.stages, asr=self.stages.asr.another(),
+                                             chat=self.stages.chat.session(), stop=None)
+                engine = self._engines[caller.name] = Conductor(
+                    stages, self.cfg, room=self._room(caller, None), on_turn=self._on_turn, on_event=self._on_event,
+                    bell=bell, clock=self.clock)
+            return engine

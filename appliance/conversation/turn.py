@@ -1,13 +1,19 @@
-"""One turn's record (timings, outcome, figures for journald), and where records and events are reported."""
+"""One turn's record (timings, outcome, figures for journald), its limits (the conversation settings: time
+limits, the "thinking" sound, the follow-up), where records and events are reported, and the freed heap
+given back to the system after it (glibc's malloc_trim)."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import logging
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from appliance.config import ConversationConfig
 from appliance.contracts import AnswerStats, SkillReply, Transcript
 from appliance.conversation.responder import (
     Answer,
@@ -177,6 +183,61 @@ class TurnRecord:
                 + (f", first audio {first:.0f} ms after speech" if first is not None else ""))
 
 
+@dataclass(frozen=True)
+class Overdue:
+    """A limit the turn went over: the stage it failed in, and why."""
+
+    stage: str
+    error: TimeoutError
+
+
+class TurnLimits:
+    """Decides, from a turn's marks and the time now, whether a limit is over or a sound is due."""
+
+    def __init__(self, conv: ConversationConfig) -> None:
+        self.conv = conv
+
+    def listening(self, turn: TurnRecord, heard_s: float, ended: bool, now: float) -> Overdue | None:
+        """The question may go on for conversation.listen_timeout_s of audio heard, and the turn for its limit.
+
+        Counted in audio, as a voice pipeline's endpointer counts it, so a slow CPU that lags behind
+        the stream is not cut off; once the question has ended only the turn's limit holds its
+        transcription, so a recognizer still at work is not taken for someone who keeps talking.
+        """
+        if not ended and heard_s > self.conv.listen_timeout_s:
+            return Overdue("asr", TimeoutError(
+                f"the question went on for over {self.conv.listen_timeout_s:g} s"))
+        return self._turn(turn, now)
+
+    def answering(self, turn: TurnRecord, thinking: bool, now: float) -> Overdue | None:
+        """Waiting for the first sentence (conversation.think_timeout_s) and the whole turn.
+
+        An apology under way (turn.outcome set) is not held to them.
+        """
+        if turn.outcome:
+            return None
+        if thinking and turn.transcript_at is not None and now - turn.transcript_at > self.conv.think_timeout_s:
+            return Overdue("llm", TimeoutError(f"no answer within {self.conv.think_timeout_s:g} s"))
+        return self._turn(turn, now)
+
+    def thinking_sound_due(self, turn: TurnRecord, thinking: bool, now: float) -> bool:
+        """Whether the wait for the first sentence has gone on long enough to say "still thinking"."""
+        return (thinking and not turn.outcome and turn.transcript_at is not None
+                and now - turn.transcript_at > self.conv.thinking_earcon_s)
+
+    def follow_up(self, turn: TurnRecord) -> bool:
+        """Whether to listen for a follow-up question without the wake word once the answer is heard."""
+        if turn.outcome not in ("", "answered") or turn.route not in ("llm", "skill"):
+            return False
+        return self.conv.follow_up == "always" or (
+            self.conv.follow_up == "question" and turn.answer.rstrip().endswith("?"))
+
+    def _turn(self, turn: TurnRecord, now: float) -> Overdue | None:
+        if turn.wake_at is not None and now - turn.wake_at > self.conv.turn_timeout_s:
+            return Overdue("turn", TimeoutError(f"turn took over {self.conv.turn_timeout_s:g} s"))
+        return None
+
+
 class Reporter:
     """Where the conductor's turn records and events go; a failing callback is logged, never raised.
 
@@ -218,14 +279,15 @@ class Faults:
         self.source = source
         """A satellite's name, or "" for the hub's own microphone (the journal then has no SOURCE)."""
 
-    def _fields(self) -> dict[str, object]:
+    def fields(self) -> dict[str, object]:
+        """The journal's SOURCE of a satellite's failure."""
         return {"source": self.source} if self.source else {}
 
     def timers(self, exc: Exception) -> None:
-        self.report.event("error", f"Timers failed: {exc}", exc=exc, stage="timers", **self._fields())
+        self.report.event("error", f"Timers failed: {exc}", exc=exc, stage="timers", **self.fields())
 
     def earcon(self, name: str, exc: Exception) -> None:
-        self.report.event("error", f"Earcon {name} failed: {exc}", exc=exc, stage="earcons", **self._fields())
+        self.report.event("error", f"Earcon {name} failed: {exc}", exc=exc, stage="earcons", **self.fields())
 
 
 def speech_end_at(result: Transcript, now: float, heard_s: float, endpoint_silence_s: float) -> float:
@@ -244,3 +306,21 @@ def stop_word_turn(turn_id: int, text: str, reply: SkillReply | None, now: float
     if reply is not None:
         turn.route, turn.intent, turn.end_turn = "skill", reply.intent, reply.end_turn
     return turn
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, or None on a C library without it."""
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        return None
+
+
+def release_memory() -> None:
+    """Hand freed heap back to the system after a turn (the per-answer threads' arenas and the
+    models' scratch buffers otherwise stay mapped, and RSS steps up over a long day)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

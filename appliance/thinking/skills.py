@@ -74,7 +74,10 @@ class LocalSkills:
         self.timers = timers
         self._lists = lists
         self.clock = clock
-        self._lock = threading.Lock()  # the hub's conductor and the satellites' turns ask at once
+        self._lock = threading.Lock()
+        """The hub's loop and each satellite's turn match at once: the skills' questions back (RoomQuestions,
+        begun and ended around each match) and the follow-ups are read and written only while it is held
+        (_match, _forget_questions), so one room's turn never reads another's question back."""
         self._meanings = meanings(self.words) if by_meaning else None
         """The pack's examples (built now, about 0.2 s, not in the first turn that needs them); None: requests are
         read by the skills' words alone (by_meaning False, the benchmarks' comparison)."""

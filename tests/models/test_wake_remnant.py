@@ -20,7 +20,7 @@ import pytest
 
 from appliance.assembly import hearing_stages
 from appliance.config import Config
-from appliance.conversation.replay import Recording, hear_turn
+from appliance.conversation.replay import ReplaySource, hear_turn
 from tests.fixtures.speech import RATE, load, word_errors, words
 from tests.fixtures.waits import LOAD_WAIT_S
 
@@ -77,7 +77,7 @@ def hear() -> Callable[[Path], dict[str, Any]]:
     """hear(WAV) -> the `listen --hear-only` record, with the hearing models loaded once."""
     cfg = Config()
     stages = hearing_stages(cfg)
-    return lambda wav: hear_turn(Recording(str(wav), cfg, fast=True), cfg, stages)
+    return lambda wav: hear_turn(ReplaySource(str(wav), cfg, fast=True), cfg, stages)
 
 
 def test_no_transcript_starts_with_what_is_left_of_the_wake_word(hear, speech, record_property) -> None:

@@ -7,7 +7,6 @@ import time
 
 from appliance.config import Config
 from appliance.conversation.conductor import State
-from appliance.conversation.policy import same_words
 from appliance.language import pack
 from tests.fixtures.fakes import (
     FakeChat,
@@ -120,9 +119,6 @@ def test_stop_during_an_early_answer_cancels_it() -> None:
     assert answer_played(h.sink) == []
 
 
-def test_same_words() -> None:
-    assert same_words("What is  the time", "what is the time")
-    assert not same_words("what is the time", "what is the time please")
 
 
 def test_early_silence_must_be_shorter_than_the_endpoint(tmp_path) -> None:

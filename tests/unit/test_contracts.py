@@ -49,7 +49,7 @@ def accepts(cls: type, proto: type) -> list[str]:
 
 
 REAL = [
-    (contracts.Source, [mic.MicSource, mic.WavSource, replay.Recording, assembly.NoSource]),
+    (contracts.Source, [mic.MicSource, mic.WavSource, replay.ReplaySource, assembly.NoSource]),
     (contracts.Sink, [speaker.SpeakerSink, playback.WavSink, gate.Gate]),
     (contracts.WakeDetector, [wake.WakeWord]),
     (contracts.Utterance, [utterance.EngineUtterance]),  # made only by the recognizers

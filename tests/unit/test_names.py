@@ -8,7 +8,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Final
 
-import pytest
 
 PACKAGE: Final = Path(__file__).resolve().parents[2] / "appliance"
 
@@ -28,7 +27,6 @@ def test_the_package_defines_classes() -> None:
     assert {"Rings", "Timers", "TimerAnnouncement", "EngineUtterance", "QuietRoom"} <= set(class_names())
 
 
-@pytest.mark.xfail(strict=True, reason="conversation/ still defines HomeQuestion twice")
 def test_no_class_name_is_defined_twice() -> None:
     twice = {name: where for name, where in class_names().items() if len(where) > 1}
     assert twice == {}, "defined more than once: " + "; ".join(

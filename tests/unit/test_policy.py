@@ -5,29 +5,25 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
 
 from appliance.config import Config
-from appliance.contracts import SkillReply, Transcript
+from appliance.contracts import SkillReply
 from appliance.conversation.policy import (
     CONVERSATION_KEPT_S,
     AskHome,
-    EarlyAnswers,
     HomeConversation,
     Policy,
     Say,
     Think,
 )
-from appliance.conversation.responder import Answer, Failed, HomeAnswered, Part, Responder
+from appliance.conversation.responder import Failed, HomeAnswered, Part
 from appliance.errors import HomeAssistantRefused, HomeAssistantUnreachable, ModelBusy
 from appliance.language import pack
-from appliance.speaking.sentences import SentenceSplitter
 from appliance.thinking import honesty
-from tests.fixtures.fakes import Clock, FakeChat, FakeHome, FakeSink, FakeSkills, FakeTts
-from tests.fixtures.waits import WAIT_S
+from tests.fixtures.fakes import Clock, FakeChat, FakeHome, FakeSkills
 
 REPLIES = pack().replies
 
@@ -250,45 +246,3 @@ def test_an_empty_question_is_not_handled_and_the_model_is_not_asked() -> None:
     chat = FakeChat()
     reply = Policy(None, None).handle("  ", chat, threading.Event())
     assert (reply.text, reply.handled) == (REPLIES.nothing_heard, False) and chat.questions == []
-
-
-# ---------------------------------------------------------------- the early answer
-
-
-class Held:
-    """Starts held answers on a responder, as the conductor's Answers and a satellite's Claim do."""
-
-    def __init__(self, responder: Responder, sink: FakeSink) -> None:
-        self.responder, self.sink = responder, sink
-
-    def held_answer(self, text: str) -> Answer:
-        return self.responder.think(text, self.sink, held=True)
-
-
-def until_done(answer: Answer) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not answer.done and time.monotonic() < deadline:
-        answer.next_update(0.05)
-    assert answer.done
-
-
-def test_an_early_answer_with_the_confirmed_words_is_heard() -> None:
-    chat, sink = FakeChat(), FakeSink()
-    early = EarlyAnswers(Held(Responder(chat, FakeTts(), SentenceSplitter, time.monotonic), sink), chat)
-    early.follow(Transcript("What is the capital of France", "early"))
-    taken = early.take("what is the capital of  France")
-    assert taken is not None
-    until_done(taken)
-    assert sink.played[0] == "TTS:Paris is the capital.#1" and chat.forgotten == []
-    assert early.counts == {"started": 1, "used": 1, "dropped": 0}
-
-
-def test_an_early_answer_that_heard_other_words_is_dropped_unheard_and_forgotten() -> None:
-    chat, sink = FakeChat(), FakeSink()
-    early = EarlyAnswers(Held(Responder(chat, FakeTts(), SentenceSplitter, time.monotonic), sink), chat)
-    early.follow(Transcript("What is the capital", "early"))
-    assert early.take("What is the capital of France") is None
-    dropped = early.drop("the final transcript differs")
-    assert dropped is not None
-    until_done(dropped)
-    assert sink.played == [] and chat.forgotten == ["What is the capital"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from appliance.config import AsrConfig, Config
 from appliance.conversation.conductor import State
-from appliance.conversation.prefill import Prefill, stable_words
+from appliance.conversation.early import Prefill, stable_words
 from appliance.hearing.asr_worker import Run
 from tests.fixtures.fakes import FakeChat, Harness, cfg_with, early_harness
 from tests.fixtures.waits import WAIT_S, wait_for

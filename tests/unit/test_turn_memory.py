@@ -6,15 +6,15 @@ import sys
 
 import pytest
 
-from appliance.conversation import conductor, memory
+from appliance.conversation import conductor, turn
 from tests.fixtures.fakes import Harness
 
 
 def test_release_memory_reaches_glibc_malloc_trim() -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("malloc_trim is glibc's")
-    assert memory._malloc_trim() is not None  # noqa: SLF001
-    memory.release_memory()  # must not raise; returns nothing
+    assert turn._malloc_trim() is not None  # noqa: SLF001
+    turn.release_memory()  # must not raise; returns nothing
 
 
 def test_every_finished_turn_releases_memory(monkeypatch: pytest.MonkeyPatch) -> None:

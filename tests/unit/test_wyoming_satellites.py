@@ -662,3 +662,39 @@ def test_a_recognizer_that_fails_costs_one_apology_and_the_next_question_is_hear
     assert hub.turn_of("kitchen").outcome == "error"
     asr.fail_feed = False
     assert kitchen.answer(kitchen.ask())[1][0].startswith("TTS:1: what is the capital of France")
+
+
+def test_a_timer_that_ends_while_a_satellite_is_answered_is_said_there_after_the_sentence(
+        timer_hub: tuple[Hub, Timers]) -> None:
+    hub, timers = timer_hub
+    chat = hub.stages.chat
+    assert isinstance(chat, FakeChat)
+    kitchen = hub.satellites["kitchen"]
+    kitchen.answer(kitchen.ask(["SAY:set a timer for one second", "SIL", "SIL"]))
+    chat.delay_s = 1.5  # the model's first sentence comes after the timer has ended
+    _, audio = kitchen.answer(kitchen.ask())
+    assert audio[0].startswith("TTS:1: what is the capital of France")
+    assert any(a.startswith("TTS:Your 1 second timer is done.") for a in audio[1:]), audio  # in the same answer
+    record = next(t for t in reversed(hub.turns) if t.source == "kitchen")
+    assert record.route == "llm" and "timer" not in record.answer  # not part of the answer
+    assert timers.due(room="kitchen") == []
+
+
+def test_a_satellites_question_that_goes_on_too_long_hears_the_timeout_apology_as_the_hubs_does() -> None:
+    satellites = {"kitchen": FakeSatellite("kitchen").start()}
+    base = config(satellites)
+    cfg = dataclasses.replace(base, conversation=dataclasses.replace(base.conversation, listen_timeout_s=1.0))
+    turns: list[TurnRecord] = []
+    link = WyomingSatellites(cfg.wyoming, Rooms(stages(), cfg, on_turn=turns.append), retry_min_s=0.05)
+    link.start()
+    try:
+        kitchen = satellites["kitchen"]
+        assert kitchen.running.wait(WAIT_S)
+        transcript, audio = kitchen.answer(kitchen.ask([f"SAY:word{n}" for n in range(20)]))  # 1.6 s of speech
+        assert transcript == ""  # told at once that nothing more is heard
+        assert audio[0].startswith(f"TTS:{REPLIES.timeout_apology}")
+        wait_for(lambda: turns, "the turn")
+        assert turns[0].outcome == "timeout" and turns[0].error.startswith("asr:")
+    finally:
+        link.stop()
+        satellites["kitchen"].close()
