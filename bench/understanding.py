@@ -447,18 +447,19 @@ def model_config(model: str, base: Config | None = None) -> Config:
     return dataclasses.replace(base, llm=dataclasses.replace(base.llm, model=str(model_path(model))))
 
 
-def hear(results: list[Result], corpus: Corpus, chat: Any, base: Config | None = None) -> None:
+def hear(results: list[Result], corpus: Corpus, chat: Any, base: Config | None = None,
+         by_meaning: bool = True) -> None:
     """What the person hears of the model's answer to every line that reached it (each a new conversation),
     through `appliance ask`'s answer path (commands/ask.py's Asker: decided again by the policy, then the
     model's answer written, split and its start checked for a claimed action, conversation/claims.py).
     Fills each such result's `answer` (as heard: the truth where a claim was replaced), `route` and
     `claimed`. `chat`: the loaded model (a Chat with reset(), as LlamaChat). The lines share one household:
-    nothing the model says changes it."""
+    nothing the model says changes it. `by_meaning`: decided again as `run` decided them."""
     from appliance.commands.ask import Asker
     from appliance.conversation.responder import CLAIM
 
     with _folder() as tmp:
-        cfg, policy, _seeded = household(corpus, Path(tmp), base)
+        cfg, policy, _seeded = household(corpus, Path(tmp), base, by_meaning)
         asker = Asker(cfg, chat_factory=lambda: chat, policy=policy)
         for result in results:
             if result.intent != MODEL:

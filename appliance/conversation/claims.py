@@ -17,7 +17,8 @@ class ClaimCheck:
     """One answer of the model, its start looked at before it is said: a first sentence claiming an
     action ("Sure, I've ordered...", "Turning on the lights now", "Done!") is not said; `look` hands
     back the truth instead, and the rest of that answer goes unsaid. A first piece that only agrees
-    ("Sure!") or ends mid-sentence keeps the next piece looked at; after that every piece passes at once.
+    ("Sure!") or ends mid-sentence keeps the next piece looked at, and so does any first piece of an answer to a
+    request, up to PIECES_LOOKED_MAX; after that every piece passes at once.
 
     The model never acts, so any action it claims is one the turn did not take; and to a request (not a
     question) its "Sure, you can..." says yes to what nothing here did.
@@ -64,7 +65,8 @@ class ClaimCheck:
             return None
         self.waiting = False
         self._looked += 1
-        if self._looked >= PIECES_LOOKED_MAX or (ended and not honesty.agreeing.fullmatch(said)):
+        # to a request, the first pieces are all looked at: "I'm sorry to hear that. I'll make sure to..."
+        if self._looked >= PIECES_LOOKED_MAX or (ended and not honesty.agreeing.fullmatch(said) and not self._request):
             self.open = False
         return None
 

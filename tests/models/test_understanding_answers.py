@@ -1,12 +1,13 @@
 """The understanding corpus's lines that reach the model (tests/corpus/understanding_en*.yaml: the look-alike
-questions, and the requests no skill reads yet), answered through `appliance ask`'s answer path with the
+questions, and the requests the skills' own words do not read, which reach it whenever reading by meaning
+misses one too), answered through `appliance ask`'s answer path with the
 Qwen stand-in and with the development model (docs/models.md), and heard as the person hears them: no
 answer to a request claims an action (the claims check says the truth instead), no look-alike question is
 refused or answered by a skill, and every answer says something.
 
 What is asked: every EVERY-th line of the corpus, from the first (the lines of `python -m
-bench.understanding --every 9`), decided as that bench decides (each line to a fresh household, the clock
-at the corpus's `now`); those the model gets are answered. A fixed subset, so that both models answer in
+bench.understanding --every 9 --by-rules`), decided as that bench decides by the skills' words alone (each
+line to a fresh household, the clock at the corpus's `now`); those the model gets are answered. A fixed subset, so that both models answer in
 about a minute on two cores. Each answer is cut at MAX_TOKENS tokens, for only its first sentence can claim
 an action (claims.ClaimCheck looks at an answer's first pieces and passes the rest). The look-alikes that
 deciding takes for requests are bench.understanding's figure, not asserted here.
@@ -27,7 +28,7 @@ from tests.fixtures.honesty import claims_action
 from tests.fixtures.llm import LLM_TEST_SEED
 
 EVERY: Final = 9
-"""Every ninth line of the corpus is said (27 of them reach the model: 8 requests, 19 look-alikes)."""
+"""Every ninth line of the corpus is said (24 of them reach the model: 4 requests, 20 look-alikes)."""
 MAX_TOKENS: Final = 12
 """Tokens at most in an answer: its first sentence, or most of it."""
 MODELS: Final = ("smollm2", "qwen")
@@ -42,8 +43,9 @@ def corpus() -> understanding.Corpus:
 
 @pytest.fixture(scope="module")
 def reaching(corpus: understanding.Corpus) -> list[understanding.Result]:
-    """The lines the hub's deciding gives to the model."""
-    return [r for r in understanding.run(corpus) if r.intent == understanding.MODEL]
+    """The lines the skills' own words give to the model: the requests among them are those the model would
+    answer if reading by meaning missed them, as it still misses a few of the corpus's."""
+    return [r for r in understanding.run(corpus, by_meaning=False) if r.intent == understanding.MODEL]
 
 
 @pytest.fixture(scope="module", params=MODELS)
@@ -60,7 +62,7 @@ def heard(request: pytest.FixtureRequest, corpus: understanding.Corpus,
     except SystemExit as missing:  # the Qwen stand-in's packages are not installed
         pytest.skip(str(missing))
     results = [dataclasses.replace(r) for r in reaching]
-    understanding.hear(results, corpus, load_chat(cfg), cfg)
+    understanding.hear(results, corpus, load_chat(cfg), cfg, by_meaning=False)
     yield results
 
 

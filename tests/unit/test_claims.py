@@ -189,6 +189,15 @@ def test_after_the_first_sentence_every_piece_passes_without_a_look() -> None:
     assert check.look("I've ordered the troops to march.") is None  # not the hub's claim: never looked at
 
 
+def test_to_a_request_a_claim_after_a_first_sentence_is_not_said() -> None:
+    check = claims.ClaimCheck("Jog my memory about the parcel.", WORDS)
+    assert check.look("I'm sorry to hear about the parcel.") is None  # said: it claims nothing
+    assert check.open
+    assert check.look("I'll make sure to tell you at four.") == CANNOT
+    assert claims.checked("Who was Napoleon?", "A French emperor. I'll make sure to explain.", WORDS) == \
+        "A French emperor. I'll make sure to explain."  # to a question, only its first sentence is looked at
+
+
 def test_a_rooms_satellite_hears_the_truth_instead_of_a_claim() -> None:
     from tests.unit.test_wyoming_satellites import start_hub
 
