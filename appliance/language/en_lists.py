@@ -74,8 +74,9 @@ PATTERNS: Final = {
         rf"|{_LEAD}get rid of (?P<items2>.+?) (?:off of|off|out of|from|on|in) {_ref(2)}$"),
     # what is done said first, then pointed back to: "I got the batteries, cross them off the list"
     "remove_after": re.compile(
-        rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |please )?{_TAKE_VERB} (?:it|them|that|those|these"
-        rf"|this) (?:off of|off|out of|from) (?:{_ref(1)}|(?:my|the|our) (?P<list2>jobs|chores|to do|shopping))$"),
+        rf"^(?P<items>.+?) (?:and |so )?(?:can you |could you |you can |please )?{_TAKE_VERB} (?:it|them|that|those"
+        rf"|these|this)(?: off| out)?(?: (?:off of|off|out of|from) (?:{_ref(1)}|(?:my|the|our) (?P<list2>jobs|chores"
+        r"|to do|shopping)))?$"),
     # an item taken off without the list named, only when it is on it: "don't need milk any more",
     # "strike the eggs"; "a note about the boiler" is the note that says those words
     "remove_kept": re.compile(

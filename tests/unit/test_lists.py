@@ -187,6 +187,8 @@ def test_what_was_got_said_first_comes_off_the_list_pointed_back_to(tmp_path: Pa
     assert say(hub, "I got the eggs, cross them off the list").text == "I've taken eggs off your shopping list."
     assert say(hub, "picked up some milk so take it off the shopping list").text == \
         "I've taken milk off your shopping list."
+    say(hub, "add flour to the list")
+    assert say(hub, "I've bought the flour, you can cross it off").text == "I've taken flour off your shopping list."
 
 
 @pytest.mark.parametrize("question", ["anything on the list?", "is there anything on my shopping list",
