@@ -102,7 +102,7 @@ _ELSEWHERE: Final = rf"(?!.*{_DEVICES})"
 STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE})\b){_ELSEWHERE}")
 TIMER_STATE_QUESTION: Final = re.compile(rf"{_OPENS}(?=.*\b(?:{_WHOSE}|the)\b){_ELSEWHERE}")
 _CANCEL: Final = (r"^(?:cancel|delete|remove|clear|disable|forget|stop|silence|dismiss|turn off|switch off"
-                  r"|get rid of|unset|drop|scrap|scratch|ditch|nix|axe|kill|dont bother with|no need for"
+                  r"|get rid of|unset|drop|scrap|scratch|ditch|nix|axe|kill|dont bother with|dont worry about|no need for"
                   r"|knock(?= .* on the head$))\b")
 
 ALARMS: Final = AlarmWords(

@@ -150,7 +150,7 @@ def test_an_alarm_called_off_in_the_words_people_use(tmp_path: Path) -> None:
     skills.match("set an alarm for 6:30 am tomorrow")
     skills.match("set an alarm for 9:30 am on saturday")
     assert skills.match("knock the half nine alarm on the head").text == "Alarm for 9:30 AM on Saturday cancelled."
-    assert skills.match("don't bother with the alarm tomorrow, I'm up anyway").text == \
+    assert skills.match("don't worry about the alarm tomorrow, I'm up anyway").text == \
         "Alarm for 6:30 AM tomorrow cancelled."
     assert skills.timers.alarms.all() == []
     skills.match("set an alarm for 8 am on sunday")
