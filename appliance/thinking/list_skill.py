@@ -24,7 +24,7 @@ from appliance.errors import (
     ListError,
 )
 from appliance.language import LanguagePack, SkillPhrases
-from appliance.thinking.lists import ItemList, Lists, find
+from appliance.thinking.lists import HERE, ItemList, Lists, find
 from appliance.thinking.skillkit import LISTS, SkillKit, local_skill
 from appliance.thinking.skillparse import capital
 
@@ -63,8 +63,9 @@ class ListSkill:
             m = w.pattern(asked).match(text)
             if m is not None:
                 name = w.say("notes_list") if asked == "note" else self._list(m)
-                items = self._kept_in(name, _items(m)) if asked in _KEPT else self._said(m, name)
-                reply = self._do(asked, name, items, room)
+                items = self._kept_in(name, _items(m), _names_list(m)) if asked in _KEPT else self._said(m, name)
+                # the list named could not be read (Home Assistant down): said as reading it says it
+                reply = self._do("read", name, [], room) if items is None else self._do(asked, name, items, room)
                 if reply is not None:
                     return reply
         if w.pattern("note_alone").match(text):
@@ -110,12 +111,19 @@ class ListSkill:
                 items.append(piece)
         return items
 
-    def _kept_in(self, name: str, said: str) -> list[str]:
+    def _kept_in(self, name: str, said: str, named_list: bool) -> list[str] | None:
         """The one item of the list that words said name, word for word or nearly ("I got the eggs": eggs;
         "I fixed the gate": fix the gate), or whose words hold every word said; none when they name no item or
-        more than one."""
+        more than one. A list not named ("do I need an umbrella?") is looked in only where it is kept here: a
+        guess never waits on Home Assistant; None when a list named cannot be read (Home Assistant down)."""
+        lst = self.lists.open(name)
+        if not named_list and lst.kept != HERE:
+            return []
+        try:
+            kept = lst.items()
+        except _FAILED:
+            return None if named_list else []
         words = said.split()
-        kept = self.lists.open(name).items()
         named = {found for size in (3, 2, 1) for k in range(len(words) - size + 1)
                  if (found := find(kept, " ".join(words[k:k + size]))) is not None}
         if not named:  # "the note about the boiler code": the note that says those words
@@ -293,3 +301,8 @@ def _build(kit: SkillKit) -> ListSkill | None:
 def _items(m: re.Match[str]) -> str:
     """The items a list pattern's match holds, in whichever of its ways they were said."""
     return next((v for k, v in m.groupdict().items() if k.startswith("items") and v), "")
+
+
+def _names_list(m: re.Match[str]) -> bool:
+    """Whether a list pattern's match names its list ("... off the shopping list", "the note about ...")."""
+    return any(v for k, v in m.groupdict().items() if (k.startswith("list") or k.startswith("notes")) and v)

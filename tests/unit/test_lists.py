@@ -368,6 +368,18 @@ def test_home_assistant_failing_is_said_and_nothing_is_claimed(tmp_path: Path, e
     assert say(hub, "add paint to my DIY list").text == "I've added paint to your diy list."  # kept here
 
 
+def test_with_home_assistant_down_a_list_not_named_is_never_asked_and_one_named_says_why(tmp_path: Path) -> None:
+    api = FakeHomeApi()
+    api.fails = HomeAssistantUnreachable("Home Assistant at http://ha:8123 is not reachable: refused")
+    hub = with_home(tmp_path, api)
+    guess = hub.match("do I need an umbrella today")
+    assert guess is None or guess.intent != "list_error"  # a guess never asks it
+    assert hub.match("don't need milk any more") is None
+    reply = say(hub, "I got the eggs, cross them off the shopping list")
+    assert (reply.intent, reply.text) == ("list_error",
+                                          "I can't reach Home Assistant, so I couldn't read your shopping list.")
+
+
 def test_home_assistant_going_down_midway_is_said_with_what_was_done(tmp_path: Path) -> None:
     api = FakeHomeApi()
     api.fails, api.fail_after = HomeAssistantUnreachable("timed out"), 2  # milk: a look and an add
