@@ -38,11 +38,11 @@ _FAILED: Final = (ListError, HomeAssistantUnreachable, HomeAssistantRefused, Bad
 """What a list raises when it cannot be read or changed; each is said as what it is."""
 _ASKED: Final = ("note", "clear", "add", "remove", "remove_after", "remove_kept", "count", "read", "has", "has_kept",
                  "add_after", "add_bare")
+"""The patterns tried, in this order: the first that matches is what was asked."""
 _ADDS: Final = frozenset({"note", "add", "add_after", "add_bare"})
 """The patterns that put something on a list."""
 _KEPT: Final = {"remove_after": "remove", "remove_kept": "remove", "has_kept": "has"}
 """The patterns that take off or ask of only an item the list has, named in what was said, and what they ask."""
-"""The patterns tried, in this order: the first that matches is what was asked."""
 
 
 class ListSkill:

@@ -59,7 +59,7 @@ class ReminderSkill:
         if m is not None:
             return self._request(tokens[len(text[: m.end()].split()):], room)
         m = w.remind_after_re.search(text)
-        if m is None or not self._is_request_after(text[: m.start()].split()):
+        if m is None or not self._is_request_after(text[: m.start()].split(), m.group(0)):
             return None
         after = tokens[len(text[: m.end()].split()):]
         before = w.duty_re.sub("", text[: m.start()]).split()  # "I have to call my sister": call my sister
@@ -73,11 +73,12 @@ class ReminderSkill:
         return any(self.w.cancel_re.match(" ".join(tokens[k:])) for k in range(1, len(tokens))) \
             and is_request(" ".join(tokens), self.kit.words)
 
-    def _is_request_after(self, before: list[str]) -> bool:
-        """Words before "remind me" that tell what it is about or when ("the plumber comes at ten", "in an
-        hour"), not a question about reminding ("can you", "how do I get my phone to")."""
+    def _is_request_after(self, before: list[str], asking: str) -> bool:
+        """Words before the request (`asking`: "remind me") that tell what it is about or when ("the plumber
+        comes at ten", "in an hour"), not a question about reminding ("how do I get my phone to")."""
         return bool(before) and before[0] not in self.kit.words.timers.question_start \
-            and is_request(" ".join(before + ["remind", "me"]), self.kit.words)
+            and is_request(f"{' '.join(before)} {asking}", self.kit.words)
+
     def _read(self, rest: list[str]) -> tuple[TimeOfDay | None, DaySpec, list[Span], str]:
         """The time, days, length of time and words of a reminder said as `rest`."""
         when = self.schedule.when.time_of_day(rest)
