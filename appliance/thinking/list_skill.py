@@ -24,9 +24,9 @@ from appliance.errors import (
     ListError,
 )
 from appliance.language import LanguagePack, SkillPhrases
-from appliance.thinking.lists import HERE, ItemList, Lists, find
+from appliance.thinking.lists import HERE, ItemList, Lists, find, named_in
 from appliance.thinking.skillkit import LISTS, SkillKit, local_skill
-from appliance.thinking.skillparse import capital
+from appliance.thinking.skillparse import capital, said_group
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -63,7 +63,8 @@ class ListSkill:
             m = w.pattern(asked).match(text)
             if m is not None:
                 name = w.say("notes_list") if asked == "note" else self._list(m)
-                items = self._kept_in(name, _items(m), _names_list(m)) if asked in _KEPT else self._said(m, name)
+                items = (self._kept_in(name, said_group(m, "items"), _names_list(m)) if asked in _KEPT
+                         else self._said(m, name))
                 # the list named could not be read (Home Assistant down): said as reading it says it
                 reply = self._do("read", name, [], room) if items is None else self._do(asked, name, items, room)
                 if reply is not None:
@@ -99,7 +100,7 @@ class ListSkill:
     def _said(self, m: re.Match[str], name: str) -> list[str]:
         """The items in a match, one by one (a note is one item, however it is said)."""
         w = self._w
-        text = _items(m)
+        text = said_group(m, "items")
         if not text:
             return []
         if name == w.say("notes_list"):
@@ -123,9 +124,7 @@ class ListSkill:
             kept = lst.items()
         except _FAILED:
             return None if named_list else []
-        words = said.split()
-        named = {found for size in (3, 2, 1) for k in range(len(words) - size + 1)
-                 if (found := find(kept, " ".join(words[k:k + size]))) is not None}
+        named = named_in(kept, said.split())
         if not named:  # "the note about the boiler code": the note that says those words
             wanted = set(self._w.pattern("item_lead").sub("", said).split())
             named = {item for item in kept if wanted and wanted <= set(item.lower().split())}
@@ -296,11 +295,6 @@ class ListSkill:
 def _build(kit: SkillKit) -> ListSkill | None:
     """None without lists to keep: the words are then left for Home Assistant or the model."""
     return None if kit.lists is None else ListSkill(kit.lists, kit.words, kit.clock)
-
-
-def _items(m: re.Match[str]) -> str:
-    """The items a list pattern's match holds, in whichever of its ways they were said."""
-    return next((v for k, v in m.groupdict().items() if k.startswith("items") and v), "")
 
 
 def _names_list(m: re.Match[str]) -> bool:

@@ -85,6 +85,13 @@ def find(items: Sequence[str], wanted: str, close: bool = True) -> str | None:
     return lowered[found[0]] if found else None
 
 
+def named_in(items: Sequence[str], words: Sequence[str], longest: int = 3) -> set[str]:
+    """The kept items that runs of up to `longest` of `words` name (find): "how much longer for the pasta's",
+    "I got the eggs, cross them off"."""
+    return {found for size in range(1, longest + 1) for k in range(len(words) - size + 1)
+            if (found := find(items, " ".join(words[k:k + size]))) is not None}
+
+
 def _digits(text: str) -> str:
     return "".join(c for c in text if c.isdigit())
 

@@ -330,6 +330,12 @@ def say_time(now: datetime, style: str, clock: int) -> str:
     return pack().say.time(now, style, clock)
 
 
+def said_group(m: re.Match[str], prefix: str) -> str:
+    """What a match holds in the first group whose name starts with `prefix` that took part ("items", "items2":
+    one pattern, several ways of saying the same thing); empty when none did."""
+    return next((v for k, v in m.groupdict().items() if k.startswith(prefix) and v), "")
+
+
 def capital(text: str) -> str:
     """`text` with its first letter in capitals ("tomorrow you have..." -> "Tomorrow you have...")."""
     return text[:1].upper() + text[1:]

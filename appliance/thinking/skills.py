@@ -26,7 +26,7 @@ from appliance.thinking.facts import FactStore
 from appliance.thinking.followups import FollowUps
 from appliance.thinking.home_shopping import book
 from appliance.thinking.intents import understanding
-from appliance.thinking.lists import HERE, Lists, find
+from appliance.thinking.lists import HERE, Lists, named_in
 from appliance.thinking.meaning import ACTS, MARGIN, MODEL, NEAR, Reading, meanings
 from appliance.thinking.skillkit import RoomQuestions, SkillKit, discover
 from appliance.thinking.skillparse import SkillParser
@@ -149,8 +149,7 @@ class LocalSkills:
         else:
             shopping = self._lists.open(self.words.skill("lists").say("default_list")) if self._lists else None
             kept = shopping.items() if shopping is not None and shopping.kept == HERE else []
-        named = {found for size in (1, 2, 3) for k in range(len(tokens) - size + 1)
-                 if (found := find(kept, " ".join(tokens[k:k + size]))) is not None}  # "the pasta's": the pasta
+        named = named_in(kept, tokens)  # "the pasta's": the pasta
         if len(named) != 1:
             return None
         slot = "name" if meant.intent == "timer_left" else "item"

@@ -9,7 +9,6 @@ not heard at all). Works on text already normalised and stripped of "hey jarvis"
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Final
 
@@ -17,7 +16,7 @@ from appliance.audio.volume import MAX_LEVEL, MIN_LEVEL, Volume
 from appliance.contracts import SkillReply
 from appliance.language import LanguagePack, VolumeWords, pack
 from appliance.thinking.skillkit import VOLUME, SkillKit, local_skill
-from appliance.thinking.skillparse import SkillParser
+from appliance.thinking.skillparse import SkillParser, said_group
 
 _LEVELS: Final = {"max": MAX_LEVEL, "min": MIN_LEVEL + 1, "half": MAX_LEVEL // 2, "zero": MIN_LEVEL}
 """The levels a word may name (VolumeWords.word_levels)."""
@@ -59,9 +58,9 @@ class VolumeSkill:
             if pattern.match(text):
                 return self._stepped(self.volume_of(room), by)
         m = w.set_re.match(text)
-        if m is None or self._parse.find_durations(_level(m).split()):
+        if m is None or self._parse.find_durations(said_group(m, "level").split()):
             return None  # "change it to 12 minutes": a length of time is a timer's, never a level
-        said = _level(m)
+        said = said_group(m, "level")
         level = self._level(said)
         way = m.groupdict().get("way")
         if level is None and way and not any(self._parse.parse_number([t], 0) for t in said.split()):
@@ -109,8 +108,3 @@ def _reply(text: str, volume: Volume) -> SkillReply:
 def _build(kit: SkillKit) -> VolumeSkill | None:
     """None without rooms' volumes to change: the words are then left for the model."""
     return None if kit.volume_of is None else VolumeSkill(kit.volume_of, words=kit.words)
-
-
-def _level(m: re.Match[str]) -> str:
-    """The level said, in whichever of the set pattern's ways it was said."""
-    return next(v for k, v in m.groupdict().items() if k.startswith("level") and v)
